@@ -1,0 +1,39 @@
+//! Text analysis: from a document's text to the terms that signatures and shingles are built
+//! from, each with its position and its byte offsets in the original text.
+//!
+//! The pipeline, one file per step:
+//!
+//! - `tokenize` cuts the original text into word spans; Chinese and
+//!   Japanese runs become overlapping character bigrams;
+//! - `normalize` undoes the disguises of copied text in each word: NFKC,
+//!   lowercase, invisible characters, `ё`→`е`, Latin/Cyrillic look-alike letters;
+//! - `stopwords` holds the stop-word lists, parsed from file contents the
+//!   caller supplies;
+//! - `language` knows the languages, their ISO codes, their stemmers and the
+//!   script of each character;
+//! - `analyzer` runs the steps, detects the language of Latin-script text,
+//!   drops short words, numbers and stop words, and stems what remains.
+//!
+//! This module does no I/O: stop words arrive as strings, and texts as `&str`.
+//!
+//! ```
+//! use dupfinder::analysis::{Analyzer, Language, StopWords};
+//!
+//! let stop_words = StopWords::from_lists([(Language::Russian, "и\nдля\n")]);
+//! let analyzer = Analyzer::new(stop_words);
+//! let text = "Поиск нечётких дубликатов и заимствований";
+//! let analyzed = analyzer.analyze(text, None);
+//! assert_eq!(analyzed.language, Language::Russian);
+//! let first = &analyzed.tokens[0];
+//! assert_eq!((first.term.as_str(), &text[first.start..first.end]), ("поиск", "Поиск"));
+//! ```
+
+mod analyzer;
+mod language;
+mod normalize;
+mod stopwords;
+mod tokenize;
+
+pub use analyzer::{Analyzed, Analyzer, Token};
+pub use language::Language;
+pub use stopwords::StopWords;

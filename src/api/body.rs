@@ -1,0 +1,88 @@
+//! Request bodies: read with the configured size limit and parsed so that every failure —
+//! too large, not UTF-8, malformed JSON, a missing field — is an [`ApiError`] with its own code.
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, FailedToBufferBody};
+use axum::extract::{FromRequest, Request};
+use serde::de::DeserializeOwned;
+
+use super::ApiError;
+use super::state::AppState;
+use axum::http::StatusCode;
+
+/// The raw body, at most `limits.max_body_bytes`, checked to be UTF-8.
+pub(super) struct TextBody {
+    pub text: String,
+    pub content_type: Option<String>,
+}
+
+impl FromRequest<AppState> for TextBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, ApiError> {
+        let limit = state.catalog.config().limits.max_body_bytes;
+        let content_type = request
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.to_ascii_lowercase());
+        // The router's `DefaultBodyLimit` makes this fail past `max_body_bytes`.
+        let bytes =
+            Bytes::from_request(request, state)
+                .await
+                .map_err(|rejection| match rejection {
+                    BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(_)) => {
+                        ApiError::new(
+                            StatusCode::PAYLOAD_TOO_LARGE,
+                            "body_too_large",
+                            format!("the request body is larger than {limit} bytes"),
+                        )
+                    }
+                    other => ApiError::bad_request(
+                        "invalid_body",
+                        format!("could not read the request body: {other}"),
+                    ),
+                })?;
+        let text = String::from_utf8(bytes.to_vec()).map_err(|e| {
+            ApiError::bad_request(
+                "invalid_utf8",
+                format!(
+                    "the request body is not valid UTF-8 (at byte {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        })?;
+        Ok(TextBody { text, content_type })
+    }
+}
+
+/// A JSON body of type `T`.
+pub(super) struct JsonBody<T>(pub T);
+
+impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, ApiError> {
+        let body = TextBody::from_request(request, state).await?;
+        parse_json(&body.text).map(JsonBody)
+    }
+}
+
+/// Parses JSON, telling a missing field apart from malformed JSON.
+pub(super) fn parse_json<T: DeserializeOwned>(text: &str) -> Result<T, ApiError> {
+    if text.trim().is_empty() {
+        return Err(ApiError::bad_request(
+            "invalid_json",
+            "the request body is empty; a JSON object is expected",
+        ));
+    }
+    serde_json::from_str(text).map_err(|e| {
+        let message = e.to_string();
+        if let Some(rest) = message.strip_prefix("missing field `") {
+            let field = rest.split('`').next().unwrap_or_default();
+            ApiError::bad_request("missing_field", format!("the field `{field}` is required"))
+        } else {
+            ApiError::bad_request("invalid_json", format!("invalid JSON: {message}"))
+        }
+    })
+}

@@ -1,0 +1,201 @@
+//! The HTTP handlers. Each validates its input, runs the blocking work (tantivy, fsync) on the
+//! blocking pool, and answers JSON.
+
+use std::sync::atomic::Ordering;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::body::{JsonBody, TextBody, parse_json};
+use super::{ApiError, AppState};
+use crate::check::{CheckReport, CheckRequest, Verdict, check};
+use crate::library::{
+    DocumentInput, IngestReport, LibraryId, LibraryInfo, NewLibrary, parse_json_lines, prepare,
+};
+
+pub(super) async fn healthz() -> Json<serde_json::Value> {
+    Json(json!({"status": "ok"}))
+}
+
+pub(super) async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4",
+        )],
+        state.metrics.render(),
+    )
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CreateLibrary {
+    id: String,
+    name: Option<String>,
+    start_url: Option<String>,
+    #[serde(default)]
+    clarifications: Vec<String>,
+}
+
+pub(super) async fn create_library(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreateLibrary>,
+) -> Result<(StatusCode, Json<LibraryInfo>), ApiError> {
+    if let Some(url) = &body.start_url
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
+        return Err(ApiError::bad_request(
+            "invalid_start_url",
+            format!("start_url `{url}` must be an http:// or https:// address"),
+        ));
+    }
+    let spec = NewLibrary {
+        id: body.id,
+        name: body.name,
+        start_url: body.start_url,
+        clarifications: body.clarifications,
+    };
+    let catalog = state.catalog.clone();
+    let info = tokio::task::spawn_blocking(move || catalog.create(spec)).await??;
+    Ok((StatusCode::CREATED, Json(info)))
+}
+
+pub(super) async fn list_libraries(
+    State(state): State<AppState>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let catalog = state.catalog.clone();
+    let libraries = tokio::task::spawn_blocking(move || catalog.list()).await??;
+    Ok(Json(json!({ "libraries": libraries })))
+}
+
+pub(super) async fn get_library(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<LibraryInfo>, ApiError> {
+    let catalog = state.catalog.clone();
+    Ok(Json(
+        tokio::task::spawn_blocking(move || catalog.describe(&id)).await??,
+    ))
+}
+
+pub(super) async fn delete_library(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let catalog = state.catalog.clone();
+    tokio::task::spawn_blocking(move || catalog.delete(&id)).await??;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+fn is_json_lines(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|ct| {
+        [
+            "application/x-ndjson",
+            "application/jsonl",
+            "application/x-jsonlines",
+            "application/json-lines",
+        ]
+        .iter()
+        .any(|known| ct.starts_with(known))
+    })
+}
+
+pub(super) async fn add_documents(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    body: TextBody,
+) -> Result<Json<IngestReport>, ApiError> {
+    LibraryId::parse(&id).map_err(|m| ApiError::bad_request("invalid_library_id", m))?;
+    // The library must exist before the body is worth analyzing.
+    state.catalog.index(&id)?;
+    let catalog = state.catalog.clone();
+    let json_lines = is_json_lines(body.content_type.as_deref());
+    let report = tokio::task::spawn_blocking(move || -> Result<IngestReport, ApiError> {
+        if json_lines {
+            return Ok(catalog.ingest(&id, parse_json_lines(&body.text))?);
+        }
+        // One document: any problem with it is the request's error, not a rejected line.
+        let input: DocumentInput = parse_json(&body.text)?;
+        let document = prepare(catalog.analyzer(), &catalog.config().limits, input)?;
+        Ok(catalog.ingest_prepared(&id, vec![document], Vec::new())?)
+    })
+    .await??;
+    state
+        .metrics
+        .documents_ingested
+        .fetch_add(report.accepted as u64, Ordering::Relaxed);
+    state
+        .metrics
+        .documents_rejected
+        .fetch_add(report.rejected.len() as u64, Ordering::Relaxed);
+    Ok(Json(report))
+}
+
+pub(super) async fn get_document(
+    State(state): State<AppState>,
+    Path((id, doc_id)): Path<(String, String)>,
+) -> Result<Json<crate::index::StoredDocument>, ApiError> {
+    let catalog = state.catalog.clone();
+    let index = catalog.index(&id)?;
+    let doc_id_for_error = doc_id.clone();
+    let document = tokio::task::spawn_blocking(move || index.document(&doc_id))
+        .await?
+        .map_err(crate::library::LibraryError::from)?;
+    document.map(Json).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "document_not_found",
+            format!("library `{id}` has no document `{doc_id_for_error}`"),
+        )
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CheckBody {
+    text: String,
+    libraries: Option<Vec<String>>,
+    #[serde(default)]
+    passages: bool,
+    #[serde(default)]
+    min_similarity: f64,
+    lang: Option<String>,
+}
+
+pub(super) async fn check_text(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CheckBody>,
+) -> Result<Json<CheckReport>, ApiError> {
+    let request = CheckRequest {
+        text: body.text,
+        libraries: body.libraries,
+        passages: body.passages,
+        min_similarity: body.min_similarity,
+        lang: body.lang,
+    };
+    let catalog = state.catalog.clone();
+    let report = tokio::task::spawn_blocking(move || check(&catalog, &request)).await??;
+    let counter = match report.verdict {
+        Verdict::Duplicate => &state.metrics.checks_duplicate,
+        Verdict::Partial => &state.metrics.checks_partial,
+        Verdict::Original => &state.metrics.checks_original,
+    };
+    counter.fetch_add(1, Ordering::Relaxed);
+    Ok(Json(report))
+}
+
+pub(super) async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route")
+}
+
+pub(super) async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this route does not take that method",
+    )
+}

@@ -1,0 +1,15 @@
+//! The HTTP API (axum): routes, handlers, request bodies, errors, metrics and the server.
+
+mod body;
+mod error;
+mod handlers;
+mod metrics;
+mod routes;
+mod server;
+mod state;
+
+pub use error::ApiError;
+pub use metrics::Metrics;
+pub use routes::router;
+pub use server::{ServeError, serve};
+pub use state::AppState;

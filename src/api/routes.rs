@@ -1,0 +1,51 @@
+//! The router: every route of the v1 API, the JSON 404/405 fallbacks, the body limit, tracing
+//! and metrics layers.
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use tower_http::trace::TraceLayer;
+
+use super::handlers::*;
+use super::metrics;
+use super::state::AppState;
+
+/// Builds the application's router.
+pub fn router(state: AppState) -> Router {
+    let body_limit = state.catalog.config().limits.max_body_bytes;
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route(
+            "/api/v1/libraries",
+            post(create_library).get(list_libraries),
+        )
+        .route(
+            "/api/v1/libraries/{id}",
+            get(get_library).delete(delete_library),
+        )
+        .route("/api/v1/libraries/{id}/documents", post(add_documents))
+        .route(
+            "/api/v1/libraries/{id}/documents/{*doc_id}",
+            get(get_document),
+        )
+        .route("/api/v1/check", post(check_text))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(body_limit))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            metrics::record,
+        ))
+        .layer(
+            TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
+                let route = request
+                    .extensions()
+                    .get::<axum::extract::MatchedPath>()
+                    .map(|p| p.as_str().to_string())
+                    .unwrap_or_default();
+                tracing::info_span!("request", method = %request.method(), route = %route)
+            }),
+        )
+        .with_state(state)
+}

@@ -1,0 +1,13 @@
+//! What every handler shares.
+
+use std::sync::Arc;
+
+use super::metrics::Metrics;
+use crate::library::Catalog;
+
+/// The application state behind the router.
+#[derive(Clone)]
+pub struct AppState {
+    pub catalog: Arc<Catalog>,
+    pub metrics: Arc<Metrics>,
+}

@@ -1,0 +1,8 @@
+//! The check: a submitted text against one or more libraries — candidates from the content
+//! hash and the signatures, each verified and scored, and the verdict.
+
+mod engine;
+mod similarity;
+
+pub use engine::{CheckError, CheckReport, CheckRequest, MatchReport, Method, Verdict, check};
+pub use similarity::{Similarity, bag_similarity};

@@ -1,0 +1,147 @@
+//! Configuration: built-in defaults, overridden by a TOML file (`config/dupfinder.toml` documents
+//! every key), overridden by `DUPFINDER_*` environment variables and command-line flags (merged
+//! in `main.rs`). No file is needed: the defaults run a loopback server on `./data`.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The whole configuration.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub server: ServerConfig,
+    pub storage: StorageConfig,
+    pub limits: Limits,
+    pub check: CheckConfig,
+}
+
+/// The HTTP server.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+}
+
+/// Where and how data is kept.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StorageConfig {
+    /// The data directory: the library registry and one folder of indexes per library.
+    pub data_dir: PathBuf,
+    /// Memory budget of each library's index writer, in MB.
+    pub writer_memory_mb: usize,
+}
+
+/// Input limits.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// A document or checked text needs at least this many terms after analysis.
+    pub min_words: usize,
+    /// The largest accepted text, in bytes.
+    pub max_text_bytes: usize,
+    /// The largest accepted request body, in bytes.
+    pub max_body_bytes: usize,
+}
+
+/// The check.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckConfig {
+    /// At most this many candidates per library and method are verified.
+    pub max_candidates: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+        }
+    }
+}
+
+impl Default for StorageConfig {
+    fn default() -> Self {
+        StorageConfig {
+            data_dir: PathBuf::from("./data"),
+            writer_memory_mb: 64,
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            min_words: 10,
+            max_text_bytes: 5_000_000,
+            max_body_bytes: 32 * 1024 * 1024,
+        }
+    }
+}
+
+impl Default for CheckConfig {
+    fn default() -> Self {
+        CheckConfig { max_candidates: 50 }
+    }
+}
+
+/// A configuration file that could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read the configuration file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the configuration file {path} is invalid: {reason}")]
+    Invalid { path: PathBuf, reason: String },
+}
+
+impl Config {
+    /// Reads a TOML configuration file; keys it does not set keep their defaults.
+    pub fn from_file(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_default_file_matches_built_in_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/dupfinder.toml");
+        let file = Config::from_file(&path).unwrap();
+        let built_in = Config::default();
+        assert_eq!(file.server.listen, built_in.server.listen);
+        assert_eq!(file.storage.data_dir, built_in.storage.data_dir);
+        assert_eq!(
+            file.storage.writer_memory_mb,
+            built_in.storage.writer_memory_mb
+        );
+        assert_eq!(file.limits.min_words, built_in.limits.min_words);
+        assert_eq!(file.limits.max_text_bytes, built_in.limits.max_text_bytes);
+        assert_eq!(file.limits.max_body_bytes, built_in.limits.max_body_bytes);
+        assert_eq!(file.check.max_candidates, built_in.check.max_candidates);
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, "[server]\nlisten_addr = \"127.0.0.1:1\"\n").unwrap();
+        let err = Config::from_file(&path).unwrap_err();
+        assert!(err.to_string().contains("listen_addr"), "{err}");
+    }
+}

@@ -1,0 +1,120 @@
+//! Documents on their way into the index, and as they come back out.
+
+use serde::Serialize;
+
+use crate::analysis::{Language, Token};
+
+/// A document that has been validated and analyzed, ready to be written. Preparing is the
+/// expensive part of ingest and needs no lock, so it runs before the writer is taken.
+#[derive(Debug, Clone)]
+pub struct PreparedDocument {
+    pub doc_id: String,
+    pub url: Option<String>,
+    pub title: Option<String>,
+    pub authors: Vec<String>,
+    pub text: String,
+    pub lang: Language,
+    pub year: Option<u64>,
+    /// Words in the text before stop words and short words were dropped.
+    pub words: u64,
+    pub content_hash: u64,
+    /// Each distinct term once, sorted by term, with its count.
+    pub term_counts: Vec<(String, u32)>,
+    pub tokens: Vec<Token>,
+}
+
+/// A document read back from a library's content index.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoredDocument {
+    pub doc_id: String,
+    pub url: Option<String>,
+    pub title: Option<String>,
+    pub authors: Vec<String>,
+    pub lang: String,
+    pub year: Option<u64>,
+    pub words: u64,
+    pub content_hash: u64,
+    pub added_at: u64,
+    pub text: String,
+}
+
+/// The content hash of an analyzed document: xxh3 over its term sequence, so two texts that
+/// differ only in case, whitespace, punctuation, stop words or homoglyphs hash the same.
+pub fn content_hash(tokens: &[Token]) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for token in tokens {
+        hasher.update(token.term.as_bytes());
+        hasher.update(&[0]);
+    }
+    hasher.digest()
+}
+
+/// Encodes term counts compactly for the `term_counts` stored field: for each term its byte
+/// length as a LEB128 varint, its bytes, and its count as a varint.
+pub(crate) fn encode_term_counts(counts: &[(String, u32)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(counts.len() * 10);
+    for (term, count) in counts {
+        write_varint(&mut out, term.len() as u64);
+        out.extend_from_slice(term.as_bytes());
+        write_varint(&mut out, u64::from(*count));
+    }
+    out
+}
+
+/// Decodes what [`encode_term_counts`] wrote.
+pub(crate) fn decode_term_counts(mut bytes: &[u8]) -> Option<Vec<(String, u32)>> {
+    let mut counts = Vec::new();
+    while !bytes.is_empty() {
+        let len = usize::try_from(read_varint(&mut bytes)?).ok()?;
+        if bytes.len() < len {
+            return None;
+        }
+        let (term, rest) = bytes.split_at(len);
+        bytes = rest;
+        let count = u32::try_from(read_varint(&mut bytes)?).ok()?;
+        counts.push((std::str::from_utf8(term).ok()?.to_string(), count));
+    }
+    Some(counts)
+}
+
+fn write_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+fn read_varint(bytes: &mut &[u8]) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let (&byte, rest) = bytes.split_first()?;
+        *bytes = rest;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn term_counts_round_trip(counts in proptest::collection::vec(("\\PC{0,20}", any::<u32>()), 0..50)) {
+            let encoded = encode_term_counts(&counts);
+            prop_assert_eq!(decode_term_counts(&encoded), Some(counts));
+        }
+    }
+
+    #[test]
+    fn truncated_term_counts_are_rejected() {
+        let encoded = encode_term_counts(&[("сигнатура".to_string(), 300)]);
+        assert_eq!(decode_term_counts(&encoded[..encoded.len() - 1]), None);
+        assert_eq!(decode_term_counts(&encoded[..3]), None);
+    }
+}

@@ -1,0 +1,52 @@
+//! Errors of the index layer.
+
+use std::path::PathBuf;
+
+/// What can go wrong opening, writing or reading a library's indexes.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("index schema `{schema}` is invalid: {reason}")]
+    Schema { schema: String, reason: String },
+    #[error(
+        "the index at {path} was written with a different schema than index_schema/ declares \
+         ({reason}); re-import the library into a new data directory"
+    )]
+    SchemaMismatch { path: PathBuf, reason: String },
+    #[error(
+        "the index at {path} is locked by another dupfinder process (is a server running on this data directory?)"
+    )]
+    Locked { path: PathBuf },
+    #[error("tantivy error at {path}: {source}")]
+    Tantivy {
+        path: PathBuf,
+        #[source]
+        source: tantivy::TantivyError,
+    },
+    #[error("I/O error at {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("statistics snapshot {path} is corrupt: {reason}")]
+    CorruptSnapshot { path: PathBuf, reason: String },
+    #[error("stored document {doc_id} is corrupt: {reason}")]
+    CorruptDocument { doc_id: String, reason: String },
+}
+
+impl IndexError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> IndexError {
+        let path = path.into();
+        move |source| IndexError::Io { path, source }
+    }
+
+    pub(crate) fn tantivy(
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(tantivy::TantivyError) -> IndexError {
+        let path = path.into();
+        move |source| match source {
+            tantivy::TantivyError::LockFailure(..) => IndexError::Locked { path },
+            source => IndexError::Tantivy { path, source },
+        }
+    }
+}

@@ -1,0 +1,522 @@
+//! One library's indexes on disk: the content index, the statistics snapshot of the current
+//! generation and the signature index of that generation.
+//!
+//! ```text
+//! <library dir>/content/             tantivy: documents (text, metadata, term counts, hash)
+//! <library dir>/stats/gen-N.stats    the snapshot of generation N (checksummed)
+//! <library dir>/signatures/gen-N/    tantivy: signatures computed against snapshot N
+//! <library dir>/CURRENT              the current generation number
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use tantivy::directory::MmapDirectory;
+use tantivy::schema::{IndexRecordOption, Term, Value};
+use tantivy::tokenizer::PreTokenizedString;
+use tantivy::{
+    DocAddress, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TERMINATED,
+    TantivyDocument,
+};
+
+use super::document::{decode_term_counts, encode_term_counts};
+use super::signatures::SignatureIndex;
+use super::stats::{count_statistics, load_snapshot, save_snapshot, snapshot_path};
+use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME, to_tantivy_tokens};
+use super::{ContentSchema, IndexError, PreparedDocument, StoredDocument};
+use crate::analysis::Analyzer;
+use crate::signature::StatsSnapshot;
+
+/// Options for opening a library's indexes.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Memory budget of the content index writer, in bytes.
+    pub writer_memory: usize,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            writer_memory: 64_000_000,
+        }
+    }
+}
+
+/// Counts describing a library's index.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IndexSummary {
+    /// Live documents.
+    pub documents: u64,
+    /// Analyzed tokens in the content index.
+    pub words: u64,
+    /// Generation of the current statistics snapshot (0: never built).
+    pub generation: u64,
+    /// Documents in the current snapshot.
+    pub snapshot_documents: u64,
+    /// Documents added or replaced since the snapshot, relative to its size.
+    pub drift: f64,
+}
+
+/// A library's content index, statistics snapshot and signatures.
+pub struct LibraryIndex {
+    dir: PathBuf,
+    content_path: PathBuf,
+    schema: ContentSchema,
+    index: Index,
+    reader: IndexReader,
+    writer: Mutex<IndexWriter<TantivyDocument>>,
+    signatures: RwLock<Arc<SignatureIndex>>,
+    /// Serializes writers: ingest batches and re-indexing.
+    write_gate: Mutex<()>,
+    changed_since_snapshot: AtomicU64,
+}
+
+impl LibraryIndex {
+    /// Opens the library's indexes under `dir`, creating them when missing, and repairs a
+    /// signature index that lags behind the content index.
+    pub fn open(
+        dir: &Path,
+        analyzer: &Analyzer,
+        options: &IndexOptions,
+    ) -> Result<Self, IndexError> {
+        let schema = ContentSchema::load()?;
+        let content_path = dir.join("content");
+        std::fs::create_dir_all(&content_path).map_err(IndexError::io(&content_path))?;
+        std::fs::create_dir_all(dir.join("stats")).map_err(IndexError::io(dir))?;
+        let directory = MmapDirectory::open(&content_path).map_err(|e| IndexError::Io {
+            path: content_path.clone(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let index =
+            Index::open_or_create(directory, schema.schema.clone()).map_err(|e| match e {
+                tantivy::TantivyError::SchemaError(reason) => IndexError::SchemaMismatch {
+                    path: content_path.clone(),
+                    reason,
+                },
+                e => IndexError::tantivy(&content_path)(e),
+            })?;
+        index
+            .tokenizers()
+            .register(TOKENIZER_NAME, AnalyzerTokenizer::new(analyzer.clone()));
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(IndexError::tantivy(&content_path))?;
+        let writer = index
+            .writer_with_num_threads(1, options.writer_memory)
+            .map_err(IndexError::tantivy(&content_path))?;
+
+        let generation = read_current(dir)?;
+        let snapshot = match generation {
+            0 => StatsSnapshot::empty(),
+            g => load_snapshot(&snapshot_path(&dir.join("stats"), g))?,
+        };
+        let signatures =
+            SignatureIndex::open(&signature_path(dir, generation), Arc::new(snapshot))?;
+        let library = LibraryIndex {
+            dir: dir.to_path_buf(),
+            content_path,
+            schema,
+            index,
+            reader,
+            writer: Mutex::new(writer),
+            signatures: RwLock::new(Arc::new(signatures)),
+            write_gate: Mutex::new(()),
+            changed_since_snapshot: AtomicU64::new(0),
+        };
+        library.repair_signatures()?;
+        library.count_changes_since_snapshot();
+        Ok(library)
+    }
+
+    fn content_opstamp(&self) -> Result<u64, IndexError> {
+        Ok(self
+            .index
+            .load_metas()
+            .map_err(IndexError::tantivy(&self.content_path))?
+            .opstamp)
+    }
+
+    /// Re-signs every document when the signature index does not reflect the content index's
+    /// last commit (the process died between the two commits).
+    fn repair_signatures(&self) -> Result<(), IndexError> {
+        let signatures = self.signatures();
+        let content_opstamp = self.content_opstamp()?;
+        if signatures.synced_opstamp()? == Some(content_opstamp) {
+            return Ok(());
+        }
+        if content_opstamp == 0 && signatures.is_empty() {
+            return Ok(());
+        }
+        tracing::warn!(dir = %self.dir.display(), "signature index lags the content index; re-signing");
+        signatures.clear()?;
+        self.sign_all(&signatures, |_| {})?;
+        signatures.commit(content_opstamp)
+    }
+
+    fn count_changes_since_snapshot(&self) {
+        let snapshot = self.signatures().snapshot().clone();
+        let now = self.reader.searcher().num_docs();
+        let changed = now.abs_diff(snapshot.docs());
+        self.changed_since_snapshot
+            .store(changed, Ordering::Relaxed);
+    }
+
+    /// The signatures (and snapshot) checks use right now.
+    pub fn signatures(&self) -> Arc<SignatureIndex> {
+        self.signatures
+            .read()
+            .expect("signature lock poisoned")
+            .clone()
+    }
+
+    /// A searcher over the content index as of the last commit.
+    pub fn searcher(&self) -> Searcher {
+        self.reader.searcher()
+    }
+
+    /// The content schema with its fields.
+    pub fn schema(&self) -> &ContentSchema {
+        &self.schema
+    }
+
+    /// Writes documents durably: when this returns `Ok`, they are committed to disk, signed
+    /// against the current snapshot and visible to checks and searches. A document whose id
+    /// already exists replaces the old version.
+    pub fn add(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
+        let _gate = self.write_gate.lock().expect("write gate poisoned");
+        let signatures = self.signatures();
+        let mut writer = self.writer.lock().expect("content writer lock poisoned");
+        for document in documents {
+            writer.delete_term(Term::from_field_text(self.schema.doc_id, &document.doc_id));
+            writer
+                .add_document(self.content_document(document))
+                .map_err(IndexError::tantivy(&self.content_path))?;
+            signatures.stage(&document.doc_id, &document.term_counts);
+        }
+        let opstamp = writer
+            .commit()
+            .map_err(IndexError::tantivy(&self.content_path))?;
+        drop(writer);
+        self.reader
+            .reload()
+            .map_err(IndexError::tantivy(&self.content_path))?;
+        signatures.commit(opstamp)?;
+        self.changed_since_snapshot
+            .fetch_add(documents.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Removes a document; returns whether it existed.
+    pub fn delete(&self, doc_id: &str) -> Result<bool, IndexError> {
+        let _gate = self.write_gate.lock().expect("write gate poisoned");
+        if self.document_address(doc_id)?.is_none() {
+            return Ok(false);
+        }
+        let signatures = self.signatures();
+        let mut writer = self.writer.lock().expect("content writer lock poisoned");
+        writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
+        signatures.stage_delete(doc_id);
+        let opstamp = writer
+            .commit()
+            .map_err(IndexError::tantivy(&self.content_path))?;
+        drop(writer);
+        self.reader
+            .reload()
+            .map_err(IndexError::tantivy(&self.content_path))?;
+        signatures.commit(opstamp)?;
+        self.changed_since_snapshot.fetch_add(1, Ordering::Relaxed);
+        Ok(true)
+    }
+
+    fn content_document(&self, document: &PreparedDocument) -> TantivyDocument {
+        let s = &self.schema;
+        let mut doc = TantivyDocument::new();
+        doc.add_text(s.doc_id, &document.doc_id);
+        if let Some(url) = &document.url {
+            doc.add_text(s.url, url);
+        }
+        if let Some(title) = &document.title {
+            doc.add_text(s.title, title);
+        }
+        for author in &document.authors {
+            doc.add_text(s.authors, author);
+        }
+        doc.add_pre_tokenized_text(
+            s.body,
+            PreTokenizedString {
+                // The field is not stored, so tantivy needs only the tokens.
+                text: String::new(),
+                tokens: to_tantivy_tokens(&document.tokens),
+            },
+        );
+        doc.add_text(s.text, &document.text);
+        doc.add_text(s.lang, document.lang.code());
+        if let Some(year) = document.year {
+            doc.add_u64(s.year, year);
+        }
+        doc.add_u64(s.words, document.words);
+        doc.add_u64(s.content_hash, document.content_hash);
+        doc.add_bytes(s.term_counts, &encode_term_counts(&document.term_counts));
+        doc.add_u64(s.added_at, unix_now());
+        doc
+    }
+
+    /// Where the live document `doc_id` is, if it exists.
+    pub fn document_address(&self, doc_id: &str) -> Result<Option<DocAddress>, IndexError> {
+        self.address(&self.searcher(), doc_id)
+    }
+
+    /// Where the live document `doc_id` is in `searcher`'s view, if it exists there.
+    pub fn address(
+        &self,
+        searcher: &Searcher,
+        doc_id: &str,
+    ) -> Result<Option<DocAddress>, IndexError> {
+        let term = Term::from_field_text(self.schema.doc_id, doc_id);
+        Ok(self.postings(searcher, &term, 1)?.into_iter().next())
+    }
+
+    /// The live document `doc_id`.
+    pub fn document(&self, doc_id: &str) -> Result<Option<StoredDocument>, IndexError> {
+        let searcher = self.searcher();
+        let term = Term::from_field_text(self.schema.doc_id, doc_id);
+        match self.postings(&searcher, &term, 1)?.into_iter().next() {
+            Some(address) => Ok(Some(self.stored(&searcher, address)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Live documents whose content hash is `hash`.
+    pub fn with_content_hash(
+        &self,
+        hash: u64,
+        limit: usize,
+    ) -> Result<Vec<DocAddress>, IndexError> {
+        let term = Term::from_field_u64(self.schema.content_hash, hash);
+        self.postings(&self.searcher(), &term, limit)
+    }
+
+    /// Live documents containing `term`, without scoring: the cheapest lookup there is.
+    fn postings(
+        &self,
+        searcher: &Searcher,
+        term: &Term,
+        limit: usize,
+    ) -> Result<Vec<DocAddress>, IndexError> {
+        let mut found = Vec::new();
+        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+            let inverted = segment
+                .inverted_index(term.field())
+                .map_err(IndexError::tantivy(&self.content_path))?;
+            let Some(mut postings) = inverted
+                .read_postings(term, IndexRecordOption::Basic)
+                .map_err(IndexError::io(&self.content_path))?
+            else {
+                continue;
+            };
+            let mut doc = postings.doc();
+            while doc != TERMINATED && found.len() < limit {
+                if !segment.is_deleted(doc) {
+                    found.push(DocAddress::new(ord as u32, doc));
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(found)
+    }
+
+    /// Reads a stored document.
+    pub fn stored(
+        &self,
+        searcher: &Searcher,
+        address: DocAddress,
+    ) -> Result<StoredDocument, IndexError> {
+        Ok(self.stored_with_counts(searcher, address)?.0)
+    }
+
+    /// Reads a stored document and its term counts in one store access.
+    pub fn stored_with_counts(
+        &self,
+        searcher: &Searcher,
+        address: DocAddress,
+    ) -> Result<(StoredDocument, Vec<(String, u32)>), IndexError> {
+        let doc: TantivyDocument = searcher
+            .doc(address)
+            .map_err(IndexError::tantivy(&self.content_path))?;
+        let counts = self.decode_counts(&doc)?;
+        Ok((self.to_stored(&doc), counts))
+    }
+
+    fn decode_counts(&self, doc: &TantivyDocument) -> Result<Vec<(String, u32)>, IndexError> {
+        let bytes = doc
+            .get_first(self.schema.term_counts)
+            .and_then(|v| v.as_bytes())
+            .unwrap_or_default();
+        decode_term_counts(bytes).ok_or_else(|| IndexError::CorruptDocument {
+            doc_id: doc
+                .get_first(self.schema.doc_id)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string(),
+            reason: "undecodable term counts".to_string(),
+        })
+    }
+
+    fn to_stored(&self, doc: &TantivyDocument) -> StoredDocument {
+        let s = &self.schema;
+        let text = |field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        };
+        let number = |field| doc.get_first(field).and_then(|v| v.as_u64());
+        StoredDocument {
+            doc_id: text(s.doc_id).unwrap_or_default(),
+            url: text(s.url),
+            title: text(s.title),
+            authors: doc
+                .get_all(s.authors)
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            lang: text(s.lang).unwrap_or_default(),
+            year: number(s.year),
+            words: number(s.words).unwrap_or(0),
+            content_hash: number(s.content_hash).unwrap_or(0),
+            added_at: number(s.added_at).unwrap_or(0),
+            text: text(s.text).unwrap_or_default(),
+        }
+    }
+
+    /// Signs every live document into `signatures` (staged, not committed), reporting progress
+    /// as the number of documents done.
+    fn sign_all(
+        &self,
+        signatures: &SignatureIndex,
+        mut progress: impl FnMut(u64),
+    ) -> Result<u64, IndexError> {
+        let searcher = self.searcher();
+        let mut done = 0u64;
+        for segment in searcher.segment_readers() {
+            let store = segment
+                .get_store_reader(64)
+                .map_err(IndexError::io(&self.content_path))?;
+            for doc in store.iter::<TantivyDocument>(segment.alive_bitset()) {
+                let doc = doc.map_err(IndexError::tantivy(&self.content_path))?;
+                let doc_id = doc
+                    .get_first(self.schema.doc_id)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default();
+                signatures.stage(doc_id, &self.decode_counts(&doc)?);
+                done += 1;
+                if done.is_multiple_of(1024) {
+                    progress(done);
+                }
+            }
+        }
+        progress(done);
+        Ok(done)
+    }
+
+    /// Computes a new statistics snapshot, re-signs every document against it into a new
+    /// signature index, and switches to the new generation atomically. Checks keep using the old
+    /// generation until the switch; writers wait.
+    pub fn rebuild_statistics(&self, progress: impl FnMut(u64)) -> Result<u64, IndexError> {
+        let _gate = self.write_gate.lock().expect("write gate poisoned");
+        let old = self.signatures();
+        let generation = old.generation() + 1;
+        let stats_dir = self.dir.join("stats");
+        let searcher = self.searcher();
+        let snapshot =
+            count_statistics(&searcher, self.schema.body, generation, &self.content_path)?;
+        save_snapshot(&snapshot_path(&stats_dir, generation), &snapshot)?;
+
+        let new_path = signature_path(&self.dir, generation);
+        if new_path.exists() {
+            // Left behind by an interrupted rebuild of the same generation.
+            std::fs::remove_dir_all(&new_path).map_err(IndexError::io(&new_path))?;
+        }
+        let signatures = SignatureIndex::open(&new_path, Arc::new(snapshot))?;
+        self.sign_all(&signatures, progress)?;
+        signatures.commit(self.content_opstamp()?)?;
+
+        write_current(&self.dir, generation)?;
+        *self.signatures.write().expect("signature lock poisoned") = Arc::new(signatures);
+        self.changed_since_snapshot.store(0, Ordering::Relaxed);
+
+        // The old generation is no longer reachable; checks still holding it keep their mmaps.
+        let old_path = signature_path(&self.dir, old.generation());
+        drop(old);
+        if let Err(e) = std::fs::remove_dir_all(&old_path) {
+            tracing::warn!(path = %old_path.display(), error = %e, "could not remove an old signature generation");
+        }
+        let _ = std::fs::remove_file(snapshot_path(&stats_dir, generation - 1));
+        Ok(generation)
+    }
+
+    /// Counts describing the index now.
+    pub fn summary(&self) -> IndexSummary {
+        let searcher = self.searcher();
+        let words = searcher
+            .segment_readers()
+            .iter()
+            .filter_map(|s| s.inverted_index(self.schema.body).ok())
+            .map(|i| i.total_num_tokens())
+            .sum();
+        let signatures = self.signatures();
+        let snapshot_documents = signatures.snapshot().docs();
+        let changed = self.changed_since_snapshot.load(Ordering::Relaxed);
+        IndexSummary {
+            documents: searcher.num_docs(),
+            words,
+            generation: signatures.generation(),
+            snapshot_documents,
+            drift: changed as f64 / snapshot_documents.max(1) as f64,
+        }
+    }
+
+    /// Where the library's files are.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+fn signature_path(dir: &Path, generation: u64) -> PathBuf {
+    dir.join("signatures").join(format!("gen-{generation}"))
+}
+
+fn read_current(dir: &Path) -> Result<u64, IndexError> {
+    let path = dir.join("CURRENT");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => text
+            .trim()
+            .parse()
+            .map_err(|_| IndexError::CorruptSnapshot {
+                path: path.clone(),
+                reason: format!("CURRENT holds {:?}, not a generation number", text.trim()),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+        Err(e) => Err(IndexError::io(&path)(e)),
+    }
+}
+
+fn write_current(dir: &Path, generation: u64) -> Result<(), IndexError> {
+    let path = dir.join("CURRENT");
+    let tmp = dir.join("CURRENT.tmp");
+    let write = || -> std::io::Result<()> {
+        std::fs::write(&tmp, format!("{generation}\n"))?;
+        std::fs::File::open(&tmp)?.sync_all()?;
+        std::fs::rename(&tmp, &path)?;
+        std::fs::File::open(dir)?.sync_all()
+    };
+    write().map_err(IndexError::io(&path))
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}

@@ -1,0 +1,19 @@
+//! Per-library tantivy indexes: the schema declared in `index_schema/`, the content index,
+//! statistics snapshots built from its postings, and per-generation signature indexes.
+
+mod document;
+mod error;
+mod library_index;
+mod schema;
+mod signatures;
+mod stats;
+mod stopwords;
+mod tokenizer;
+
+pub use document::{PreparedDocument, StoredDocument, content_hash};
+pub use error::IndexError;
+pub use library_index::{IndexOptions, IndexSummary, LibraryIndex};
+pub use schema::{ContentSchema, SignatureSchema};
+pub use signatures::SignatureIndex;
+pub use stopwords::default_analyzer;
+pub use tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME};

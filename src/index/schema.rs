@@ -1,0 +1,256 @@
+//! The index schemas declared in `index_schema/`: parsed, validated and turned into tantivy
+//! schemas. The declarations are embedded in the binary so a release runs from any directory.
+
+use serde::Deserialize;
+use tantivy::schema::{
+    BytesOptions, Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
+};
+
+use super::IndexError;
+
+const CONTENT_DECLARATION: &str = include_str!("../../index_schema/content.toml");
+const SIGNATURES_DECLARATION: &str = include_str!("../../index_schema/signatures.toml");
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Declaration {
+    version: u32,
+    field: Vec<FieldDeclaration>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FieldDeclaration {
+    name: String,
+    #[serde(rename = "type")]
+    kind: FieldKind,
+    #[serde(default)]
+    indexed: bool,
+    #[serde(default)]
+    stored: bool,
+    #[serde(default)]
+    fast: bool,
+    tokenizer: Option<String>,
+    record: Option<Record>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum FieldKind {
+    String,
+    Text,
+    U64,
+    Bytes,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Record {
+    Basic,
+    Freqs,
+    Positions,
+}
+
+impl From<Record> for IndexRecordOption {
+    fn from(record: Record) -> Self {
+        match record {
+            Record::Basic => IndexRecordOption::Basic,
+            Record::Freqs => IndexRecordOption::WithFreqs,
+            Record::Positions => IndexRecordOption::WithFreqsAndPositions,
+        }
+    }
+}
+
+fn parse(name: &str, source: &str) -> Result<Declaration, IndexError> {
+    toml::from_str(source).map_err(|e| IndexError::Schema {
+        schema: name.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+fn build(name: &str, declaration: &Declaration) -> Result<Schema, IndexError> {
+    let invalid = |reason: String| IndexError::Schema {
+        schema: name.to_string(),
+        reason,
+    };
+    let mut builder = Schema::builder();
+    for field in &declaration.field {
+        match field.kind {
+            FieldKind::String | FieldKind::Text => {
+                let mut options = TextOptions::default();
+                let tokenizer = match (field.kind, &field.tokenizer) {
+                    (FieldKind::String, None) if field.indexed => Some("raw"),
+                    (FieldKind::String, None) => None,
+                    (FieldKind::String, Some(_)) => {
+                        return Err(invalid(format!(
+                            "string field `{}` takes no tokenizer",
+                            field.name
+                        )));
+                    }
+                    (_, tokenizer) => tokenizer.as_deref(),
+                };
+                if let Some(tokenizer) = tokenizer {
+                    let record = field
+                        .record
+                        .map(IndexRecordOption::from)
+                        .unwrap_or(IndexRecordOption::Basic);
+                    options = options.set_indexing_options(
+                        TextFieldIndexing::default()
+                            .set_tokenizer(tokenizer)
+                            .set_index_option(record),
+                    );
+                }
+                if field.stored {
+                    options = options.set_stored();
+                }
+                if field.fast {
+                    options = options.set_fast(tokenizer.unwrap_or("raw"));
+                }
+                builder.add_text_field(&field.name, options);
+            }
+            FieldKind::U64 => {
+                let mut options = NumericOptions::default();
+                if field.indexed {
+                    options = options.set_indexed();
+                }
+                if field.stored {
+                    options = options.set_stored();
+                }
+                if field.fast {
+                    options = options.set_fast();
+                }
+                builder.add_u64_field(&field.name, options);
+            }
+            FieldKind::Bytes => {
+                let mut options = BytesOptions::default();
+                if field.indexed {
+                    options = options.set_indexed();
+                }
+                if field.stored {
+                    options = options.set_stored();
+                }
+                if field.fast {
+                    options = options.set_fast();
+                }
+                builder.add_bytes_field(&field.name, options);
+            }
+        }
+    }
+    Ok(builder.build())
+}
+
+fn require(schema: &Schema, schema_name: &str, field: &str) -> Result<Field, IndexError> {
+    schema.get_field(field).map_err(|_| IndexError::Schema {
+        schema: schema_name.to_string(),
+        reason: format!("the field `{field}` that dupfinder needs is not declared"),
+    })
+}
+
+/// The content index's schema with its fields resolved by name.
+#[derive(Debug, Clone)]
+pub struct ContentSchema {
+    pub schema: Schema,
+    pub version: u32,
+    pub doc_id: Field,
+    pub url: Field,
+    pub title: Field,
+    pub authors: Field,
+    pub body: Field,
+    pub text: Field,
+    pub lang: Field,
+    pub year: Field,
+    pub words: Field,
+    pub content_hash: Field,
+    pub term_counts: Field,
+    pub added_at: Field,
+}
+
+impl ContentSchema {
+    /// Loads and validates the embedded declaration of `index_schema/content.toml`.
+    pub fn load() -> Result<Self, IndexError> {
+        Self::from_declaration(CONTENT_DECLARATION)
+    }
+
+    fn from_declaration(source: &str) -> Result<Self, IndexError> {
+        const NAME: &str = "content";
+        let declaration = parse(NAME, source)?;
+        let schema = build(NAME, &declaration)?;
+        let field = |name: &str| require(&schema, NAME, name);
+        Ok(ContentSchema {
+            version: declaration.version,
+            doc_id: field("doc_id")?,
+            url: field("url")?,
+            title: field("title")?,
+            authors: field("authors")?,
+            body: field("body")?,
+            text: field("text")?,
+            lang: field("lang")?,
+            year: field("year")?,
+            words: field("words")?,
+            content_hash: field("content_hash")?,
+            term_counts: field("term_counts")?,
+            added_at: field("added_at")?,
+            schema,
+        })
+    }
+}
+
+/// The signature index's schema with its fields resolved by name.
+#[derive(Debug, Clone)]
+pub struct SignatureSchema {
+    pub schema: Schema,
+    pub version: u32,
+    pub doc_id: Field,
+    pub seed: Field,
+    pub robust: Field,
+    pub generation: Field,
+}
+
+impl SignatureSchema {
+    /// Loads and validates the embedded declaration of `index_schema/signatures.toml`.
+    pub fn load() -> Result<Self, IndexError> {
+        const NAME: &str = "signatures";
+        let declaration = parse(NAME, SIGNATURES_DECLARATION)?;
+        let schema = build(NAME, &declaration)?;
+        let field = |name: &str| require(&schema, NAME, name);
+        Ok(SignatureSchema {
+            version: declaration.version,
+            doc_id: field("doc_id")?,
+            seed: field("seed")?,
+            robust: field("robust")?,
+            generation: field("generation")?,
+            schema,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_declarations_are_valid() {
+        let content = ContentSchema::load().unwrap();
+        let body = content.schema.get_field_entry(content.body);
+        assert!(body.is_indexed());
+        assert!(!body.is_stored());
+        let hash = content.schema.get_field_entry(content.content_hash);
+        assert!(hash.is_indexed() && hash.is_fast());
+        let signatures = SignatureSchema::load().unwrap();
+        let seed = signatures.schema.get_field_entry(signatures.seed);
+        assert!(seed.is_indexed() && seed.is_fast());
+    }
+
+    #[test]
+    fn missing_field_is_reported_by_name() {
+        let source = CONTENT_DECLARATION.replace("name = \"content_hash\"", "name = \"checksum\"");
+        let err = ContentSchema::from_declaration(&source).unwrap_err();
+        assert!(err.to_string().contains("content_hash"), "{err}");
+    }
+
+    #[test]
+    fn unknown_option_is_rejected() {
+        let source = CONTENT_DECLARATION.replace("stored = true", "stord = true");
+        assert!(ContentSchema::from_declaration(&source).is_err());
+    }
+}

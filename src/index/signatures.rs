@@ -1,0 +1,210 @@
+//! A library's signature index: one small tantivy index per statistics generation, holding each
+//! document's signatures as indexed fast fields.
+//!
+//! Keeping signatures apart from the content index makes re-signing cheap (a new small index is
+//! written; documents are not rewritten) and makes the switch to a new generation one atomic
+//! pointer swap. The signature index is derived data: its commit payload records the content
+//! index opstamp it reflects, and a mismatch on open (a crash between the two commits) is
+//! repaired by re-signing.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tantivy::directory::MmapDirectory;
+use tantivy::schema::{IndexRecordOption, Term, Value};
+use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, TERMINATED, TantivyDocument};
+
+use super::{IndexError, SignatureSchema};
+use crate::signature::{StatsSnapshot, seed_signature};
+
+const WRITER_MEMORY: usize = 20_000_000;
+
+/// The signatures of one generation, with the snapshot they were computed against.
+pub struct SignatureIndex {
+    generation: u64,
+    snapshot: Arc<StatsSnapshot>,
+    schema: SignatureSchema,
+    path: PathBuf,
+    index: Index,
+    reader: IndexReader,
+    writer: Mutex<IndexWriter<TantivyDocument>>,
+}
+
+impl SignatureIndex {
+    /// Opens (or creates) the signature index of `snapshot`'s generation at `path`.
+    pub(crate) fn open(path: &Path, snapshot: Arc<StatsSnapshot>) -> Result<Self, IndexError> {
+        let schema = SignatureSchema::load()?;
+        std::fs::create_dir_all(path).map_err(IndexError::io(path))?;
+        let directory = MmapDirectory::open(path).map_err(|e| IndexError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let index =
+            Index::open_or_create(directory, schema.schema.clone()).map_err(|e| match e {
+                tantivy::TantivyError::SchemaError(reason) => IndexError::SchemaMismatch {
+                    path: path.to_path_buf(),
+                    reason,
+                },
+                e => IndexError::tantivy(path)(e),
+            })?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(IndexError::tantivy(path))?;
+        let writer = index
+            .writer_with_num_threads(1, WRITER_MEMORY)
+            .map_err(IndexError::tantivy(path))?;
+        Ok(SignatureIndex {
+            generation: snapshot.generation(),
+            snapshot,
+            schema,
+            path: path.to_path_buf(),
+            index,
+            reader,
+            writer: Mutex::new(writer),
+        })
+    }
+
+    /// The statistics generation of these signatures.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The snapshot every signature here was computed against.
+    pub fn snapshot(&self) -> &Arc<StatsSnapshot> {
+        &self.snapshot
+    }
+
+    /// The content opstamp these signatures reflect, from the last commit's payload.
+    pub(crate) fn synced_opstamp(&self) -> Result<Option<u64>, IndexError> {
+        let metas = self
+            .index
+            .load_metas()
+            .map_err(IndexError::tantivy(&self.path))?;
+        Ok(metas.payload.and_then(|p| p.parse().ok()))
+    }
+
+    /// Stages the signatures of one document, replacing any earlier ones for the same id.
+    pub(crate) fn stage(&self, doc_id: &str, term_counts: &[(String, u32)]) {
+        let writer = self.writer.lock().expect("signature writer lock poisoned");
+        writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
+        let Some(seed) = seed_signature(term_counts, &self.snapshot) else {
+            return;
+        };
+        let mut document = TantivyDocument::new();
+        document.add_text(self.schema.doc_id, doc_id);
+        document.add_u64(self.schema.seed, u64::from(seed));
+        document.add_u64(self.schema.generation, self.generation);
+        // Adding only fails once the writer has died, which the commit reports.
+        let _ = writer.add_document(document);
+    }
+
+    /// Stages the removal of a document's signatures.
+    pub(crate) fn stage_delete(&self, doc_id: &str) {
+        let writer = self.writer.lock().expect("signature writer lock poisoned");
+        writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
+    }
+
+    /// Commits what was staged, recording the content opstamp it reflects, and makes it visible.
+    pub(crate) fn commit(&self, content_opstamp: u64) -> Result<(), IndexError> {
+        let mut writer = self.writer.lock().expect("signature writer lock poisoned");
+        let mut prepared = writer
+            .prepare_commit()
+            .map_err(IndexError::tantivy(&self.path))?;
+        prepared.set_payload(&content_opstamp.to_string());
+        prepared.commit().map_err(IndexError::tantivy(&self.path))?;
+        drop(writer);
+        self.reader
+            .reload()
+            .map_err(IndexError::tantivy(&self.path))
+    }
+
+    /// Removes every staged and committed signature (before a full re-sign).
+    pub(crate) fn clear(&self) -> Result<(), IndexError> {
+        let writer = self.writer.lock().expect("signature writer lock poisoned");
+        writer
+            .delete_all_documents()
+            .map_err(IndexError::tantivy(&self.path))?;
+        Ok(())
+    }
+
+    /// Ids of the documents whose seed signature is `seed`, at most `limit` of them.
+    pub fn with_seed(&self, seed: u32, limit: usize) -> Result<Vec<String>, IndexError> {
+        let searcher = self.reader.searcher();
+        let term = Term::from_field_u64(self.schema.seed, u64::from(seed));
+        let mut ids = Vec::new();
+        for segment in searcher.segment_readers() {
+            let inverted = segment
+                .inverted_index(self.schema.seed)
+                .map_err(IndexError::tantivy(&self.path))?;
+            let Some(mut postings) = inverted
+                .read_postings(&term, IndexRecordOption::Basic)
+                .map_err(IndexError::io(&self.path))?
+            else {
+                continue;
+            };
+            let store = segment
+                .get_store_reader(1)
+                .map_err(IndexError::io(&self.path))?;
+            let mut doc = postings.doc();
+            while doc != TERMINATED && ids.len() < limit {
+                if !segment.is_deleted(doc) {
+                    let stored: TantivyDocument =
+                        store.get(doc).map_err(IndexError::tantivy(&self.path))?;
+                    if let Some(id) = stored
+                        .get_first(self.schema.doc_id)
+                        .and_then(|v| v.as_str())
+                    {
+                        ids.push(id.to_string());
+                    }
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(ids)
+    }
+
+    /// The stored seed signature of document `doc_id`, if it is signed.
+    pub fn seed_of(&self, doc_id: &str) -> Result<Option<u32>, IndexError> {
+        let searcher = self.reader.searcher();
+        let term = Term::from_field_text(self.schema.doc_id, doc_id);
+        for segment in searcher.segment_readers() {
+            let inverted = segment
+                .inverted_index(self.schema.doc_id)
+                .map_err(IndexError::tantivy(&self.path))?;
+            let Some(mut postings) = inverted
+                .read_postings(&term, IndexRecordOption::Basic)
+                .map_err(IndexError::io(&self.path))?
+            else {
+                continue;
+            };
+            let store = segment
+                .get_store_reader(1)
+                .map_err(IndexError::io(&self.path))?;
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                if !segment.is_deleted(doc) {
+                    let stored: TantivyDocument =
+                        store.get(doc).map_err(IndexError::tantivy(&self.path))?;
+                    return Ok(stored
+                        .get_first(self.schema.seed)
+                        .and_then(|v| v.as_u64())
+                        .and_then(|v| u32::try_from(v).ok()));
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(None)
+    }
+
+    /// Live signed documents.
+    pub fn len(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// Whether no document is signed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

@@ -1,0 +1,18 @@
+//! dupfinder: near-duplicate and copied-passage detection for digital scientific libraries.
+//!
+//! The stages, in data-flow order:
+//! - [`analysis`]: text → tokens (normalization, homoglyph folding, language, stop words,
+//!   stemming, positions and offsets). No I/O.
+//! - [`signature`]: statistics snapshots and the TF-RIDF signature. No I/O.
+//! - [`index`]: per-library tantivy indexes, snapshots on disk, signature generations.
+//! - [`library`]: the library registry, the catalog of open libraries, ingest and import.
+//! - [`check`]: candidates, verification and the verdict.
+//! - [`api`]: the HTTP API.
+
+pub mod analysis;
+pub mod api;
+pub mod check;
+pub mod config;
+pub mod index;
+pub mod library;
+pub mod signature;

@@ -1,0 +1,342 @@
+//! The catalog: every library of a data directory — its registry record and its open indexes —
+//! and the operations the API and the CLI share.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use serde::Serialize;
+
+use super::LibraryId;
+use super::ingest::{DocumentError, DocumentInput, prepare};
+use super::registry::{LibraryRecord, Registry, RegistryError};
+use crate::analysis::Analyzer;
+use crate::config::Config;
+use crate::index::{
+    IndexError, IndexOptions, IndexSummary, LibraryIndex, PreparedDocument, default_analyzer,
+};
+
+/// What can go wrong at the catalog level.
+#[derive(Debug, thiserror::Error)]
+pub enum LibraryError {
+    #[error("{0}")]
+    InvalidId(String),
+    #[error("library `{0}` does not exist")]
+    NotFound(String),
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error("I/O error at {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A new library as declared by an operator.
+#[derive(Debug, Clone, Default)]
+pub struct NewLibrary {
+    pub id: String,
+    pub name: Option<String>,
+    pub start_url: Option<String>,
+    pub clarifications: Vec<String>,
+}
+
+/// A library as the API shows it: its record and its index figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct LibraryInfo {
+    pub id: String,
+    pub name: String,
+    pub start_url: Option<String>,
+    pub clarifications: Vec<String>,
+    pub documents: u64,
+    pub words: u64,
+    pub last_indexed: Option<u64>,
+    pub status: &'static str,
+    pub stats_generation: u64,
+    pub drift: f64,
+}
+
+/// The outcome of an ingest: how many documents were written, and which lines were not.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IngestReport {
+    pub accepted: usize,
+    pub rejected: Vec<RejectedLine>,
+}
+
+/// A document that was not accepted, with its 1-based line and the reason.
+#[derive(Debug, Clone, Serialize)]
+pub struct RejectedLine {
+    pub line: usize,
+    pub error: RejectedReason,
+}
+
+/// Why a line was rejected, as a stable code and a message.
+#[derive(Debug, Clone, Serialize)]
+pub struct RejectedReason {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl From<&DocumentError> for RejectedReason {
+    fn from(e: &DocumentError) -> Self {
+        RejectedReason {
+            code: e.code(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Every library of one data directory.
+pub struct Catalog {
+    data_dir: PathBuf,
+    registry: Registry,
+    analyzer: Analyzer,
+    config: Config,
+    indexes: RwLock<HashMap<String, Arc<LibraryIndex>>>,
+}
+
+impl Catalog {
+    /// Opens the data directory (creating it when missing) and every library in it.
+    pub fn open(config: &Config) -> Result<Catalog, LibraryError> {
+        let data_dir = config.storage.data_dir.clone();
+        std::fs::create_dir_all(data_dir.join("libraries")).map_err(|source| LibraryError::Io {
+            path: data_dir.clone(),
+            source,
+        })?;
+        let registry = Registry::open(&data_dir.join("registry.redb"))?;
+        let catalog = Catalog {
+            data_dir,
+            registry,
+            analyzer: default_analyzer(),
+            config: config.clone(),
+            indexes: RwLock::new(HashMap::new()),
+        };
+        for record in catalog.registry.list()? {
+            let index = catalog.open_index(&record.id)?;
+            catalog
+                .indexes
+                .write()
+                .expect("catalog lock poisoned")
+                .insert(record.id, Arc::new(index));
+        }
+        Ok(catalog)
+    }
+
+    fn index_options(&self) -> IndexOptions {
+        IndexOptions {
+            writer_memory: self.config.storage.writer_memory_mb.max(15) * 1_000_000,
+        }
+    }
+
+    fn library_dir(&self, id: &str) -> PathBuf {
+        self.data_dir.join("libraries").join(id)
+    }
+
+    fn open_index(&self, id: &str) -> Result<LibraryIndex, LibraryError> {
+        Ok(LibraryIndex::open(
+            &self.library_dir(id),
+            &self.analyzer,
+            &self.index_options(),
+        )?)
+    }
+
+    /// The analyzer every library uses.
+    pub fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
+    /// The configuration the catalog was opened with.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Declares a new library and creates its (empty) indexes.
+    pub fn create(&self, spec: NewLibrary) -> Result<LibraryInfo, LibraryError> {
+        let id = LibraryId::parse(&spec.id).map_err(LibraryError::InvalidId)?;
+        let record = LibraryRecord {
+            id: id.to_string(),
+            name: spec.name.unwrap_or_else(|| id.to_string()),
+            start_url: spec.start_url,
+            clarifications: spec.clarifications,
+            created_at: unix_now(),
+            last_indexed: None,
+        };
+        let mut indexes = self.indexes.write().expect("catalog lock poisoned");
+        self.registry.insert(&record)?;
+        // A directory left by a library deleted while its files were held open is stale.
+        let dir = self.library_dir(id.as_str());
+        if dir.exists() && !indexes.contains_key(id.as_str()) {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        let index = match self.open_index(id.as_str()) {
+            Ok(index) => index,
+            Err(e) => {
+                let _ = self.registry.remove(id.as_str());
+                return Err(e);
+            }
+        };
+        indexes.insert(id.to_string(), Arc::new(index));
+        drop(indexes);
+        self.describe(id.as_str())
+    }
+
+    /// The library `id`, created with default settings when it does not exist yet (the import
+    /// command's behaviour).
+    pub fn get_or_create(&self, id: &str) -> Result<Arc<LibraryIndex>, LibraryError> {
+        match self.index(id) {
+            Err(LibraryError::NotFound(_)) => {
+                match self.create(NewLibrary {
+                    id: id.to_string(),
+                    ..Default::default()
+                }) {
+                    Ok(_) | Err(LibraryError::Registry(RegistryError::Exists(_))) => self.index(id),
+                    Err(e) => Err(e),
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// The open indexes of library `id`.
+    pub fn index(&self, id: &str) -> Result<Arc<LibraryIndex>, LibraryError> {
+        LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
+        self.indexes
+            .read()
+            .expect("catalog lock poisoned")
+            .get(id)
+            .cloned()
+            .ok_or_else(|| LibraryError::NotFound(id.to_string()))
+    }
+
+    /// Ids of every library, sorted.
+    pub fn ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .indexes
+            .read()
+            .expect("catalog lock poisoned")
+            .keys()
+            .cloned()
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// A library with its figures.
+    pub fn describe(&self, id: &str) -> Result<LibraryInfo, LibraryError> {
+        let index = self.index(id)?;
+        let record = self
+            .registry
+            .get(id)?
+            .ok_or_else(|| LibraryError::NotFound(id.to_string()))?;
+        let summary: IndexSummary = index.summary();
+        Ok(LibraryInfo {
+            id: record.id,
+            name: record.name,
+            start_url: record.start_url,
+            clarifications: record.clarifications,
+            documents: summary.documents,
+            words: summary.words,
+            last_indexed: record.last_indexed,
+            status: if summary.documents == 0 {
+                "empty"
+            } else {
+                "ready"
+            },
+            stats_generation: summary.generation,
+            drift: summary.drift,
+        })
+    }
+
+    /// Every library with its figures, sorted by id.
+    pub fn list(&self) -> Result<Vec<LibraryInfo>, LibraryError> {
+        self.ids().iter().map(|id| self.describe(id)).collect()
+    }
+
+    /// Removes a library: its record, its indexes and its files.
+    pub fn delete(&self, id: &str) -> Result<(), LibraryError> {
+        LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
+        let mut indexes = self.indexes.write().expect("catalog lock poisoned");
+        let Some(index) = indexes.remove(id) else {
+            return Err(LibraryError::NotFound(id.to_string()));
+        };
+        self.registry.remove(id)?;
+        drop(index);
+        let dir = self.library_dir(id);
+        if let Err(e) = std::fs::remove_dir_all(&dir) {
+            // Files still mapped by a request in flight; the directory is cleared on the next
+            // create of the same id.
+            tracing::warn!(dir = %dir.display(), error = %e, "could not remove a deleted library's files");
+        }
+        Ok(())
+    }
+
+    /// Validates and analyzes documents, writes the good ones durably, and reports the others by
+    /// line. The first documents of a library also build its first statistics snapshot, so that
+    /// signatures are meaningful from the start.
+    pub fn ingest(
+        &self,
+        id: &str,
+        lines: Vec<(usize, Result<DocumentInput, DocumentError>)>,
+    ) -> Result<IngestReport, LibraryError> {
+        let mut prepared: Vec<PreparedDocument> = Vec::with_capacity(lines.len());
+        let mut rejected = Vec::new();
+        for (line, input) in lines {
+            match input.and_then(|input| prepare(&self.analyzer, &self.config.limits, input)) {
+                Ok(document) => prepared.push(document),
+                Err(e) => rejected.push(RejectedLine {
+                    line,
+                    error: RejectedReason::from(&e),
+                }),
+            }
+        }
+        self.ingest_prepared(id, prepared, rejected)
+    }
+
+    /// Writes documents that are already prepared; `rejected` is passed through to the report.
+    pub fn ingest_prepared(
+        &self,
+        id: &str,
+        prepared: Vec<PreparedDocument>,
+        rejected: Vec<RejectedLine>,
+    ) -> Result<IngestReport, LibraryError> {
+        let index = self.index(id)?;
+        let mut report = IngestReport {
+            accepted: 0,
+            rejected,
+        };
+        if prepared.is_empty() {
+            return Ok(report);
+        }
+        index.add(&prepared)?;
+        report.accepted = prepared.len();
+        if index.signatures().generation() == 0 {
+            index.rebuild_statistics(|_| {})?;
+        }
+        self.touch(id)?;
+        Ok(report)
+    }
+
+    /// Records that library `id` was just written to.
+    pub fn touch(&self, id: &str) -> Result<(), LibraryError> {
+        if let Some(mut record) = self.registry.get(id)? {
+            record.last_indexed = Some(unix_now());
+            self.registry.update(&record)?;
+        }
+        Ok(())
+    }
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}

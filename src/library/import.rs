@@ -1,0 +1,168 @@
+//! Bulk import of corpus files: JSON Lines, plain or gzip-compressed (`.jsonl`, `.jsonl.gz`).
+//!
+//! Lines are parsed and analyzed on one thread while the previous batch is written on another;
+//! each batch is committed, so an interrupted import keeps every batch it reported. When the file
+//! is done the library's statistics are rebuilt and every document is re-signed.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::catalog::{Catalog, LibraryError, RejectedLine, RejectedReason};
+use super::ingest::{DocumentError, parse_document, prepare};
+
+const BATCH: usize = 2_000;
+
+/// What an import did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportSummary {
+    pub library: String,
+    pub accepted: usize,
+    pub rejected: Vec<RejectedLine>,
+    /// Bytes of JSON read (uncompressed).
+    pub bytes: u64,
+    pub import_seconds: f64,
+    pub signing_seconds: f64,
+    pub stats_generation: u64,
+}
+
+/// Callbacks for progress reporting: bytes of the input file consumed, then documents signed.
+pub trait ImportProgress {
+    fn read(&self, _compressed_bytes: u64) {}
+    fn signing(&self, _documents: u64) {}
+}
+
+impl ImportProgress for () {}
+
+/// Counts the bytes read from the underlying (possibly compressed) file.
+struct CountingReader<R> {
+    inner: R,
+    count: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Imports a JSON Lines corpus file into library `id` (created when missing).
+pub fn import_file(
+    catalog: &Catalog,
+    id: &str,
+    path: &Path,
+    progress: &dyn ImportProgressSync,
+) -> Result<ImportSummary, LibraryError> {
+    let index = catalog.get_or_create(id)?;
+    let io_error = |source| LibraryError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io_error)?;
+    let consumed = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counting = CountingReader {
+        inner: file,
+        count: consumed.clone(),
+    };
+    let gzipped = path.extension().is_some_and(|e| e == "gz");
+    let reader: Box<dyn BufRead + Send> = if gzipped {
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            flate2::read::MultiGzDecoder::new(counting),
+        ))
+    } else {
+        Box::new(BufReader::with_capacity(1 << 16, counting))
+    };
+
+    let started = Instant::now();
+    let analyzer = catalog.analyzer().clone();
+    let limits = catalog.config().limits.clone();
+    let mut summary = ImportSummary {
+        library: id.to_string(),
+        accepted: 0,
+        rejected: Vec::new(),
+        bytes: 0,
+        import_seconds: 0.0,
+        signing_seconds: 0.0,
+        stats_generation: 0,
+    };
+    let (sender, receiver) = mpsc::sync_channel(2);
+    let prepare_result = std::thread::scope(|scope| -> Result<(), LibraryError> {
+        let preparer = scope.spawn(move || -> Result<u64, std::io::Error> {
+            let mut bytes = 0u64;
+            let mut batch = Vec::with_capacity(BATCH);
+            let mut rejected = Vec::new();
+            for (i, line) in reader.lines().enumerate() {
+                let line = match line {
+                    Ok(line) => line,
+                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                        rejected.push(RejectedLine {
+                            line: i + 1,
+                            error: RejectedReason::from(&DocumentError::InvalidJson(
+                                "the line is not valid UTF-8".to_string(),
+                            )),
+                        });
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
+                bytes += line.len() as u64 + 1;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                match parse_document(&line).and_then(|input| prepare(&analyzer, &limits, input)) {
+                    Ok(document) => batch.push(document),
+                    Err(e) => rejected.push(RejectedLine {
+                        line: i + 1,
+                        error: RejectedReason::from(&e),
+                    }),
+                }
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    if sender.send((full, std::mem::take(&mut rejected))).is_err() {
+                        return Ok(bytes);
+                    }
+                }
+            }
+            let _ = sender.send((batch, rejected));
+            Ok(bytes)
+        });
+        for (batch, rejected) in receiver {
+            summary.rejected.extend(rejected);
+            if !batch.is_empty() {
+                index.add(&batch)?;
+                summary.accepted += batch.len();
+            }
+            progress.read(consumed.load(std::sync::atomic::Ordering::Relaxed));
+        }
+        summary.bytes = preparer
+            .join()
+            .expect("import reader panicked")
+            .map_err(io_error)?;
+        Ok(())
+    });
+    prepare_result?;
+    summary.import_seconds = started.elapsed().as_secs_f64();
+
+    let signing = Instant::now();
+    if summary.accepted > 0 {
+        summary.stats_generation = index.rebuild_statistics(|done| progress.signing(done))?;
+        catalog.touch(id)?;
+    } else {
+        summary.stats_generation = index.signatures().generation();
+    }
+    summary.signing_seconds = signing.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// [`ImportProgress`] that can be shared with the reader thread.
+pub trait ImportProgressSync: ImportProgress + Sync {}
+
+impl<T: ImportProgress + Sync> ImportProgressSync for T {}

@@ -1,0 +1,282 @@
+//! Documents as libraries send them: parsing (one JSON object, or JSON Lines), validation and
+//! analysis into [`PreparedDocument`]s.
+
+use serde::Deserialize;
+
+use crate::analysis::{Analyzer, Language};
+use crate::config::Limits;
+use crate::index::{PreparedDocument, content_hash};
+
+/// A document as submitted. Unknown fields are ignored, so corpus files with extra fields
+/// (`abstract`, `domain`, …) import as they are.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct DocumentInput {
+    pub id: Option<IdValue>,
+    pub url: Option<String>,
+    pub title: Option<String>,
+    pub authors: Option<Authors>,
+    pub text: Option<String>,
+    pub lang: Option<String>,
+    pub year: Option<IdValue>,
+}
+
+/// A value given as a string or a number (`"id": 17`, `"year": "1963"`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum IdValue {
+    Text(String),
+    Number(u64),
+}
+
+impl IdValue {
+    fn into_string(self) -> String {
+        match self {
+            IdValue::Text(s) => s,
+            IdValue::Number(n) => n.to_string(),
+        }
+    }
+}
+
+/// Authors as one string or a list.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Authors {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// Why a document (or a checked text) was not accepted. Each case has a stable code.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DocumentError {
+    #[error("invalid JSON: {0}")]
+    InvalidJson(String),
+    #[error("the field `{0}` is required")]
+    MissingField(&'static str),
+    #[error("the text is empty")]
+    TextEmpty,
+    #[error("the text has {terms} indexable words after analysis; at least {min} are needed")]
+    TextTooShort { terms: usize, min: usize },
+    #[error("the text is {bytes} bytes; at most {max} are accepted")]
+    TextTooLarge { bytes: usize, max: usize },
+    #[error(
+        "`{0}` is not a supported language code (use ISO 639-1 or 639-3, e.g. en, eng, ru, rus)"
+    )]
+    InvalidLang(String),
+    #[error("invalid document id: {0}")]
+    InvalidDocId(String),
+    #[error("invalid year `{0}`: expected a number such as 2021")]
+    InvalidYear(String),
+}
+
+impl DocumentError {
+    /// The stable snake_case code of this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            DocumentError::InvalidJson(_) => "invalid_json",
+            DocumentError::MissingField(_) => "missing_field",
+            DocumentError::TextEmpty => "text_empty",
+            DocumentError::TextTooShort { .. } => "text_too_short",
+            DocumentError::TextTooLarge { .. } => "text_too_large",
+            DocumentError::InvalidLang(_) => "invalid_lang",
+            DocumentError::InvalidDocId(_) => "invalid_doc_id",
+            DocumentError::InvalidYear(_) => "invalid_year",
+        }
+    }
+}
+
+/// A text analyzed for indexing or checking.
+#[derive(Debug, Clone)]
+pub struct AnalyzedText {
+    pub lang: Language,
+    pub words: u64,
+    pub tokens: Vec<crate::analysis::Token>,
+    pub term_counts: Vec<(String, u32)>,
+    pub content_hash: u64,
+}
+
+/// Parses an optional language code.
+pub fn parse_lang(lang: Option<&str>) -> Result<Option<Language>, DocumentError> {
+    match lang.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(code) => Language::from_code(code)
+            .map(Some)
+            .ok_or_else(|| DocumentError::InvalidLang(code.to_string())),
+    }
+}
+
+/// Validates and analyzes a text: not empty, not too large, enough words.
+pub fn analyze_text(
+    analyzer: &Analyzer,
+    limits: &Limits,
+    text: &str,
+    lang: Option<Language>,
+) -> Result<AnalyzedText, DocumentError> {
+    if text.len() > limits.max_text_bytes {
+        return Err(DocumentError::TextTooLarge {
+            bytes: text.len(),
+            max: limits.max_text_bytes,
+        });
+    }
+    if text.trim().is_empty() {
+        return Err(DocumentError::TextEmpty);
+    }
+    let analyzed = analyzer.analyze(text, lang);
+    if analyzed.tokens.len() < limits.min_words {
+        return Err(DocumentError::TextTooShort {
+            terms: analyzed.tokens.len(),
+            min: limits.min_words,
+        });
+    }
+    let term_counts = Analyzer::term_counts(&analyzed.tokens);
+    Ok(AnalyzedText {
+        lang: analyzed.language,
+        words: analyzed.words as u64,
+        content_hash: content_hash(&analyzed.tokens),
+        term_counts,
+        tokens: analyzed.tokens,
+    })
+}
+
+fn validate_doc_id(id: &str) -> Result<(), DocumentError> {
+    if id.is_empty() {
+        return Err(DocumentError::InvalidDocId("it is empty".to_string()));
+    }
+    if id.len() > 512 {
+        return Err(DocumentError::InvalidDocId(
+            "it is longer than 512 bytes".to_string(),
+        ));
+    }
+    if id.chars().any(char::is_control) {
+        return Err(DocumentError::InvalidDocId(
+            "it contains control characters".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// Validates and analyzes a submitted document. A document without an id gets its url as id,
+/// or else an id derived from its content, so sending the same text twice replaces it.
+pub fn prepare(
+    analyzer: &Analyzer,
+    limits: &Limits,
+    input: DocumentInput,
+) -> Result<PreparedDocument, DocumentError> {
+    let text = input.text.ok_or(DocumentError::MissingField("text"))?;
+    let lang = parse_lang(input.lang.as_deref())?;
+    let year = match input.year {
+        None => None,
+        Some(IdValue::Number(n)) => Some(n),
+        Some(IdValue::Text(s)) if s.trim().is_empty() => None,
+        Some(IdValue::Text(s)) => Some(
+            s.trim()
+                .parse()
+                .map_err(|_| DocumentError::InvalidYear(s))?,
+        ),
+    };
+    let analyzed = analyze_text(analyzer, limits, &text, lang)?;
+    let doc_id = match (input.id.map(IdValue::into_string), &input.url) {
+        (Some(id), _) => id,
+        (None, Some(url)) => url.clone(),
+        (None, None) => format!("h{:016x}", analyzed.content_hash),
+    };
+    validate_doc_id(&doc_id)?;
+    let authors = match input.authors {
+        None => Vec::new(),
+        Some(Authors::One(a)) => vec![a],
+        Some(Authors::Many(a)) => a,
+    };
+    Ok(PreparedDocument {
+        doc_id,
+        url: input.url.filter(|u| !u.is_empty()),
+        title: input.title.filter(|t| !t.is_empty()),
+        authors,
+        text,
+        lang: analyzed.lang,
+        year,
+        words: analyzed.words,
+        content_hash: analyzed.content_hash,
+        term_counts: analyzed.term_counts,
+        tokens: analyzed.tokens,
+    })
+}
+
+/// One line of a JSON Lines body: its 1-based number and the document or the reason it failed.
+pub type JsonLine = (usize, Result<DocumentInput, DocumentError>);
+
+/// Splits a JSON Lines body into documents; blank lines are skipped.
+pub fn parse_json_lines(body: &str) -> Vec<JsonLine> {
+    body.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| (i + 1, parse_document(line)))
+        .collect()
+}
+
+/// Parses one JSON document.
+pub fn parse_document(json: &str) -> Result<DocumentInput, DocumentError> {
+    serde_json::from_str(json).map_err(|e| {
+        if e.is_data() {
+            DocumentError::InvalidJson(format!("a field has the wrong type: {e}"))
+        } else {
+            DocumentError::InvalidJson(e.to_string())
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::default_analyzer;
+
+    const TEXT: &str = "Near-duplicate detection in digital libraries uses signatures computed \
+                        from collection statistics of every indexed scientific document.";
+
+    #[test]
+    fn json_lines_report_broken_lines_by_number() {
+        let body = format!(
+            "{{\"id\":\"a\",\"text\":\"{TEXT}\"}}\n\n{{broken\n{{\"id\":2,\"text\":\"{TEXT}\",\"year\":\"1999\"}}\n"
+        );
+        let lines = parse_json_lines(&body);
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0].0, 1);
+        assert_eq!(lines[1].0, 3);
+        assert!(matches!(lines[1].1, Err(DocumentError::InvalidJson(_))));
+        assert_eq!(lines[2].0, 4);
+        let analyzer = default_analyzer();
+        let doc = prepare(&analyzer, &Limits::default(), lines[2].1.clone().unwrap()).unwrap();
+        assert_eq!(doc.doc_id, "2");
+        assert_eq!(doc.year, Some(1999));
+    }
+
+    #[test]
+    fn invalid_documents_say_why() {
+        let analyzer = default_analyzer();
+        let limits = Limits::default();
+        let check = |input: DocumentInput| prepare(&analyzer, &limits, input).unwrap_err().code();
+        assert_eq!(check(DocumentInput::default()), "missing_field");
+        let with_text = |t: &str| DocumentInput {
+            text: Some(t.to_string()),
+            ..Default::default()
+        };
+        assert_eq!(check(with_text("  \n ")), "text_empty");
+        assert_eq!(check(with_text("too short a text")), "text_too_short");
+        let mut bad_lang = with_text(TEXT);
+        bad_lang.lang = Some("klingon".to_string());
+        assert_eq!(check(bad_lang), "invalid_lang");
+        let big = "word ".repeat(1_100_000);
+        assert_eq!(check(with_text(&big)), "text_too_large");
+    }
+
+    #[test]
+    fn document_without_id_gets_a_stable_one() {
+        let analyzer = default_analyzer();
+        let input = DocumentInput {
+            text: Some(TEXT.to_string()),
+            ..Default::default()
+        };
+        let a = prepare(&analyzer, &Limits::default(), input.clone()).unwrap();
+        let b = prepare(&analyzer, &Limits::default(), input).unwrap();
+        assert_eq!(a.doc_id, b.doc_id);
+        assert!(a.doc_id.starts_with('h'));
+    }
+}

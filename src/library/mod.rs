@@ -1,0 +1,19 @@
+//! Libraries: ids, the persistent registry, the catalog of open libraries, and ingest (parsing,
+//! validating and analyzing submitted documents, and bulk import of corpus files).
+
+mod catalog;
+mod id;
+mod import;
+mod ingest;
+mod registry;
+
+pub use catalog::{
+    Catalog, IngestReport, LibraryError, LibraryInfo, NewLibrary, RejectedLine, RejectedReason,
+};
+pub use id::LibraryId;
+pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
+pub use ingest::{
+    AnalyzedText, Authors, DocumentError, DocumentInput, IdValue, JsonLine, analyze_text,
+    parse_document, parse_json_lines, parse_lang, prepare,
+};
+pub use registry::{LibraryRecord, Registry, RegistryError};

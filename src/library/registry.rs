@@ -1,0 +1,175 @@
+//! The library registry: which libraries exist and how they were declared, kept in an embedded
+//! transactional store (redb) so it survives restarts and crashes.
+
+use std::path::{Path, PathBuf};
+
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use serde::{Deserialize, Serialize};
+
+const LIBRARIES: TableDefinition<&str, &[u8]> = TableDefinition::new("libraries");
+
+/// How a library was declared, and what happened to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LibraryRecord {
+    pub id: String,
+    pub name: String,
+    pub start_url: Option<String>,
+    pub clarifications: Vec<String>,
+    /// Seconds since the Unix epoch.
+    pub created_at: u64,
+    /// When documents were last written, seconds since the Unix epoch.
+    pub last_indexed: Option<u64>,
+}
+
+/// What can go wrong with the registry.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error("the data directory {path} is in use by another dupfinder process (a running server?)")]
+    InUse { path: PathBuf },
+    #[error("registry store {path}: {reason}")]
+    Store { path: PathBuf, reason: String },
+    #[error("library `{0}` already exists")]
+    Exists(String),
+}
+
+/// The persistent registry of libraries.
+pub struct Registry {
+    path: PathBuf,
+    db: Database,
+}
+
+impl Registry {
+    /// Opens (or creates) the registry at `path`.
+    pub fn open(path: &Path) -> Result<Registry, RegistryError> {
+        let db = Database::create(path).map_err(|e| match e {
+            redb::DatabaseError::DatabaseAlreadyOpen => RegistryError::InUse {
+                path: path.to_path_buf(),
+            },
+            e => RegistryError::Store {
+                path: path.to_path_buf(),
+                reason: e.to_string(),
+            },
+        })?;
+        let registry = Registry {
+            path: path.to_path_buf(),
+            db,
+        };
+        // Create the table so that reads never meet a missing table.
+        let txn = registry.db.begin_write().map_err(|e| registry.store(e))?;
+        txn.open_table(LIBRARIES).map_err(|e| registry.store(e))?;
+        txn.commit().map_err(|e| registry.store(e))?;
+        Ok(registry)
+    }
+
+    fn store(&self, e: impl std::fmt::Display) -> RegistryError {
+        RegistryError::Store {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        }
+    }
+
+    /// Adds a new library; fails if the id is taken.
+    pub fn insert(&self, record: &LibraryRecord) -> Result<(), RegistryError> {
+        let txn = self.db.begin_write().map_err(|e| self.store(e))?;
+        {
+            let mut table = txn.open_table(LIBRARIES).map_err(|e| self.store(e))?;
+            if table
+                .get(record.id.as_str())
+                .map_err(|e| self.store(e))?
+                .is_some()
+            {
+                return Err(RegistryError::Exists(record.id.clone()));
+            }
+            let bytes = serde_json::to_vec(record).map_err(|e| self.store(e))?;
+            table
+                .insert(record.id.as_str(), bytes.as_slice())
+                .map_err(|e| self.store(e))?;
+        }
+        txn.commit().map_err(|e| self.store(e))
+    }
+
+    /// Replaces a library's record.
+    pub fn update(&self, record: &LibraryRecord) -> Result<(), RegistryError> {
+        let txn = self.db.begin_write().map_err(|e| self.store(e))?;
+        {
+            let mut table = txn.open_table(LIBRARIES).map_err(|e| self.store(e))?;
+            let bytes = serde_json::to_vec(record).map_err(|e| self.store(e))?;
+            table
+                .insert(record.id.as_str(), bytes.as_slice())
+                .map_err(|e| self.store(e))?;
+        }
+        txn.commit().map_err(|e| self.store(e))
+    }
+
+    /// Removes a library's record; returns whether it existed.
+    pub fn remove(&self, id: &str) -> Result<bool, RegistryError> {
+        let txn = self.db.begin_write().map_err(|e| self.store(e))?;
+        let existed = {
+            let mut table = txn.open_table(LIBRARIES).map_err(|e| self.store(e))?;
+            table.remove(id).map_err(|e| self.store(e))?.is_some()
+        };
+        txn.commit().map_err(|e| self.store(e))?;
+        Ok(existed)
+    }
+
+    /// A library's record.
+    pub fn get(&self, id: &str) -> Result<Option<LibraryRecord>, RegistryError> {
+        let txn = self.db.begin_read().map_err(|e| self.store(e))?;
+        let table = txn.open_table(LIBRARIES).map_err(|e| self.store(e))?;
+        let Some(value) = table.get(id).map_err(|e| self.store(e))? else {
+            return Ok(None);
+        };
+        serde_json::from_slice(value.value())
+            .map(Some)
+            .map_err(|e| self.store(e))
+    }
+
+    /// Every library, ordered by id.
+    pub fn list(&self) -> Result<Vec<LibraryRecord>, RegistryError> {
+        let txn = self.db.begin_read().map_err(|e| self.store(e))?;
+        let table = txn.open_table(LIBRARIES).map_err(|e| self.store(e))?;
+        let mut records = Vec::new();
+        for entry in table.iter().map_err(|e| self.store(e))? {
+            let (_, value) = entry.map_err(|e| self.store(e))?;
+            records.push(serde_json::from_slice(value.value()).map_err(|e| self.store(e))?);
+        }
+        Ok(records)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str) -> LibraryRecord {
+        LibraryRecord {
+            id: id.to_string(),
+            name: id.to_uppercase(),
+            start_url: None,
+            clarifications: vec!["post".to_string()],
+            created_at: 1,
+            last_indexed: None,
+        }
+    }
+
+    #[test]
+    fn records_survive_reopening_and_ids_are_unique() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("registry.redb");
+        {
+            let registry = Registry::open(&path).unwrap();
+            registry.insert(&record("ru")).unwrap();
+            registry.insert(&record("acl")).unwrap();
+            assert!(matches!(
+                registry.insert(&record("ru")),
+                Err(RegistryError::Exists(_))
+            ));
+        }
+        let registry = Registry::open(&path).unwrap();
+        let ids: Vec<String> = registry.list().unwrap().into_iter().map(|r| r.id).collect();
+        assert_eq!(ids, ["acl", "ru"]);
+        assert!(registry.remove("acl").unwrap());
+        assert!(!registry.remove("acl").unwrap());
+        assert_eq!(registry.get("ru").unwrap(), Some(record("ru")));
+    }
+}

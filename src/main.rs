@@ -1,0 +1,269 @@
+//! The `dupfinder` command line: parse arguments, merge the configuration, call into the
+//! library, map errors to exit codes (1: failure, 2: usage, 3: import with rejected lines).
+
+use std::io::Read;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use dupfinder::check::{CheckRequest, check};
+use dupfinder::config::Config;
+use dupfinder::library::{Catalog, ImportProgress, import_file};
+
+#[derive(Parser)]
+#[command(
+    name = "dupfinder",
+    version,
+    about = "Near-duplicate detection for digital scientific libraries"
+)]
+struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args)]
+struct GlobalArgs {
+    /// Configuration file (TOML; see config/dupfinder.toml). Without one, built-in defaults.
+    #[arg(long, global = true, env = "DUPFINDER_CONFIG")]
+    config: Option<PathBuf>,
+    /// Data directory (registry and indexes). Default: ./data
+    #[arg(long, global = true, env = "DUPFINDER_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP API.
+    Serve {
+        /// Address to listen on. Default: 127.0.0.1:8080
+        #[arg(long, env = "DUPFINDER_LISTEN")]
+        listen: Option<SocketAddr>,
+    },
+    /// Import a JSON Lines corpus file (.jsonl or .jsonl.gz) into a library, creating it.
+    Import {
+        #[arg(long)]
+        library: String,
+        path: PathBuf,
+    },
+    /// Check a text file (`-` for standard input); prints the check answer as JSON.
+    Check {
+        /// Library to check against (repeatable). Default: every library.
+        #[arg(long)]
+        library: Vec<String>,
+        /// Report copied passages.
+        #[arg(long)]
+        passages: bool,
+        /// Language of the text (ISO 639-1 or 639-3). Default: detected.
+        #[arg(long)]
+        lang: Option<String>,
+        /// Drop matches below this similarity (0..1).
+        #[arg(long, default_value_t = 0.0)]
+        min_similarity: f64,
+        path: PathBuf,
+    },
+    /// Rebuild statistics and re-sign every document.
+    Reindex {
+        #[arg(long, conflicts_with = "all", required_unless_present = "all")]
+        library: Option<String>,
+        #[arg(long)]
+        all: bool,
+    },
+    /// Print libraries with their figures as JSON.
+    Stats {
+        #[arg(long)]
+        library: Option<String>,
+    },
+}
+
+/// The configuration: file < environment < command line. Clap has already folded the
+/// environment into the flags, so a flag that is set wins over the file.
+fn load_config(global: &GlobalArgs) -> Result<Config> {
+    let mut config = match &global.config {
+        Some(path) => Config::from_file(path)?,
+        None => Config::default(),
+    };
+    if let Some(dir) = &global.data_dir {
+        config.storage.data_dir = dir.clone();
+    }
+    Ok(config)
+}
+
+fn open_catalog(config: &Config) -> Result<Catalog> {
+    Catalog::open(config).with_context(|| {
+        format!(
+            "cannot open the data directory {}",
+            config.storage.data_dir.display()
+        )
+    })
+}
+
+struct Bars {
+    read: ProgressBar,
+    sign: ProgressBar,
+}
+
+impl ImportProgress for Bars {
+    fn read(&self, bytes: u64) {
+        self.read.set_position(bytes);
+    }
+    fn signing(&self, documents: u64) {
+        self.sign.set_position(documents);
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let mut config = load_config(&cli.global)?;
+    match cli.command {
+        Command::Serve { listen } => {
+            if let Some(listen) = listen {
+                config.server.listen = listen;
+            }
+            let catalog = Arc::new(open_catalog(&config)?);
+            let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+            runtime.block_on(dupfinder::api::serve(catalog, config.server.listen, |addr| {
+                tracing::info!(%addr, data_dir = %config.storage.data_dir.display(), "dupfinder listening");
+                eprintln!("dupfinder listening on http://{addr}");
+            }))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Import { library, path } => {
+            let catalog = open_catalog(&config)?;
+            let size = std::fs::metadata(&path)
+                .with_context(|| format!("cannot read {}", path.display()))?
+                .len();
+            let read = ProgressBar::new(size).with_style(
+                ProgressStyle::with_template(
+                    "importing {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+                )
+                .expect("valid template"),
+            );
+            let sign = ProgressBar::hidden();
+            let bars = Bars { read, sign };
+            let summary = import_file(&catalog, &library, &path, &bars)?;
+            bars.read.finish_and_clear();
+            eprintln!(
+                "imported {} documents into `{}` ({} rejected) from {} ({:.1} MB) in {:.1}s, signed in {:.1}s (statistics generation {})",
+                summary.accepted,
+                summary.library,
+                summary.rejected.len(),
+                path.display(),
+                summary.bytes as f64 / 1e6,
+                summary.import_seconds,
+                summary.signing_seconds,
+                summary.stats_generation,
+            );
+            for rejected in summary.rejected.iter().take(20) {
+                eprintln!(
+                    "  line {}: {} ({})",
+                    rejected.line, rejected.error.message, rejected.error.code
+                );
+            }
+            if summary.rejected.len() > 20 {
+                eprintln!(
+                    "  … and {} more rejected lines",
+                    summary.rejected.len() - 20
+                );
+            }
+            println!("{}", serde_json::to_string(&summary)?);
+            Ok(if summary.rejected.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(3)
+            })
+        }
+        Command::Check {
+            library,
+            passages,
+            lang,
+            min_similarity,
+            path,
+        } => {
+            let mut bytes = Vec::new();
+            if path.as_os_str() == "-" {
+                std::io::stdin()
+                    .read_to_end(&mut bytes)
+                    .context("reading standard input")?;
+            } else {
+                bytes = std::fs::read(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+            }
+            let Ok(text) = String::from_utf8(bytes) else {
+                bail!("{} is not valid UTF-8 text", path.display());
+            };
+            let catalog = open_catalog(&config)?;
+            let request = CheckRequest {
+                text,
+                libraries: if library.is_empty() {
+                    None
+                } else {
+                    Some(library)
+                },
+                passages,
+                min_similarity,
+                lang,
+            };
+            let report = check(&catalog, &request)?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Reindex { library, all } => {
+            let catalog = open_catalog(&config)?;
+            let ids = if all {
+                catalog.ids()
+            } else {
+                library.into_iter().collect()
+            };
+            for id in ids {
+                let index = catalog.index(&id)?;
+                let total = index.summary().documents;
+                let bar = ProgressBar::new(total).with_style(
+                    ProgressStyle::with_template("re-signing {msg} {bar:40} {pos}/{len} {per_sec}")
+                        .expect("valid template"),
+                );
+                bar.set_message(id.clone());
+                let started = std::time::Instant::now();
+                let generation = index.rebuild_statistics(|done| bar.set_position(done))?;
+                bar.finish_and_clear();
+                eprintln!(
+                    "re-indexed `{id}`: {total} documents, statistics generation {generation}, {:.2}s",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Stats { library } => {
+            let catalog = open_catalog(&config)?;
+            let value = match library {
+                Some(id) => serde_json::to_value(catalog.describe(&id)?)?,
+                None => serde_json::json!({ "libraries": catalog.list()? }),
+            };
+            println!("{}", serde_json::to_string_pretty(&value)?);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("DUPFINDER_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tantivy=warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("dupfinder: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! Document signatures: the statistics snapshot a library is signed against and the TF-RIDF
+//! seed signature (top 6 terms by `TF·RIDF`, sorted, concatenated, CRC32).
+//!
+//! Everything here is pure arithmetic over term counts; the snapshot is built and persisted by
+//! `index/`.
+
+mod snapshot;
+mod tfridf;
+
+pub use snapshot::{StatsSnapshot, TermStats};
+pub use tfridf::{
+    SEED_TERMS, WeightedTerm, ridf, seed_signature, seed_terms, top_terms, weigh_terms,
+};

@@ -1,0 +1,373 @@
+//! The HTTP API through the router, without a socket: the contract of API.md, every bad input
+//! answered with its 4xx code, and documents checkable as soon as they are acknowledged.
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use crate::support::{app, catalog, synthetic_text};
+
+async fn send(
+    app: &axum::Router,
+    method: &str,
+    uri: &str,
+    content_type: &str,
+    body: impl Into<Body>,
+) -> (StatusCode, Value) {
+    let request = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("content-type", content_type)
+        .body(body.into())
+        .unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let value = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).to_string()))
+    };
+    (status, value)
+}
+
+async fn json_request(
+    app: &axum::Router,
+    method: &str,
+    uri: &str,
+    body: Value,
+) -> (StatusCode, Value) {
+    send(app, method, uri, "application/json", body.to_string()).await
+}
+
+fn error_code(body: &Value) -> &str {
+    body["error"]["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not an error body: {body}"))
+}
+
+#[tokio::test]
+async fn library_lifecycle() {
+    let (_dir, catalog) = catalog();
+    let app = app(catalog);
+    let (status, body) = json_request(
+        &app,
+        "POST",
+        "/api/v1/libraries",
+        json!({"id": "acl", "name": "ACL"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["id"], "acl");
+    assert_eq!(body["documents"], 0);
+    for key in [
+        "name",
+        "start_url",
+        "clarifications",
+        "words",
+        "last_indexed",
+        "status",
+        "stats_generation",
+        "drift",
+    ] {
+        assert!(body.get(key).is_some(), "library lacks `{key}`: {body}");
+    }
+
+    let (status, body) =
+        json_request(&app, "POST", "/api/v1/libraries", json!({"id": "acl"})).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::CONFLICT, "library_exists")
+    );
+    let (status, body) =
+        json_request(&app, "POST", "/api/v1/libraries", json!({"id": "Bad Id"})).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::BAD_REQUEST, "invalid_library_id")
+    );
+    let (status, body) =
+        json_request(&app, "POST", "/api/v1/libraries", json!({"name": "no id"})).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::BAD_REQUEST, "missing_field")
+    );
+
+    let (status, body) = send(&app, "GET", "/api/v1/libraries", "application/json", "").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["libraries"].as_array().unwrap().len(), 1);
+
+    let (status, _) = send(
+        &app,
+        "DELETE",
+        "/api/v1/libraries/acl",
+        "application/json",
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, body) = send(&app, "GET", "/api/v1/libraries/acl", "application/json", "").await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::NOT_FOUND, "library_not_found")
+    );
+    let (status, body) = send(
+        &app,
+        "GET",
+        "/api/v1/libraries/NOT_VALID",
+        "application/json",
+        "",
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::BAD_REQUEST, "invalid_library_id")
+    );
+}
+
+#[tokio::test]
+async fn router_errors_are_json() {
+    let (_dir, catalog) = catalog();
+    let app = app(catalog);
+    let (status, body) = send(&app, "GET", "/no/such/route", "application/json", "").await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::NOT_FOUND, "not_found")
+    );
+    let (status, body) = send(&app, "PUT", "/api/v1/check", "application/json", "").await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed")
+    );
+    let (status, body) = send(&app, "GET", "/healthz", "application/json", "").await;
+    assert_eq!((status, body), (StatusCode::OK, json!({"status": "ok"})));
+}
+
+#[tokio::test]
+async fn bad_documents_get_their_own_codes_and_lose_nothing() {
+    let (_dir, catalog) = catalog();
+    let app = app(catalog);
+    json_request(&app, "POST", "/api/v1/libraries", json!({"id": "lib"})).await;
+    let good = synthetic_text(1, 120);
+    let (status, body) = json_request(
+        &app,
+        "POST",
+        "/api/v1/libraries/lib/documents",
+        json!({"id": "keep", "text": good}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["accepted"], 1);
+
+    let docs = "/api/v1/libraries/lib/documents";
+    let cases: Vec<(Body, &str, StatusCode, &str)> = vec![
+        (
+            Body::from("{\"text\": \"unterminated"),
+            "application/json",
+            StatusCode::BAD_REQUEST,
+            "invalid_json",
+        ),
+        (
+            Body::from(json!({"id": "x", "title": "no text"}).to_string()),
+            "application/json",
+            StatusCode::BAD_REQUEST,
+            "missing_field",
+        ),
+        (
+            Body::from(json!({"text": "   "}).to_string()),
+            "application/json",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "text_empty",
+        ),
+        (
+            Body::from(json!({"text": "three small words"}).to_string()),
+            "application/json",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "text_too_short",
+        ),
+        (
+            Body::from(json!({"text": good, "lang": "xx-klingon"}).to_string()),
+            "application/json",
+            StatusCode::BAD_REQUEST,
+            "invalid_lang",
+        ),
+        (
+            Body::from(vec![b'{', b'"', 0xff, 0xfe, b'"', b'}']),
+            "application/json",
+            StatusCode::BAD_REQUEST,
+            "invalid_utf8",
+        ),
+        (
+            Body::from(vec![b'a'; 50 * 1024 * 1024]),
+            "application/json",
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+        ),
+    ];
+    for (body, content_type, expected_status, expected_code) in cases {
+        let (status, answer) = send(&app, "POST", docs, content_type, body).await;
+        assert_eq!(
+            (status, error_code(&answer)),
+            (expected_status, expected_code),
+            "{answer}"
+        );
+    }
+    let (status, answer) = json_request(
+        &app,
+        "POST",
+        "/api/v1/libraries/nolib/documents",
+        json!({"text": good}),
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&answer)),
+        (StatusCode::NOT_FOUND, "library_not_found")
+    );
+
+    // The document accepted before the bad requests is still there.
+    let (status, answer) = send(
+        &app,
+        "GET",
+        "/api/v1/libraries/lib/documents/keep",
+        "application/json",
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["text"], good);
+}
+
+#[tokio::test]
+async fn json_lines_keep_good_lines_and_report_the_broken_one() {
+    let (_dir, catalog) = catalog();
+    let app = app(catalog);
+    json_request(&app, "POST", "/api/v1/libraries", json!({"id": "lib"})).await;
+    let mut body = String::new();
+    for i in 0..5 {
+        body.push_str(
+            &json!({"id": format!("d{i}"), "text": synthetic_text(100 + i, 80)}).to_string(),
+        );
+        body.push('\n');
+        if i == 2 {
+            body.push_str("{\"id\": \"broken\", \"text\": \n");
+        }
+    }
+    let (status, answer) = send(
+        &app,
+        "POST",
+        "/api/v1/libraries/lib/documents",
+        "application/x-ndjson",
+        body,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["accepted"], 5);
+    let rejected = answer["rejected"].as_array().unwrap();
+    assert_eq!(rejected.len(), 1);
+    assert_eq!(rejected[0]["line"], 4);
+    assert_eq!(rejected[0]["error"]["code"], "invalid_json");
+    let (_, library) = send(&app, "GET", "/api/v1/libraries/lib", "application/json", "").await;
+    assert_eq!(library["documents"], 5);
+}
+
+#[tokio::test]
+async fn acknowledged_document_is_found_by_check_at_once() {
+    let (_dir, catalog) = catalog();
+    let app = app(catalog);
+    json_request(&app, "POST", "/api/v1/libraries", json!({"id": "lib"})).await;
+    let mut body = String::new();
+    for i in 0..20 {
+        body.push_str(&json!({"id": format!("d{i}"), "title": format!("Paper {i}"), "text": synthetic_text(i, 150)}).to_string());
+        body.push('\n');
+    }
+    send(
+        &app,
+        "POST",
+        "/api/v1/libraries/lib/documents",
+        "application/x-ndjson",
+        body,
+    )
+    .await;
+
+    // A new document, checked right after its acknowledgement.
+    let fresh = synthetic_text(999, 150);
+    let (status, _) = json_request(
+        &app,
+        "POST",
+        "/api/v1/libraries/lib/documents",
+        json!({"id": "fresh", "text": fresh}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, report) =
+        json_request(&app, "POST", "/api/v1/check", json!({"text": fresh})).await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+    assert_eq!(report["verdict"], "duplicate");
+    let first = &report["matches"][0];
+    assert_eq!(first["doc_id"], "fresh");
+    assert_eq!(first["library"], "lib");
+    let methods: Vec<&str> = first["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert!(methods.contains(&"signature"), "{methods:?}");
+    assert_eq!(first["resemblance"], 1.0);
+    assert!(report["signature"].is_u64());
+    assert!(report["took_ms"].is_f64());
+
+    // Reformatted (case, whitespace) it is still found by its signature.
+    let noisy = fresh.to_uppercase().replace(' ', "   \n ");
+    let (_, report) = json_request(
+        &app,
+        "POST",
+        "/api/v1/check",
+        json!({"text": noisy, "libraries": ["lib"]}),
+    )
+    .await;
+    assert_eq!(report["matches"][0]["doc_id"], "fresh");
+
+    // An unrelated text matches nothing.
+    let (_, report) = json_request(
+        &app,
+        "POST",
+        "/api/v1/check",
+        json!({"text": synthetic_text(5555, 150)}),
+    )
+    .await;
+    assert_eq!(report["verdict"], "original", "{report}");
+    assert_eq!(report["matches"], json!([]));
+
+    // Bad checks.
+    let (status, answer) = json_request(
+        &app,
+        "POST",
+        "/api/v1/check",
+        json!({"text": fresh, "libraries": ["nope"]}),
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&answer)),
+        (StatusCode::NOT_FOUND, "library_not_found")
+    );
+    let (status, answer) = json_request(
+        &app,
+        "POST",
+        "/api/v1/check",
+        json!({"text": fresh, "min_similarity": 2}),
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&answer)),
+        (StatusCode::BAD_REQUEST, "invalid_min_similarity")
+    );
+    let (status, answer) =
+        json_request(&app, "POST", "/api/v1/check", json!({"libraries": ["lib"]})).await;
+    assert_eq!(
+        (status, error_code(&answer)),
+        (StatusCode::BAD_REQUEST, "missing_field")
+    );
+}
