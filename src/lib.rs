@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod api;
 pub mod check;
 pub mod config;
+pub mod eval;
 pub mod index;
 pub mod library;
 pub mod signature;

@@ -75,6 +75,16 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
+    /// Check every document of a corpus file against the library it was imported into: each
+    /// must find itself. Prints a JSON report (counts, misses, check latency).
+    SelfCheck {
+        #[arg(long)]
+        library: String,
+        /// Only documents with at least this many words are checked.
+        #[arg(long, default_value_t = 50)]
+        min_words: usize,
+        path: PathBuf,
+    },
     /// Print libraries with their figures as JSON.
     Stats {
         #[arg(long)]
@@ -236,6 +246,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     started.elapsed().as_secs_f64()
                 );
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::SelfCheck {
+            library,
+            min_words,
+            path,
+        } => {
+            let catalog = open_catalog(&config)?;
+            let report = dupfinder::eval::self_check(&catalog, &library, &path, min_words)?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Stats { library } => {

@@ -191,9 +191,16 @@ impl Analyzer {
 
         let has_latin = tally.letters[Script::Latin as usize] > 0;
         let languages = ScriptLanguages {
+            // A given language is a hint: labels in real collections are often wrong (French
+            // abstracts labelled English), and a text must be analyzed the same way whether it
+            // arrives with a label or without one, so confident detection wins.
             latin: match lang {
-                Some(language) if language.is_latin() => language,
-                _ if has_latin => self.detect_latin(&words, &normalized),
+                Some(language) if language.is_latin() => {
+                    self.detect_latin(&words, &normalized).unwrap_or(language)
+                }
+                _ if has_latin => self
+                    .detect_latin(&words, &normalized)
+                    .unwrap_or(Language::English),
                 _ => Language::English,
             },
             cjk: if tally.has_kana {
@@ -248,7 +255,11 @@ impl Analyzer {
             });
         }
 
-        let language = lang.unwrap_or_else(|| languages.of(tally.dominant_script()));
+        let language = match lang {
+            Some(language) if language.is_latin() => languages.latin,
+            Some(language) => language,
+            None => languages.of(tally.dominant_script()),
+        };
         Analyzed {
             tokens,
             language,
@@ -298,8 +309,8 @@ impl Analyzer {
     }
 
     /// Detects the language of the Latin-script words among `words`: English when English
-    /// stop words abound, else what `whatlang` reliably finds, else English.
-    fn detect_latin(&self, words: &[Word], normalized: &str) -> Language {
+    /// stop words abound, else what `whatlang` reliably finds, else nothing.
+    fn detect_latin(&self, words: &[Word], normalized: &str) -> Option<Language> {
         // The sample is built from normalized words, so that detection, like everything else,
         // does not depend on case, spacing or punctuation.
         let mut latin_words = words
@@ -308,20 +319,20 @@ impl Analyzer {
             .map(|word| &normalized[word.norm_start..word.norm_end])
             .peekable();
         if self.is_clearly_english(latin_words.clone()) {
-            return Language::English;
+            return Some(Language::English);
         }
         let mut sample = String::with_capacity(QUICK_SAMPLE_BYTES + 32);
         extend_sample(&mut sample, &mut latin_words, QUICK_SAMPLE_BYTES);
         if let Some(language) = self.detect_reliably(&sample) {
-            return language;
+            return Some(language);
         }
         if latin_words.peek().is_none() {
             // The quick sample already held every Latin-script word; a second look at the
             // same text cannot be more reliable.
-            return Language::English;
+            return None;
         }
         extend_sample(&mut sample, &mut latin_words, FULL_SAMPLE_BYTES);
-        self.detect_reliably(&sample).unwrap_or(Language::English)
+        self.detect_reliably(&sample)
     }
 
     /// Whether English stop words make up so much of the first Latin-script `words` that the
@@ -619,6 +630,19 @@ mod tests {
         assert_eq!(terms(&french), ["collect", "scientif"]);
         let english = analyzer.analyze("collections scientifiques", Some(Language::English));
         assert_eq!(terms(&english), ["collect", "scientifiqu"]);
+    }
+
+    #[test]
+    fn confident_detection_overrides_a_wrong_label() {
+        // Real collections label French abstracts as English; analyzed as English they would
+        // be signed by their function words, and a check without the label would differ.
+        let text = "De nombreuses méthodes ont été proposées pour accélérer la prédiction \
+                    d'objets structurés, ou pour permettre la prise en compte de dépendances \
+                    plus riches afin d'améliorer les performances de la prédiction.";
+        let labelled = analyzer().analyze(text, Some(Language::English));
+        let unlabelled = analyzer().analyze(text, None);
+        assert_eq!(labelled.language, Language::French);
+        assert_eq!(terms(&labelled), terms(&unlabelled));
     }
 
     #[test]

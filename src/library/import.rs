@@ -4,8 +4,6 @@
 //! each batch is committed, so an interrupted import keeps every batch it reported. When the file
 //! is done the library's statistics are rebuilt and every document is re-signed.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::Instant;
@@ -13,7 +11,8 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::catalog::{Catalog, LibraryError, RejectedLine, RejectedReason};
-use super::ingest::{DocumentError, parse_document, prepare};
+use super::corpus::CorpusReader;
+use super::ingest::prepare;
 
 const BATCH: usize = 2_000;
 
@@ -38,21 +37,6 @@ pub trait ImportProgress {
 
 impl ImportProgress for () {}
 
-/// Counts the bytes read from the underlying (possibly compressed) file.
-struct CountingReader<R> {
-    inner: R,
-    count: std::sync::Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl<R: Read> Read for CountingReader<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count
-            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
 /// Imports a JSON Lines corpus file into library `id` (created when missing).
 pub fn import_file(
     catalog: &Catalog,
@@ -65,21 +49,8 @@ pub fn import_file(
         path: path.to_path_buf(),
         source,
     };
-    let file = File::open(path).map_err(io_error)?;
-    let consumed = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let counting = CountingReader {
-        inner: file,
-        count: consumed.clone(),
-    };
-    let gzipped = path.extension().is_some_and(|e| e == "gz");
-    let reader: Box<dyn BufRead + Send> = if gzipped {
-        Box::new(BufReader::with_capacity(
-            1 << 16,
-            flate2::read::MultiGzDecoder::new(counting),
-        ))
-    } else {
-        Box::new(BufReader::with_capacity(1 << 16, counting))
-    };
+    let mut reader = CorpusReader::open(path).map_err(io_error)?;
+    let consumed = reader.consumed();
 
     let started = Instant::now();
     let analyzer = catalog.analyzer().clone();
@@ -95,44 +66,27 @@ pub fn import_file(
     };
     let (sender, receiver) = mpsc::sync_channel(2);
     let prepare_result = std::thread::scope(|scope| -> Result<(), LibraryError> {
-        let preparer = scope.spawn(move || -> Result<u64, std::io::Error> {
-            let mut bytes = 0u64;
+        let preparer = scope.spawn(move || -> std::io::Result<u64> {
             let mut batch = Vec::with_capacity(BATCH);
             let mut rejected = Vec::new();
-            for (i, line) in reader.lines().enumerate() {
-                let line = match line {
-                    Ok(line) => line,
-                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                        rejected.push(RejectedLine {
-                            line: i + 1,
-                            error: RejectedReason::from(&DocumentError::InvalidJson(
-                                "the line is not valid UTF-8".to_string(),
-                            )),
-                        });
-                        continue;
-                    }
-                    Err(e) => return Err(e),
-                };
-                bytes += line.len() as u64 + 1;
-                if line.trim().is_empty() {
-                    continue;
-                }
-                match parse_document(&line).and_then(|input| prepare(&analyzer, &limits, input)) {
+            for line in &mut reader {
+                let (number, input) = line?;
+                match input.and_then(|input| prepare(&analyzer, &limits, input)) {
                     Ok(document) => batch.push(document),
                     Err(e) => rejected.push(RejectedLine {
-                        line: i + 1,
+                        line: number,
                         error: RejectedReason::from(&e),
                     }),
                 }
                 if batch.len() == BATCH {
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
                     if sender.send((full, std::mem::take(&mut rejected))).is_err() {
-                        return Ok(bytes);
+                        return Ok(reader.bytes());
                     }
                 }
             }
             let _ = sender.send((batch, rejected));
-            Ok(bytes)
+            Ok(reader.bytes())
         });
         for (batch, rejected) in receiver {
             summary.rejected.extend(rejected);

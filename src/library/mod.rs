@@ -2,6 +2,7 @@
 //! validating and analyzing submitted documents, and bulk import of corpus files).
 
 mod catalog;
+mod corpus;
 mod id;
 mod import;
 mod ingest;
@@ -10,6 +11,7 @@ mod registry;
 pub use catalog::{
     Catalog, IngestReport, LibraryError, LibraryInfo, NewLibrary, RejectedLine, RejectedReason,
 };
+pub use corpus::{CorpusLine, CorpusReader};
 pub use id::LibraryId;
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
 pub use ingest::{
