@@ -326,11 +326,9 @@ impl Analyzer {
         if let Some(language) = self.detect_reliably(&sample) {
             return Some(language);
         }
-        if latin_words.peek().is_none() {
-            // The quick sample already held every Latin-script word; a second look at the
-            // same text cannot be more reliable.
-            return None;
-        }
+        // When the quick sample already held every Latin-script word, a second look at the
+        // same text cannot be more reliable.
+        latin_words.peek()?;
         extend_sample(&mut sample, &mut latin_words, FULL_SAMPLE_BYTES);
         self.detect_reliably(&sample)
     }
