@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::signature::RobustScheme;
+
 /// The whole configuration.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -14,7 +16,54 @@ pub struct Config {
     pub server: ServerConfig,
     pub storage: StorageConfig,
     pub limits: Limits,
+    pub signatures: SignatureConfig,
     pub check: CheckConfig,
+}
+
+/// Which signatures are stored and looked up.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SignatureConfig {
+    /// The robust variants beside the seed signature. Changing it re-signs every library on
+    /// the next start.
+    pub robust: RobustKind,
+    /// How many randomized lexicons (`lexicons` and `both`).
+    pub lexicons: u32,
+}
+
+/// The robust signature variants, as configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RobustKind {
+    None,
+    Top7,
+    Lexicons,
+    Both,
+}
+
+impl Default for SignatureConfig {
+    fn default() -> Self {
+        SignatureConfig {
+            robust: RobustKind::Both,
+            lexicons: 10,
+        }
+    }
+}
+
+impl SignatureConfig {
+    /// The scheme this configuration selects.
+    pub fn scheme(&self) -> RobustScheme {
+        match self.robust {
+            RobustKind::None => RobustScheme::None,
+            RobustKind::Top7 => RobustScheme::Top7,
+            RobustKind::Lexicons => RobustScheme::Lexicons {
+                lexicons: self.lexicons,
+            },
+            RobustKind::Both => RobustScheme::Both {
+                lexicons: self.lexicons,
+            },
+        }
+    }
 }
 
 /// The HTTP server.
@@ -47,12 +96,32 @@ pub struct Limits {
     pub max_body_bytes: usize,
 }
 
-/// The check.
+/// The check: candidate search and the verdict rules (see README, "Verdicts").
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CheckConfig {
     /// At most this many candidates per library and method are verified.
     pub max_candidates: usize,
+    /// A shingle held by more documents than the larger of this and
+    /// `frequent_shingle_share · N` is library boilerplate and ignored.
+    pub frequent_shingle_docs: u64,
+    pub frequent_shingle_share: f64,
+    /// A document sharing fewer distinct shingles with the query is not a shingle candidate.
+    pub min_shingle_hits: u32,
+    /// Duplicate when the shingle resemblance reaches this…
+    pub duplicate_resemblance: f64,
+    /// …or when either text is contained in the other at least this much…
+    pub duplicate_containment: f64,
+    /// …or when the word similarity reaches this while shingle containment is at least
+    /// `word_check_containment` (a reworded copy).
+    pub duplicate_word_similarity: f64,
+    pub word_check_containment: f64,
+    /// Partial copy when one passage holds at least this many shared shingles.
+    pub partial_min_shingles: u32,
+    /// Passages bridge up to this many missing shingles (edited words).
+    pub passage_gap: u32,
+    /// Runs shorter than this are not reported as passages.
+    pub passage_min_shingles: u32,
 }
 
 impl Default for ServerConfig {
@@ -84,7 +153,19 @@ impl Default for Limits {
 
 impl Default for CheckConfig {
     fn default() -> Self {
-        CheckConfig { max_candidates: 50 }
+        CheckConfig {
+            max_candidates: 50,
+            frequent_shingle_docs: 20,
+            frequent_shingle_share: 0.001,
+            min_shingle_hits: 3,
+            duplicate_resemblance: 0.3,
+            duplicate_containment: 0.8,
+            duplicate_word_similarity: 0.5,
+            word_check_containment: 0.1,
+            partial_min_shingles: 8,
+            passage_gap: 4,
+            passage_min_shingles: 4,
+        }
     }
 }
 

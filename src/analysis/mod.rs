@@ -31,9 +31,11 @@
 mod analyzer;
 mod language;
 mod normalize;
+mod shingle;
 mod stopwords;
 mod tokenize;
 
 pub use analyzer::{Analyzed, Analyzer, Token};
 pub use language::Language;
+pub use shingle::{SHINGLE_WORDS, distinct_shingles, shingle_hash, shingles};
 pub use stopwords::StopWords;

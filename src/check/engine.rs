@@ -1,16 +1,22 @@
-//! Running a check across libraries.
+//! Running a check across libraries: candidates from the content hash, the seed and robust
+//! signatures and the shingle search; every candidate verified and given a verdict; passages on
+//! request.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
 use serde::Serialize;
+use tantivy::{DocAddress, Searcher};
 
-use super::similarity::{Similarity, bag_similarity};
-use crate::index::LibraryIndex;
+use super::passages::{PassageMatch, QueryRun, align, covered_tokens, query_runs};
+use super::similarity::bag_similarity;
+use crate::analysis::{Analyzer, Language, shingles};
+use crate::config::CheckConfig;
+use crate::index::{LibraryIndex, ShingleHits};
 use crate::library::{
     AnalyzedText, Catalog, DocumentError, LibraryError, analyze_text, parse_lang,
 };
-use crate::signature::seed_signature;
+use crate::signature::{robust_signatures, seed_signature};
 
 /// What a portal asks.
 #[derive(Debug, Clone)]
@@ -50,6 +56,12 @@ pub enum CheckError {
     NoLibraries,
 }
 
+impl From<crate::index::IndexError> for CheckError {
+    fn from(e: crate::index::IndexError) -> Self {
+        CheckError::Library(e.into())
+    }
+}
+
 /// The overall or per-match verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -67,6 +79,10 @@ pub enum Method {
     Exact,
     /// The same seed TF-RIDF signature.
     Signature,
+    /// A shared robust signature variant.
+    Robust,
+    /// Shared word shingles.
+    Shingles,
 }
 
 /// One matching document.
@@ -78,9 +94,27 @@ pub struct MatchReport {
     pub title: Option<String>,
     pub methods: Vec<Method>,
     pub verdict: Verdict,
+    /// Jaccard coefficient of the two texts' shingle sets.
     pub resemblance: f64,
+    /// Share of the query's shingles found in the document.
     pub containment_query: f64,
+    /// Share of the document's shingles found in the query.
     pub containment_doc: f64,
+    /// Weighted Jaccard coefficient of the two bags of words: robust to word-level edits.
+    pub word_similarity: f64,
+    /// Share of the query's words inside passages shared with this document.
+    pub coverage: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passages: Option<Vec<PassageMatch>>,
+}
+
+impl MatchReport {
+    /// The figure `min_similarity` is compared with.
+    pub fn similarity(&self) -> f64 {
+        self.resemblance
+            .max(self.containment_query)
+            .max(self.containment_doc)
+    }
 }
 
 /// The answer to a check.
@@ -89,6 +123,8 @@ pub struct CheckReport {
     pub verdict: Verdict,
     /// The seed signature of the text against the first library checked.
     pub signature: Option<u32>,
+    /// Share of the query's words inside passages shared with any match.
+    pub query_coverage: f64,
     pub matches: Vec<MatchReport>,
     pub took_ms: f64,
 }
@@ -115,21 +151,36 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
         &request.text,
         lang,
     )?;
-    let limit = catalog.config().check.max_candidates;
 
     let mut signature = None;
     let mut matches = Vec::new();
+    let mut covered: Vec<QueryRun> = Vec::new();
     for (i, (id, index)) in libraries.iter().enumerate() {
-        let found = check_library(id, index, &query, limit)?;
+        let context = Context {
+            library: id,
+            index,
+            analyzer: catalog.analyzer(),
+            config: &catalog.config().check,
+            query: &query,
+            query_text: &request.text,
+            passages: request.passages,
+        };
+        let found = context.run()?;
         if i == 0 {
             signature = found.signature;
         }
-        matches.extend(found.matches);
+        for (report, runs) in found.matches {
+            if report.similarity() >= request.min_similarity {
+                covered.extend(runs);
+                matches.push(report);
+            }
+        }
     }
-    matches.retain(|m| best(m) >= request.min_similarity);
     matches.sort_by(|a, b| {
-        best(b)
-            .total_cmp(&best(a))
+        b.verdict
+            .cmp(&a.verdict)
+            .then(b.similarity().total_cmp(&a.similarity()))
+            .then(b.word_similarity.total_cmp(&a.word_similarity))
             .then_with(|| a.doc_id.cmp(&b.doc_id))
     });
     let verdict = matches
@@ -140,80 +191,189 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
     Ok(CheckReport {
         verdict,
         signature,
+        query_coverage: round(ratio(
+            covered_tokens(&covered, query.tokens.len()),
+            query.tokens.len(),
+        )),
         matches,
         took_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
 }
 
-fn best(m: &MatchReport) -> f64 {
-    m.resemblance
-        .max(m.containment_query)
-        .max(m.containment_doc)
-}
-
 struct LibraryMatches {
     signature: Option<u32>,
-    matches: Vec<MatchReport>,
+    matches: Vec<(MatchReport, Vec<QueryRun>)>,
 }
 
-fn check_library(
-    id: &str,
-    index: &LibraryIndex,
-    query: &AnalyzedText,
-    limit: usize,
-) -> Result<LibraryMatches, CheckError> {
-    let signatures = index.signatures();
-    let signature = seed_signature(&query.term_counts, signatures.snapshot());
-    let searcher = index.searcher();
-    let mut candidates: BTreeMap<String, Vec<Method>> = BTreeMap::new();
-    for address in index
-        .with_content_hash(query.content_hash, limit)
-        .map_err(LibraryError::from)?
-    {
-        let doc = index
-            .stored(&searcher, address)
-            .map_err(LibraryError::from)?;
-        candidates
-            .entry(doc.doc_id)
-            .or_default()
-            .push(Method::Exact);
-    }
-    if let Some(seed) = signature {
-        for doc_id in signatures
-            .with_seed(seed, limit)
-            .map_err(LibraryError::from)?
+/// One library's part of a check.
+struct Context<'a> {
+    library: &'a str,
+    index: &'a LibraryIndex,
+    analyzer: &'a Analyzer,
+    config: &'a CheckConfig,
+    query: &'a AnalyzedText,
+    query_text: &'a str,
+    passages: bool,
+}
+
+#[derive(Default)]
+struct Candidate {
+    methods: BTreeSet<Method>,
+    hits: Option<ShingleHits>,
+}
+
+impl Context<'_> {
+    fn run(&self) -> Result<LibraryMatches, CheckError> {
+        let limit = self.config.max_candidates;
+        let signatures = self.index.signatures();
+        let snapshot = signatures.snapshot();
+        let signature = seed_signature(&self.query.term_counts, snapshot);
+        let searcher = self.index.searcher();
+        let mut candidates: HashMap<DocAddress, Candidate> = HashMap::new();
+
+        for address in self
+            .index
+            .with_content_hash(self.query.content_hash, limit)?
         {
             candidates
-                .entry(doc_id)
+                .entry(address)
                 .or_default()
-                .push(Method::Signature);
+                .methods
+                .insert(Method::Exact);
         }
-    }
-    let mut matches = Vec::with_capacity(candidates.len());
-    for (doc_id, methods) in candidates {
-        let Some(address) = index
-            .address(&searcher, &doc_id)
-            .map_err(LibraryError::from)?
-        else {
-            continue; // Replaced or deleted since the signatures were read.
+        let mut by_id = |ids: Vec<String>, method: Method| -> Result<(), CheckError> {
+            for id in ids {
+                if let Some(address) = self.index.address(&searcher, &id)? {
+                    candidates
+                        .entry(address)
+                        .or_default()
+                        .methods
+                        .insert(method);
+                }
+            }
+            Ok(())
         };
-        let (doc, counts) = index
-            .stored_with_counts(&searcher, address)
-            .map_err(LibraryError::from)?;
-        let similarity: Similarity = bag_similarity(&query.term_counts, &counts);
-        matches.push(MatchReport {
-            library: id.to_string(),
-            doc_id,
-            url: doc.url,
-            title: doc.title,
-            methods,
-            verdict: Verdict::Duplicate,
-            resemblance: round(similarity.resemblance),
-            containment_query: round(similarity.containment_query),
-            containment_doc: round(similarity.containment_doc),
-        });
+        if let Some(seed) = signature {
+            by_id(signatures.with_seed(seed, limit)?, Method::Signature)?;
+        }
+        for robust in robust_signatures(&self.query.term_counts, snapshot, signatures.scheme()) {
+            by_id(signatures.with_robust(robust, limit)?, Method::Robust)?;
+        }
+        let max_df = self
+            .config
+            .frequent_shingle_docs
+            .max((snapshot.docs() as f64 * self.config.frequent_shingle_share) as u64);
+        let search = self.index.shingle_search(
+            &searcher,
+            &self.query.shingles,
+            max_df,
+            self.config.min_shingle_hits,
+            limit,
+        )?;
+        for (address, hits) in search.hits {
+            let candidate = candidates.entry(address).or_default();
+            candidate.methods.insert(Method::Shingles);
+            candidate.hits = Some(hits);
+        }
+
+        let mut matches = Vec::new();
+        for (address, candidate) in candidates {
+            if let Some(found) = self.verify(&searcher, address, candidate, search.usable)? {
+                matches.push(found);
+            }
+        }
+        Ok(LibraryMatches { signature, matches })
     }
-    Ok(LibraryMatches { signature, matches })
+
+    /// Scores one candidate and decides its verdict; `None` when it is not a match.
+    fn verify(
+        &self,
+        searcher: &Searcher,
+        address: DocAddress,
+        candidate: Candidate,
+        usable: usize,
+    ) -> Result<Option<(MatchReport, Vec<QueryRun>)>, CheckError> {
+        let config = self.config;
+        let hits = candidate.hits.unwrap_or_default();
+        let shared = f64::from(hits.distinct);
+        let doc_shingles = self.index.shingle_count(searcher, address)? as f64;
+        let query_shingles = usable as f64;
+        let resemblance = ratio_f(shared, query_shingles + doc_shingles - shared);
+        let containment_query = ratio_f(shared, query_shingles);
+        let containment_doc = ratio_f(shared, doc_shingles);
+        let mut positions = hits.query_positions;
+        positions.dedup();
+        let runs = query_runs(&positions, config.passage_gap, config.passage_min_shingles);
+        let longest_run = runs.iter().map(|r| r.matched).max().unwrap_or(0);
+
+        let exact = candidate.methods.contains(&Method::Exact);
+        let shingle_duplicate = resemblance >= config.duplicate_resemblance
+            || containment_query >= config.duplicate_containment
+            || (containment_doc >= config.duplicate_containment && doc_shingles >= 10.0);
+        let partial = longest_run >= config.partial_min_shingles;
+        // The bag of words decides only where shingles already show shared text: alone it
+        // cannot tell a reworded copy from a paper on the same topic.
+        let needs_words = !exact
+            && !shingle_duplicate
+            && containment_query.max(containment_doc) >= config.word_check_containment;
+        if !(exact || shingle_duplicate || partial || needs_words) {
+            return Ok(None);
+        }
+        let (document, counts) = self.index.stored_with_counts(searcher, address)?;
+        let word_similarity = bag_similarity(&self.query.term_counts, &counts).resemblance;
+        let word_duplicate = needs_words && word_similarity >= config.duplicate_word_similarity;
+        let verdict = if exact || shingle_duplicate || word_duplicate {
+            Verdict::Duplicate
+        } else if partial {
+            Verdict::Partial
+        } else {
+            return Ok(None);
+        };
+
+        let passages = if self.passages {
+            let lang = Language::from_code(&document.lang);
+            let doc = self.analyzer.analyze(&document.text, lang);
+            let doc_shingles = shingles(&doc.tokens);
+            Some(align(
+                &runs,
+                &self.query.shingles,
+                &self.query.tokens,
+                self.query_text,
+                &doc_shingles,
+                &doc.tokens,
+                &document.text,
+            ))
+        } else {
+            None
+        };
+        let coverage = ratio(
+            covered_tokens(&runs, self.query.tokens.len()),
+            self.query.tokens.len(),
+        );
+        let report = MatchReport {
+            library: self.library.to_string(),
+            doc_id: document.doc_id,
+            url: document.url,
+            title: document.title,
+            methods: candidate.methods.into_iter().collect(),
+            verdict,
+            resemblance: round(resemblance),
+            containment_query: round(containment_query),
+            containment_doc: round(containment_doc),
+            word_similarity: round(word_similarity),
+            coverage: round(coverage),
+            passages,
+        };
+        Ok(Some((report, runs)))
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    ratio_f(a as f64, b as f64)
+}
+
+fn ratio_f(a: f64, b: f64) -> f64 {
+    if b <= 0.0 { 0.0 } else { (a / b).min(1.0) }
 }
 
 fn round(x: f64) -> f64 {

@@ -2,7 +2,9 @@
 //! hash and the signatures, each verified and scored, and the verdict.
 
 mod engine;
+mod passages;
 mod similarity;
 
 pub use engine::{CheckError, CheckReport, CheckRequest, MatchReport, Method, Verdict, check};
+pub use passages::{PassageMatch, QueryRun, Span, query_runs};
 pub use similarity::{Similarity, bag_similarity};

@@ -20,6 +20,8 @@ pub struct PreparedDocument {
     pub content_hash: u64,
     /// Each distinct term once, sorted by term, with its count.
     pub term_counts: Vec<(String, u32)>,
+    /// Distinct shingle hashes, sorted.
+    pub shingles: Vec<u64>,
     pub tokens: Vec<Token>,
 }
 

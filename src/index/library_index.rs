@@ -8,6 +8,7 @@
 //! <library dir>/CURRENT              the current generation number
 //! ```
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -26,21 +27,45 @@ use super::stats::{count_statistics, load_snapshot, save_snapshot, snapshot_path
 use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME, to_tantivy_tokens};
 use super::{ContentSchema, IndexError, PreparedDocument, StoredDocument};
 use crate::analysis::Analyzer;
-use crate::signature::StatsSnapshot;
+use crate::signature::{RobustScheme, StatsSnapshot};
 
 /// Options for opening a library's indexes.
 #[derive(Debug, Clone)]
 pub struct IndexOptions {
     /// Memory budget of the content index writer, in bytes.
     pub writer_memory: usize,
+    /// The robust signature variants to compute.
+    pub robust: RobustScheme,
 }
 
 impl Default for IndexOptions {
     fn default() -> Self {
         IndexOptions {
             writer_memory: 64_000_000,
+            robust: RobustScheme::default(),
         }
     }
+}
+
+/// What one document shares with a query's shingles.
+#[derive(Debug, Clone, Default)]
+pub struct ShingleHits {
+    /// Distinct query shingles found in the document.
+    pub distinct: u32,
+    /// Query positions (token index of each shingle's first term) whose shingle the document
+    /// holds, sorted.
+    pub query_positions: Vec<u32>,
+}
+
+/// The result of a shingle search.
+#[derive(Debug, Clone, Default)]
+pub struct ShingleSearch {
+    /// Distinct query shingles that were looked up (not too frequent in the library).
+    pub usable: usize,
+    /// Distinct query shingles ignored as library-frequent.
+    pub frequent: usize,
+    /// Documents with enough hits, most hits first.
+    pub hits: Vec<(DocAddress, ShingleHits)>,
 }
 
 /// Counts describing a library's index.
@@ -70,6 +95,7 @@ pub struct LibraryIndex {
     /// Serializes writers: ingest batches and re-indexing.
     write_gate: Mutex<()>,
     changed_since_snapshot: AtomicU64,
+    robust: RobustScheme,
 }
 
 impl LibraryIndex {
@@ -113,8 +139,11 @@ impl LibraryIndex {
             0 => StatsSnapshot::empty(),
             g => load_snapshot(&snapshot_path(&dir.join("stats"), g))?,
         };
-        let signatures =
-            SignatureIndex::open(&signature_path(dir, generation), Arc::new(snapshot))?;
+        let signatures = SignatureIndex::open(
+            &signature_path(dir, generation),
+            Arc::new(snapshot),
+            options.robust,
+        )?;
         let library = LibraryIndex {
             dir: dir.to_path_buf(),
             content_path,
@@ -125,6 +154,7 @@ impl LibraryIndex {
             signatures: RwLock::new(Arc::new(signatures)),
             write_gate: Mutex::new(()),
             changed_since_snapshot: AtomicU64::new(0),
+            robust: options.robust,
         };
         library.repair_signatures()?;
         library.count_changes_since_snapshot();
@@ -144,7 +174,9 @@ impl LibraryIndex {
     fn repair_signatures(&self) -> Result<(), IndexError> {
         let signatures = self.signatures();
         let content_opstamp = self.content_opstamp()?;
-        if signatures.synced_opstamp()? == Some(content_opstamp) {
+        if signatures.synced_opstamp()? == Some(content_opstamp)
+            && signatures.scheme_on_disk()? == Some(self.robust)
+        {
             return Ok(());
         }
         if content_opstamp == 0 && signatures.is_empty() {
@@ -259,6 +291,10 @@ impl LibraryIndex {
         }
         doc.add_u64(s.words, document.words);
         doc.add_u64(s.content_hash, document.content_hash);
+        for shingle in &document.shingles {
+            doc.add_u64(s.shingles, *shingle);
+        }
+        doc.add_u64(s.shingle_count, document.shingles.len() as u64);
         doc.add_bytes(s.term_counts, &encode_term_counts(&document.term_counts));
         doc.add_u64(s.added_at, unix_now());
         doc
@@ -297,6 +333,97 @@ impl LibraryIndex {
     ) -> Result<Vec<DocAddress>, IndexError> {
         let term = Term::from_field_u64(self.schema.content_hash, hash);
         self.postings(&self.searcher(), &term, limit)
+    }
+
+    /// Shingle search: which live documents share shingles with a query, and at which query
+    /// positions. `shingles[i]` is the query shingle starting at token `i`. Shingles held by
+    /// more than `max_df` documents (templates, licences, common phrases) are ignored, so they
+    /// are never reported as copying; `usable` counts the distinct shingles that were not.
+    pub fn shingle_search(
+        &self,
+        searcher: &Searcher,
+        shingles: &[u64],
+        max_df: u64,
+        min_hits: u32,
+        limit: usize,
+    ) -> Result<ShingleSearch, IndexError> {
+        let mut positions: HashMap<u64, Vec<u32>> = HashMap::with_capacity(shingles.len());
+        for (i, shingle) in shingles.iter().enumerate() {
+            positions.entry(*shingle).or_default().push(i as u32);
+        }
+        let field = self.schema.shingles;
+        let mut inverted = Vec::with_capacity(searcher.segment_readers().len());
+        for segment in searcher.segment_readers() {
+            inverted.push(
+                segment
+                    .inverted_index(field)
+                    .map_err(IndexError::tantivy(&self.content_path))?,
+            );
+        }
+        let mut hits: HashMap<DocAddress, ShingleHits> = HashMap::new();
+        let mut usable = 0usize;
+        let mut frequent = 0usize;
+        for (shingle, query_positions) in &positions {
+            let term = Term::from_field_u64(field, *shingle);
+            let mut infos = Vec::with_capacity(inverted.len());
+            let mut df = 0u64;
+            for index in &inverted {
+                let info = index
+                    .get_term_info(&term)
+                    .map_err(IndexError::io(&self.content_path))?;
+                df += info.as_ref().map_or(0, |i| u64::from(i.doc_freq));
+                infos.push(info);
+            }
+            if df > max_df {
+                frequent += 1;
+                continue;
+            }
+            usable += 1;
+            for (ord, info) in infos.iter().enumerate() {
+                let Some(info) = info else { continue };
+                let segment = &searcher.segment_readers()[ord];
+                let mut postings = inverted[ord]
+                    .read_postings_from_terminfo(info, IndexRecordOption::Basic)
+                    .map_err(IndexError::io(&self.content_path))?;
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    if !segment.is_deleted(doc) {
+                        let entry = hits.entry(DocAddress::new(ord as u32, doc)).or_default();
+                        entry.distinct += 1;
+                        entry.query_positions.extend_from_slice(query_positions);
+                    }
+                    doc = postings.advance();
+                }
+            }
+        }
+        let mut found: Vec<(DocAddress, ShingleHits)> = hits
+            .into_iter()
+            .filter(|(_, h)| h.distinct >= min_hits)
+            .collect();
+        found.sort_by(|a, b| b.1.distinct.cmp(&a.1.distinct).then(a.0.cmp(&b.0)));
+        found.truncate(limit);
+        for (_, hit) in &mut found {
+            hit.query_positions.sort_unstable();
+        }
+        Ok(ShingleSearch {
+            usable,
+            frequent,
+            hits: found,
+        })
+    }
+
+    /// How many distinct shingles the document at `address` has.
+    pub fn shingle_count(
+        &self,
+        searcher: &Searcher,
+        address: DocAddress,
+    ) -> Result<u64, IndexError> {
+        let segment = searcher.segment_reader(address.segment_ord);
+        let column = segment
+            .fast_fields()
+            .u64("shingle_count")
+            .map_err(IndexError::tantivy(&self.content_path))?;
+        Ok(column.first(address.doc_id).unwrap_or(0))
     }
 
     /// Live documents containing `term`, without scoring: the cheapest lookup there is.
@@ -438,7 +565,7 @@ impl LibraryIndex {
             // Left behind by an interrupted rebuild of the same generation.
             std::fs::remove_dir_all(&new_path).map_err(IndexError::io(&new_path))?;
         }
-        let signatures = SignatureIndex::open(&new_path, Arc::new(snapshot))?;
+        let signatures = SignatureIndex::open(&new_path, Arc::new(snapshot), self.robust)?;
         self.sign_all(&signatures, progress)?;
         signatures.commit(self.content_opstamp()?)?;
 

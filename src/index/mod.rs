@@ -12,7 +12,7 @@ mod tokenizer;
 
 pub use document::{PreparedDocument, StoredDocument, content_hash};
 pub use error::IndexError;
-pub use library_index::{IndexOptions, IndexSummary, LibraryIndex};
+pub use library_index::{IndexOptions, IndexSummary, LibraryIndex, ShingleHits, ShingleSearch};
 pub use schema::{ContentSchema, SignatureSchema};
 pub use signatures::SignatureIndex;
 pub use stopwords::default_analyzer;

@@ -161,6 +161,8 @@ pub struct ContentSchema {
     pub year: Field,
     pub words: Field,
     pub content_hash: Field,
+    pub shingles: Field,
+    pub shingle_count: Field,
     pub term_counts: Field,
     pub added_at: Field,
 }
@@ -188,6 +190,8 @@ impl ContentSchema {
             year: field("year")?,
             words: field("words")?,
             content_hash: field("content_hash")?,
+            shingles: field("shingles")?,
+            shingle_count: field("shingle_count")?,
             term_counts: field("term_counts")?,
             added_at: field("added_at")?,
             schema,

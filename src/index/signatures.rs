@@ -15,14 +15,24 @@ use tantivy::schema::{IndexRecordOption, Term, Value};
 use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, TERMINATED, TantivyDocument};
 
 use super::{IndexError, SignatureSchema};
-use crate::signature::{StatsSnapshot, seed_signature};
+use crate::signature::{RobustScheme, StatsSnapshot, robust_signatures, seed_signature};
 
 const WRITER_MEMORY: usize = 20_000_000;
+
+/// What a signature commit records about itself.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CommitPayload {
+    /// The content index opstamp these signatures reflect.
+    content_opstamp: u64,
+    /// The robust variants computed.
+    robust: RobustScheme,
+}
 
 /// The signatures of one generation, with the snapshot they were computed against.
 pub struct SignatureIndex {
     generation: u64,
     snapshot: Arc<StatsSnapshot>,
+    scheme: RobustScheme,
     schema: SignatureSchema,
     path: PathBuf,
     index: Index,
@@ -32,7 +42,11 @@ pub struct SignatureIndex {
 
 impl SignatureIndex {
     /// Opens (or creates) the signature index of `snapshot`'s generation at `path`.
-    pub(crate) fn open(path: &Path, snapshot: Arc<StatsSnapshot>) -> Result<Self, IndexError> {
+    pub(crate) fn open(
+        path: &Path,
+        snapshot: Arc<StatsSnapshot>,
+        scheme: RobustScheme,
+    ) -> Result<Self, IndexError> {
         let schema = SignatureSchema::load()?;
         std::fs::create_dir_all(path).map_err(IndexError::io(path))?;
         let directory = MmapDirectory::open(path).map_err(|e| IndexError::Io {
@@ -58,6 +72,7 @@ impl SignatureIndex {
         Ok(SignatureIndex {
             generation: snapshot.generation(),
             snapshot,
+            scheme,
             schema,
             path: path.to_path_buf(),
             index,
@@ -76,13 +91,27 @@ impl SignatureIndex {
         &self.snapshot
     }
 
-    /// The content opstamp these signatures reflect, from the last commit's payload.
-    pub(crate) fn synced_opstamp(&self) -> Result<Option<u64>, IndexError> {
+    /// The robust variants signed here.
+    pub fn scheme(&self) -> RobustScheme {
+        self.scheme
+    }
+
+    fn payload(&self) -> Result<Option<CommitPayload>, IndexError> {
         let metas = self
             .index
             .load_metas()
             .map_err(IndexError::tantivy(&self.path))?;
-        Ok(metas.payload.and_then(|p| p.parse().ok()))
+        Ok(metas.payload.and_then(|p| serde_json::from_str(&p).ok()))
+    }
+
+    /// The content opstamp these signatures reflect, from the last commit's payload.
+    pub(crate) fn synced_opstamp(&self) -> Result<Option<u64>, IndexError> {
+        Ok(self.payload()?.map(|p| p.content_opstamp))
+    }
+
+    /// The robust scheme the committed signatures were computed with.
+    pub(crate) fn scheme_on_disk(&self) -> Result<Option<RobustScheme>, IndexError> {
+        Ok(self.payload()?.map(|p| p.robust))
     }
 
     /// Stages the signatures of one document, replacing any earlier ones for the same id.
@@ -95,6 +124,9 @@ impl SignatureIndex {
         let mut document = TantivyDocument::new();
         document.add_text(self.schema.doc_id, doc_id);
         document.add_u64(self.schema.seed, u64::from(seed));
+        for robust in robust_signatures(term_counts, &self.snapshot, self.scheme) {
+            document.add_u64(self.schema.robust, robust);
+        }
         document.add_u64(self.schema.generation, self.generation);
         // Adding only fails once the writer has died, which the commit reports.
         let _ = writer.add_document(document);
@@ -112,7 +144,11 @@ impl SignatureIndex {
         let mut prepared = writer
             .prepare_commit()
             .map_err(IndexError::tantivy(&self.path))?;
-        prepared.set_payload(&content_opstamp.to_string());
+        let payload = CommitPayload {
+            content_opstamp,
+            robust: self.scheme,
+        };
+        prepared.set_payload(&serde_json::to_string(&payload).expect("payload serializes"));
         prepared.commit().map_err(IndexError::tantivy(&self.path))?;
         drop(writer);
         self.reader
@@ -131,12 +167,23 @@ impl SignatureIndex {
 
     /// Ids of the documents whose seed signature is `seed`, at most `limit` of them.
     pub fn with_seed(&self, seed: u32, limit: usize) -> Result<Vec<String>, IndexError> {
+        self.with_value(
+            Term::from_field_u64(self.schema.seed, u64::from(seed)),
+            limit,
+        )
+    }
+
+    /// Ids of the documents having `signature` among their robust signatures.
+    pub fn with_robust(&self, signature: u64, limit: usize) -> Result<Vec<String>, IndexError> {
+        self.with_value(Term::from_field_u64(self.schema.robust, signature), limit)
+    }
+
+    fn with_value(&self, term: Term, limit: usize) -> Result<Vec<String>, IndexError> {
         let searcher = self.reader.searcher();
-        let term = Term::from_field_u64(self.schema.seed, u64::from(seed));
         let mut ids = Vec::new();
         for segment in searcher.segment_readers() {
             let inverted = segment
-                .inverted_index(self.schema.seed)
+                .inverted_index(term.field())
                 .map_err(IndexError::tantivy(&self.path))?;
             let Some(mut postings) = inverted
                 .read_postings(&term, IndexRecordOption::Basic)

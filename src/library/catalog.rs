@@ -128,6 +128,7 @@ impl Catalog {
     fn index_options(&self) -> IndexOptions {
         IndexOptions {
             writer_memory: self.config.storage.writer_memory_mb.max(15) * 1_000_000,
+            robust: self.config.signatures.scheme(),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use crate::analysis::{Analyzer, Language};
+use crate::analysis::{Analyzer, Language, distinct_shingles, shingles};
 use crate::config::Limits;
 use crate::index::{PreparedDocument, content_hash};
 
@@ -92,6 +92,8 @@ pub struct AnalyzedText {
     pub tokens: Vec<crate::analysis::Token>,
     pub term_counts: Vec<(String, u32)>,
     pub content_hash: u64,
+    /// The shingle starting at each token position.
+    pub shingles: Vec<u64>,
 }
 
 /// Parses an optional language code.
@@ -129,6 +131,7 @@ pub fn analyze_text(
     }
     let term_counts = Analyzer::term_counts(&analyzed.tokens);
     Ok(AnalyzedText {
+        shingles: shingles(&analyzed.tokens),
         lang: analyzed.language,
         words: analyzed.words as u64,
         content_hash: content_hash(&analyzed.tokens),
@@ -196,6 +199,7 @@ pub fn prepare(
         words: analyzed.words,
         content_hash: analyzed.content_hash,
         term_counts: analyzed.term_counts,
+        shingles: distinct_shingles(&analyzed.shingles),
         tokens: analyzed.tokens,
     })
 }

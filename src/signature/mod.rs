@@ -1,12 +1,16 @@
 //! Document signatures: the statistics snapshot a library is signed against and the TF-RIDF
 //! seed signature (top 6 terms by `TF·RIDF`, sorted, concatenated, CRC32).
 //!
+//! Robust 64-bit variants (top-7 subsets, randomized lexicons) sit beside the seed signature.
+//!
 //! Everything here is pure arithmetic over term counts; the snapshot is built and persisted by
 //! `index/`.
 
+mod robust;
 mod snapshot;
 mod tfridf;
 
+pub use robust::{RobustScheme, robust_signatures};
 pub use snapshot::{StatsSnapshot, TermStats};
 pub use tfridf::{
     SEED_TERMS, WeightedTerm, ridf, seed_signature, seed_terms, top_terms, weigh_terms,
