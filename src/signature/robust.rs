@@ -65,7 +65,7 @@ fn hash_terms(salt: u64, terms: &mut [&str]) -> u64 {
 
 /// Whether lexicon `k` keeps `term`: a pseudo-random two thirds of all terms.
 fn in_lexicon(k: u32, term: &str) -> bool {
-    xxhash_rust::xxh3::xxh3_64_with_seed(term.as_bytes(), LEXICON_SALT + u64::from(k)) % 3 != 0
+    !xxhash_rust::xxh3::xxh3_64_with_seed(term.as_bytes(), LEXICON_SALT + u64::from(k)).is_multiple_of(3)
 }
 
 /// The robust signatures of a document under `scheme`, deduplicated. Documents with fewer
