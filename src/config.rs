@@ -214,7 +214,8 @@ mod tests {
         assert_eq!(file.limits.min_words, built_in.limits.min_words);
         assert_eq!(file.limits.max_text_bytes, built_in.limits.max_text_bytes);
         assert_eq!(file.limits.max_body_bytes, built_in.limits.max_body_bytes);
-        assert_eq!(file.check.max_candidates, built_in.check.max_candidates);
+        assert_eq!(format!("{:?}", file.check), format!("{:?}", built_in.check));
+        assert_eq!(file.signatures.scheme(), built_in.signatures.scheme());
     }
 
     #[test]
