@@ -116,11 +116,13 @@ pub struct CheckConfig {
     /// `word_check_containment` (a reworded copy).
     pub duplicate_word_similarity: f64,
     pub word_check_containment: f64,
-    /// Partial copy when one passage holds at least this many shared shingles.
+    /// Partial copy when one run of shared text holds at least this many shared shingles of
+    /// the index sample (one shingle in four is sampled).
     pub partial_min_shingles: u32,
-    /// Passages bridge up to this many missing shingles (edited words).
+    /// Shared shingles at most this many words apart belong to one passage (bridges the
+    /// sampling and edited words).
     pub passage_gap: u32,
-    /// Runs shorter than this are not reported as passages.
+    /// Reported passages hold at least this many shared shingles (all shingles, not the sample).
     pub passage_min_shingles: u32,
 }
 
@@ -162,9 +164,9 @@ impl Default for CheckConfig {
             duplicate_containment: 0.8,
             duplicate_word_similarity: 0.5,
             word_check_containment: 0.1,
-            partial_min_shingles: 8,
-            passage_gap: 4,
-            passage_min_shingles: 4,
+            partial_min_shingles: 3,
+            passage_gap: 12,
+            passage_min_shingles: 5,
         }
     }
 }

@@ -85,6 +85,46 @@ enum Command {
         min_words: usize,
         path: PathBuf,
     },
+    /// Make test queries with known truth from a corpus: writes OUT/library.jsonl (to import)
+    /// and OUT/queries.jsonl (to evaluate).
+    GenTests {
+        /// The corpus (JSON Lines, plain or gzip).
+        corpus: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Share of the corpus held out of the library (negatives, additions, partial-copy hosts).
+        #[arg(long, default_value_t = 0.1)]
+        holdout: f64,
+        /// Take foreign documents from this corpus instead of holding some out.
+        #[arg(long)]
+        foreign: Option<PathBuf>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Edit levels (share of the document changed).
+        #[arg(long, value_delimiter = ',', default_value = "0.05,0.1,0.2")]
+        levels: Vec<f64>,
+        /// Queries per modification and level.
+        #[arg(long, default_value_t = 30)]
+        per_kind: usize,
+        /// Modifications to generate (default: all), e.g. word_replacement,partial_copy.
+        #[arg(long, value_delimiter = ',')]
+        kinds: Vec<String>,
+        /// The corpus is Clough–Stevenson: originals become the library, answers the queries.
+        #[arg(long)]
+        clough: bool,
+    },
+    /// Run generated queries through the check and print precision, recall and F1 per
+    /// modification, per method and for the combined verdict.
+    Eval {
+        #[arg(long)]
+        library: String,
+        /// queries.jsonl written by gen-tests.
+        queries: PathBuf,
+        /// Print the report as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print libraries with their figures as JSON.
     Stats {
         #[arg(long)]
@@ -256,6 +296,52 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let catalog = open_catalog(&config)?;
             let report = dupfinder::eval::self_check(&catalog, &library, &path, min_words)?;
             println!("{}", serde_json::to_string_pretty(&report)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::GenTests {
+            corpus,
+            out,
+            holdout,
+            foreign,
+            seed,
+            levels,
+            per_kind,
+            kinds,
+            clough,
+        } => {
+            let summary = if clough {
+                dupfinder::eval::clough_stevenson(&corpus, &out)?
+            } else {
+                let mut options = dupfinder::eval::generate::GenOptions {
+                    seed,
+                    levels,
+                    per_kind,
+                    ..Default::default()
+                };
+                if !kinds.is_empty() {
+                    options.kinds = kinds
+                        .iter()
+                        .map(|k| {
+                            serde_json::from_value(serde_json::Value::String(k.clone()))
+                                .with_context(|| format!("unknown modification `{k}`"))
+                        })
+                        .collect::<Result<_>>()?;
+                }
+                dupfinder::eval::gen_tests(&corpus, foreign.as_deref(), &out, holdout, &options)
+                    .with_context(|| format!("generating tests from {}", corpus.display()))?
+            };
+            println!("{}", serde_json::to_string_pretty(&summary)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Eval { library, queries, json } => {
+            let catalog = open_catalog(&config)?;
+            let queries = dupfinder::eval::read_queries(&queries)?;
+            let report = dupfinder::eval::evaluate(&catalog, &library, &queries)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                dupfinder::eval::print_table(&report, &mut std::io::stdout())?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Stats { library } => {

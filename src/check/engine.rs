@@ -2,13 +2,13 @@
 //! signatures and the shingle search; every candidate verified and given a verdict; passages on
 //! request.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::Instant;
 
 use serde::Serialize;
 use tantivy::{DocAddress, Searcher};
 
-use super::passages::{PassageMatch, QueryRun, align, covered_tokens, query_runs};
+use super::passages::{Aligned, PassageMatch, QueryRun, align, covered_tokens, query_runs};
 use super::similarity::bag_similarity;
 use crate::analysis::{Analyzer, Language, shingles};
 use crate::config::CheckConfig;
@@ -72,7 +72,7 @@ pub enum Verdict {
 }
 
 /// How a match was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
     /// The same analyzed text (content hash).
@@ -200,6 +200,35 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
     })
 }
 
+/// The unverified candidates each method finds for a text in one library: what the methods
+/// would answer on their own, for evaluation.
+pub fn raw_candidates(
+    catalog: &Catalog,
+    library: &str,
+    text: &str,
+) -> Result<HashMap<Method, Vec<String>>, CheckError> {
+    let index = catalog.index(library)?;
+    let query = analyze_text(catalog.analyzer(), &catalog.config().limits, text, None)?;
+    let context = Context {
+        library,
+        index: &index,
+        analyzer: catalog.analyzer(),
+        config: &catalog.config().check,
+        query: &query,
+        query_text: text,
+        passages: false,
+    };
+    let gathered = context.gather()?;
+    let mut by_method: HashMap<Method, Vec<String>> = HashMap::new();
+    for (address, candidate) in gathered.candidates {
+        let doc_id = index.stored(&gathered.searcher, address)?.doc_id;
+        for method in candidate.methods {
+            by_method.entry(method).or_default().push(doc_id.clone());
+        }
+    }
+    Ok(by_method)
+}
+
 struct LibraryMatches {
     signature: Option<u32>,
     matches: Vec<(MatchReport, Vec<QueryRun>)>,
@@ -222,8 +251,33 @@ struct Candidate {
     hits: Option<ShingleHits>,
 }
 
+/// The candidates of one library, before verification.
+struct Gathered {
+    signature: Option<u32>,
+    searcher: Searcher,
+    candidates: HashMap<DocAddress, Candidate>,
+    /// Distinct sampled query shingles that were looked up.
+    usable: usize,
+    /// Sampled query shingles ignored as library boilerplate.
+    frequent: HashSet<u64>,
+}
+
 impl Context<'_> {
     fn run(&self) -> Result<LibraryMatches, CheckError> {
+        let gathered = self.gather()?;
+        let mut matches = Vec::new();
+        for (address, candidate) in gathered.candidates {
+            let found = self.verify(&gathered.searcher, address, candidate, gathered.usable, &gathered.frequent)?;
+            matches.extend(found);
+        }
+        Ok(LibraryMatches {
+            signature: gathered.signature,
+            matches,
+        })
+    }
+
+    /// Every candidate: the content hash, the seed and robust signatures, the shingle search.
+    fn gather(&self) -> Result<Gathered, CheckError> {
         let limit = self.config.max_candidates;
         let signatures = self.index.signatures();
         let snapshot = signatures.snapshot();
@@ -231,24 +285,13 @@ impl Context<'_> {
         let searcher = self.index.searcher();
         let mut candidates: HashMap<DocAddress, Candidate> = HashMap::new();
 
-        for address in self
-            .index
-            .with_content_hash(self.query.content_hash, limit)?
-        {
-            candidates
-                .entry(address)
-                .or_default()
-                .methods
-                .insert(Method::Exact);
+        for address in self.index.with_content_hash(self.query.content_hash, limit)? {
+            candidates.entry(address).or_default().methods.insert(Method::Exact);
         }
         let mut by_id = |ids: Vec<String>, method: Method| -> Result<(), CheckError> {
             for id in ids {
                 if let Some(address) = self.index.address(&searcher, &id)? {
-                    candidates
-                        .entry(address)
-                        .or_default()
-                        .methods
-                        .insert(method);
+                    candidates.entry(address).or_default().methods.insert(method);
                 }
             }
             Ok(())
@@ -275,14 +318,13 @@ impl Context<'_> {
             candidate.methods.insert(Method::Shingles);
             candidate.hits = Some(hits);
         }
-
-        let mut matches = Vec::new();
-        for (address, candidate) in candidates {
-            if let Some(found) = self.verify(&searcher, address, candidate, search.usable)? {
-                matches.push(found);
-            }
-        }
-        Ok(LibraryMatches { signature, matches })
+        Ok(Gathered {
+            signature,
+            searcher,
+            candidates,
+            usable: search.usable,
+            frequent: search.frequent,
+        })
     }
 
     /// Scores one candidate and decides its verdict; `None` when it is not a match.
@@ -292,6 +334,7 @@ impl Context<'_> {
         address: DocAddress,
         candidate: Candidate,
         usable: usize,
+        frequent: &HashSet<u64>,
     ) -> Result<Option<(MatchReport, Vec<QueryRun>)>, CheckError> {
         let config = self.config;
         let hits = candidate.hits.unwrap_or_default();
@@ -303,7 +346,7 @@ impl Context<'_> {
         let containment_doc = ratio_f(shared, doc_shingles);
         let mut positions = hits.query_positions;
         positions.dedup();
-        let runs = query_runs(&positions, config.passage_gap, config.passage_min_shingles);
+        let runs = query_runs(&positions, config.passage_gap, 2);
         let longest_run = runs.iter().map(|r| r.matched).max().unwrap_or(0);
 
         let exact = candidate.methods.contains(&Method::Exact);
@@ -334,15 +377,17 @@ impl Context<'_> {
             let lang = Language::from_code(&document.lang);
             let doc = self.analyzer.analyze(&document.text, lang);
             let doc_shingles = shingles(&doc.tokens);
-            Some(align(
-                &runs,
-                &self.query.shingles,
-                &self.query.tokens,
-                self.query_text,
-                &doc_shingles,
-                &doc.tokens,
-                &document.text,
-            ))
+            let query = Aligned {
+                text: self.query_text,
+                tokens: &self.query.tokens,
+                shingles: &self.query.shingles,
+            };
+            let doc = Aligned {
+                text: &document.text,
+                tokens: &doc.tokens,
+                shingles: &doc_shingles,
+            };
+            Some(align(&query, &doc, frequent, config.passage_gap as usize, config.passage_min_shingles as usize))
         } else {
             None
         };

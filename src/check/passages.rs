@@ -1,11 +1,11 @@
 //! Copied passages: runs of shared shingles in the query, aligned to the matching document and
 //! mapped back to code point offsets in both texts.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use crate::analysis::{SHINGLE_WORDS, Token};
+use crate::analysis::{SHINGLE_WORDS, Token, is_sampled};
 
 /// A run of query shingle positions shared with one document, allowing small gaps (a replaced
 /// word removes the few shingles that cover it, not the passage).
@@ -26,16 +26,16 @@ impl QueryRun {
     }
 }
 
-/// Groups sorted shingle positions into runs: a run continues while the next shared position is
-/// at most `gap + 1` after the previous one. Runs with fewer than `min_matched` shared shingles are
-/// dropped.
-pub fn query_runs(positions: &[u32], gap: u32, min_matched: u32) -> Vec<QueryRun> {
+/// Groups sorted positions of shared (sampled) shingles into runs: a run continues while the
+/// next shared position is at most `max_gap` tokens after the previous one, which bridges both
+/// the sampling and edited words. Runs with fewer than `min_matched` shared shingles are dropped.
+pub fn query_runs(positions: &[u32], max_gap: u32, min_matched: u32) -> Vec<QueryRun> {
     let mut runs = Vec::new();
     let mut current: Option<QueryRun> = None;
     for &p in positions {
         match current.as_mut() {
             Some(run) if p == run.last => {}
-            Some(run) if p <= run.last + gap + 1 => {
+            Some(run) if p <= run.last + max_gap => {
                 run.last = p;
                 run.matched += 1;
             }
@@ -101,65 +101,90 @@ impl<'a> CharOffsets<'a> {
     }
 }
 
-/// Aligns each query run to the document: the document positions holding the run's shingles,
-/// kept around the run's dominant diagonal (query position − document position), give the
-/// document side of the passage.
+/// A chain of shared shingles along one diagonal of the query × document grid.
+#[derive(Debug, Clone, Copy)]
+struct Chain {
+    first: (usize, usize),
+    last: (usize, usize),
+    matched: usize,
+    /// Whether the chain holds a shingle of the index sample that is not library boilerplate:
+    /// the evidence the verdict was based on.
+    supported: bool,
+}
+
+/// The two texts of an alignment, analyzed.
+pub(super) struct Aligned<'a> {
+    pub(super) text: &'a str,
+    pub(super) tokens: &'a [Token],
+    /// The shingle starting at each token position.
+    pub(super) shingles: &'a [u64],
+}
+
+/// Finds the passages two texts share, on all their shingles (not only the sample): chains of
+/// shared shingles where both texts advance by at most `max_gap` positions between links, so an
+/// edited word or two does not break a passage. Chains shorter than `min_shingles`, and chains
+/// made only of library boilerplate (`frequent` sampled shingles), are not passages.
 pub(super) fn align(
-    runs: &[QueryRun],
-    query_shingles: &[u64],
-    query_tokens: &[Token],
-    query_text: &str,
-    doc_shingles: &[u64],
-    doc_tokens: &[Token],
-    doc_text: &str,
+    query: &Aligned<'_>,
+    doc: &Aligned<'_>,
+    frequent: &HashSet<u64>,
+    max_gap: usize,
+    min_shingles: usize,
 ) -> Vec<PassageMatch> {
-    let mut doc_positions: HashMap<u64, Vec<usize>> = HashMap::with_capacity(doc_shingles.len());
-    for (i, shingle) in doc_shingles.iter().enumerate() {
+    let mut doc_positions: HashMap<u64, Vec<usize>> = HashMap::with_capacity(doc.shingles.len());
+    for (i, shingle) in doc.shingles.iter().enumerate() {
         doc_positions.entry(*shingle).or_default().push(i);
     }
-    let (query_chars, doc_chars) = (CharOffsets::new(query_text), CharOffsets::new(doc_text));
-    let mut passages = Vec::new();
-    for run in runs {
-        let mut pairs = Vec::new();
-        for q in run.first as usize..=run.last as usize {
-            if let Some(ds) = query_shingles.get(q).and_then(|h| doc_positions.get(h)) {
-                pairs.extend(ds.iter().map(|&d| (q, d)));
+    let mut open: Vec<Chain> = Vec::new();
+    let mut done: Vec<Chain> = Vec::new();
+    for (q, hash) in query.shingles.iter().enumerate() {
+        let Some(ds) = doc_positions.get(hash) else { continue };
+        let evidence = is_sampled(*hash) && !frequent.contains(hash);
+        // Chains that can no longer be extended are finished.
+        let (still_open, closed): (Vec<Chain>, Vec<Chain>) = open.into_iter().partition(|c| q <= c.last.0 + max_gap);
+        open = still_open;
+        done.extend(closed);
+        for &d in ds.iter().take(16) {
+            let best = open
+                .iter_mut()
+                .filter(|c| c.last.0 < q && c.last.1 < d && d <= c.last.1 + max_gap)
+                .min_by_key(|c| (q - c.last.0) + (d - c.last.1));
+            match best {
+                Some(chain) => {
+                    chain.last = (q, d);
+                    chain.matched += 1;
+                    chain.supported |= evidence;
+                }
+                None => open.push(Chain {
+                    first: (q, d),
+                    last: (q, d),
+                    matched: 1,
+                    supported: evidence,
+                }),
             }
         }
-        let mut diagonals: HashMap<i64, usize> = HashMap::new();
-        for &(q, d) in &pairs {
-            *diagonals.entry(d as i64 - q as i64).or_default() += 1;
-        }
-        let Some((&mode, _)) = diagonals
-            .iter()
-            .max_by_key(|(diagonal, count)| (**count, -diagonal.abs()))
-        else {
-            continue;
-        };
-        let near = |&&(q, d): &&(usize, usize)| (d as i64 - q as i64 - mode).abs() <= 12;
-        let (Some(q_first), Some(q_last)) = (
-            pairs.iter().filter(near).map(|p| p.0).min(),
-            pairs.iter().filter(near).map(|p| p.0).max(),
-        ) else {
-            continue;
-        };
-        let d_first = pairs.iter().filter(near).map(|p| p.1).min().unwrap_or(0);
-        let d_last = pairs.iter().filter(near).map(|p| p.1).max().unwrap_or(0);
-        let q_end = (q_last + SHINGLE_WORDS - 1).min(query_tokens.len() - 1);
-        let d_end = (d_last + SHINGLE_WORDS - 1).min(doc_tokens.len() - 1);
-        passages.push(PassageMatch {
-            query: Span {
-                start: query_chars.of(query_tokens[q_first].start),
-                end: query_chars.of(query_tokens[q_end].end),
-            },
-            doc: Span {
-                start: doc_chars.of(doc_tokens[d_first].start),
-                end: doc_chars.of(doc_tokens[d_end].end),
-            },
-            words: q_end + 1 - q_first,
-        });
     }
-    passages
+    done.extend(open);
+    done.retain(|c| c.matched >= min_shingles && c.supported);
+    done.sort_by_key(|c| c.first);
+    let (query_chars, doc_chars) = (CharOffsets::new(query.text), CharOffsets::new(doc.text));
+    done.iter()
+        .map(|c| {
+            let q_end = (c.last.0 + SHINGLE_WORDS - 1).min(query.tokens.len() - 1);
+            let d_end = (c.last.1 + SHINGLE_WORDS - 1).min(doc.tokens.len() - 1);
+            PassageMatch {
+                query: Span {
+                    start: query_chars.of(query.tokens[c.first.0].start),
+                    end: query_chars.of(query.tokens[q_end].end),
+                },
+                doc: Span {
+                    start: doc_chars.of(doc.tokens[c.first.1].start),
+                    end: doc_chars.of(doc.tokens[d_end].end),
+                },
+                words: q_end + 1 - c.first.0,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -169,7 +194,7 @@ mod tests {
     #[test]
     fn runs_bridge_small_gaps_only() {
         let positions = [1, 2, 3, 7, 8, 30, 31, 32, 33];
-        let runs = query_runs(&positions, 3, 2);
+        let runs = query_runs(&positions, 4, 2);
         assert_eq!(
             runs,
             vec![

@@ -1,5 +1,11 @@
-//! Evaluation: measuring what the check finds on real corpora, through the real check path.
+//! Evaluation: test queries with known truth (the generator), and measuring what the check
+//! finds on them and on real corpora, through the real check path.
 
+pub mod generate;
+mod gen_tests;
+mod quality;
 mod self_check;
 
+pub use gen_tests::{GenSummary, clough_stevenson, gen_tests, read_objects, read_queries};
+pub use quality::{EvalQuery, EvalReport, evaluate, print_table};
 pub use self_check::{Latency, SelfCheckMiss, SelfCheckReport, self_check};

@@ -8,7 +8,7 @@
 //! <library dir>/CURRENT              the current generation number
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -26,7 +26,7 @@ use super::signatures::SignatureIndex;
 use super::stats::{count_statistics, load_snapshot, save_snapshot, snapshot_path};
 use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME, to_tantivy_tokens};
 use super::{ContentSchema, IndexError, PreparedDocument, StoredDocument};
-use crate::analysis::Analyzer;
+use crate::analysis::{Analyzer, is_sampled};
 use crate::signature::{RobustScheme, StatsSnapshot};
 
 /// Options for opening a library's indexes.
@@ -62,8 +62,8 @@ pub struct ShingleHits {
 pub struct ShingleSearch {
     /// Distinct query shingles that were looked up (not too frequent in the library).
     pub usable: usize,
-    /// Distinct query shingles ignored as library-frequent.
-    pub frequent: usize,
+    /// Distinct query shingles ignored as library boilerplate.
+    pub frequent: HashSet<u64>,
     /// Documents with enough hits, most hits first.
     pub hits: Vec<(DocAddress, ShingleHits)>,
 }
@@ -90,7 +90,9 @@ pub struct LibraryIndex {
     schema: ContentSchema,
     index: Index,
     reader: IndexReader,
-    writer: Mutex<IndexWriter<TantivyDocument>>,
+    /// Always `Some`, except for the moment [`LibraryIndex::optimize`] replaces it.
+    writer: Mutex<Option<IndexWriter<TantivyDocument>>>,
+    writer_memory: usize,
     signatures: RwLock<Arc<SignatureIndex>>,
     /// Serializes writers: ingest batches and re-indexing.
     write_gate: Mutex<()>,
@@ -150,7 +152,8 @@ impl LibraryIndex {
             schema,
             index,
             reader,
-            writer: Mutex::new(writer),
+            writer: Mutex::new(Some(writer)),
+            writer_memory: options.writer_memory,
             signatures: RwLock::new(Arc::new(signatures)),
             write_gate: Mutex::new(()),
             changed_since_snapshot: AtomicU64::new(0),
@@ -220,7 +223,8 @@ impl LibraryIndex {
     pub fn add(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
         let _gate = self.write_gate.lock().expect("write gate poisoned");
         let signatures = self.signatures();
-        let mut writer = self.writer.lock().expect("content writer lock poisoned");
+        let mut guard = self.writer.lock().expect("content writer lock poisoned");
+        let writer = guard.as_mut().expect("the content writer is present");
         for document in documents {
             writer.delete_term(Term::from_field_text(self.schema.doc_id, &document.doc_id));
             writer
@@ -231,7 +235,7 @@ impl LibraryIndex {
         let opstamp = writer
             .commit()
             .map_err(IndexError::tantivy(&self.content_path))?;
-        drop(writer);
+        drop(guard);
         self.reader
             .reload()
             .map_err(IndexError::tantivy(&self.content_path))?;
@@ -241,6 +245,36 @@ impl LibraryIndex {
         Ok(())
     }
 
+    /// Merges the content index into one segment, so that every term lookup of a check touches
+    /// one term dictionary instead of one per segment. Worth it after a bulk import.
+    pub fn optimize(&self) -> Result<(), IndexError> {
+        let _gate = self.write_gate.lock().expect("write gate poisoned");
+        let path = &self.content_path;
+        let segments = self.index.searchable_segment_ids().map_err(IndexError::tantivy(path))?;
+        if segments.len() > 1 {
+            let mut guard = self.writer.lock().expect("content writer lock poisoned");
+            // Background merges may hold some of the segments: let them finish first, which
+            // consumes the writer; a fresh one then merges everything that is left.
+            let old = guard.take().expect("the content writer is present");
+            old.wait_merging_threads().map_err(IndexError::tantivy(path))?;
+            let mut writer = self
+                .index
+                .writer_with_num_threads(1, self.writer_memory)
+                .map_err(IndexError::tantivy(path))?;
+            let segments = self.index.searchable_segment_ids().map_err(IndexError::tantivy(path))?;
+            let merged = if segments.len() > 1 {
+                writer.merge(&segments).wait().map(|_| ())
+            } else {
+                Ok(())
+            };
+            // Reclaims the merged segments' files now rather than at the next commit.
+            let _ = writer.garbage_collect_files().wait();
+            *guard = Some(writer);
+            merged.map_err(IndexError::tantivy(path))?;
+        }
+        self.reader.reload().map_err(IndexError::tantivy(path))
+    }
+
     /// Removes a document; returns whether it existed.
     pub fn delete(&self, doc_id: &str) -> Result<bool, IndexError> {
         let _gate = self.write_gate.lock().expect("write gate poisoned");
@@ -248,13 +282,14 @@ impl LibraryIndex {
             return Ok(false);
         }
         let signatures = self.signatures();
-        let mut writer = self.writer.lock().expect("content writer lock poisoned");
+        let mut guard = self.writer.lock().expect("content writer lock poisoned");
+        let writer = guard.as_mut().expect("the content writer is present");
         writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
         signatures.stage_delete(doc_id);
         let opstamp = writer
             .commit()
             .map_err(IndexError::tantivy(&self.content_path))?;
-        drop(writer);
+        drop(guard);
         self.reader
             .reload()
             .map_err(IndexError::tantivy(&self.content_path))?;
@@ -335,8 +370,9 @@ impl LibraryIndex {
         self.postings(&self.searcher(), &term, limit)
     }
 
-    /// Shingle search: which live documents share shingles with a query, and at which query
-    /// positions. `shingles[i]` is the query shingle starting at token `i`. Shingles held by
+    /// Shingle search: which live documents share sampled shingles with a query, and at which
+    /// query positions. `shingles[i]` is the query shingle starting at token `i`; only the
+    /// sampled ones are looked up, as only those are indexed. Shingles held by
     /// more than `max_df` documents (templates, licences, common phrases) are ignored, so they
     /// are never reported as copying; `usable` counts the distinct shingles that were not.
     pub fn shingle_search(
@@ -347,9 +383,11 @@ impl LibraryIndex {
         min_hits: u32,
         limit: usize,
     ) -> Result<ShingleSearch, IndexError> {
-        let mut positions: HashMap<u64, Vec<u32>> = HashMap::with_capacity(shingles.len());
+        let mut positions: HashMap<u64, Vec<u32>> = HashMap::with_capacity(shingles.len() / 2);
         for (i, shingle) in shingles.iter().enumerate() {
-            positions.entry(*shingle).or_default().push(i as u32);
+            if is_sampled(*shingle) {
+                positions.entry(*shingle).or_default().push(i as u32);
+            }
         }
         let field = self.schema.shingles;
         let mut inverted = Vec::with_capacity(searcher.segment_readers().len());
@@ -362,7 +400,7 @@ impl LibraryIndex {
         }
         let mut hits: HashMap<DocAddress, ShingleHits> = HashMap::new();
         let mut usable = 0usize;
-        let mut frequent = 0usize;
+        let mut frequent = HashSet::new();
         for (shingle, query_positions) in &positions {
             let term = Term::from_field_u64(field, *shingle);
             let mut infos = Vec::with_capacity(inverted.len());
@@ -375,7 +413,7 @@ impl LibraryIndex {
                 infos.push(info);
             }
             if df > max_df {
-                frequent += 1;
+                frequent.insert(*shingle);
                 continue;
             }
             usable += 1;
@@ -536,7 +574,7 @@ impl LibraryIndex {
                     .get_first(self.schema.doc_id)
                     .and_then(|v| v.as_str())
                     .unwrap_or_default();
-                signatures.stage(doc_id, &self.decode_counts(&doc)?);
+                signatures.stage_new(doc_id, &self.decode_counts(&doc)?);
                 done += 1;
                 if done.is_multiple_of(1024) {
                     progress(done);

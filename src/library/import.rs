@@ -107,6 +107,7 @@ pub fn import_file(
 
     let signing = Instant::now();
     if summary.accepted > 0 {
+        index.optimize()?;
         summary.stats_generation = index.rebuild_statistics(|done| progress.signing(done))?;
         catalog.touch(id)?;
     } else {

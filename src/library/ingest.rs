@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use crate::analysis::{Analyzer, Language, distinct_shingles, shingles};
+use crate::analysis::{Analyzer, Language, sampled_shingles, shingles};
 use crate::config::Limits;
 use crate::index::{PreparedDocument, content_hash};
 
@@ -199,7 +199,7 @@ pub fn prepare(
         words: analyzed.words,
         content_hash: analyzed.content_hash,
         term_counts: analyzed.term_counts,
-        shingles: distinct_shingles(&analyzed.shingles),
+        shingles: sampled_shingles(&analyzed.shingles),
         tokens: analyzed.tokens,
     })
 }

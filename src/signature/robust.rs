@@ -63,45 +63,69 @@ fn hash_terms(salt: u64, terms: &mut [&str]) -> u64 {
     hasher.digest()
 }
 
-/// Whether lexicon `k` keeps `term`: a pseudo-random two thirds of all terms.
-fn in_lexicon(k: u32, term: &str) -> bool {
-    !xxhash_rust::xxh3::xxh3_64_with_seed(term.as_bytes(), LEXICON_SALT + u64::from(k)).is_multiple_of(3)
+/// Lexicons whose membership one 64-bit hash decides (six bits each).
+const LEXICONS_PER_HASH: u32 = 10;
+
+/// Which lexicons keep `term`: bit `k` is set when lexicon `k` does. Each lexicon keeps a
+/// pseudo-random 43/64 (≈ two thirds) of all terms, independently of the others.
+fn lexicon_membership(term: &str, lexicons: u32) -> u64 {
+    let mut members = 0u64;
+    for block in 0..lexicons.div_ceil(LEXICONS_PER_HASH) {
+        let hash = xxhash_rust::xxh3::xxh3_64_with_seed(term.as_bytes(), LEXICON_SALT + u64::from(block));
+        for i in 0..LEXICONS_PER_HASH.min(lexicons - block * LEXICONS_PER_HASH) {
+            let draw = (hash >> (6 * i)) & 63;
+            if !draw.is_multiple_of(3) {
+                members |= 1 << (block * LEXICONS_PER_HASH + i);
+            }
+        }
+    }
+    members
 }
 
 /// The robust signatures of a document under `scheme`, deduplicated. Documents with fewer
 /// terms than a variant needs get fewer signatures (a variant over fewer than six terms is
 /// skipped, as it would match too easily).
-pub fn robust_signatures(
-    counts: &[(String, u32)],
-    snapshot: &StatsSnapshot,
-    scheme: RobustScheme,
-) -> Vec<u64> {
-    let weighted = weigh_terms(counts, snapshot);
+pub fn robust_signatures(counts: &[(String, u32)], snapshot: &StatsSnapshot, scheme: RobustScheme) -> Vec<u64> {
+    if scheme == RobustScheme::None {
+        return Vec::new();
+    }
+    // One sort by weight serves every variant: each takes the heaviest terms it admits.
+    let weighted: Vec<WeightedTerm<'_>> = top_terms(weigh_terms(counts, snapshot), usize::MAX);
     let mut signatures = Vec::new();
-    if scheme.top7() {
-        let top: Vec<WeightedTerm<'_>> = top_terms(weighted.clone(), SEED_TERMS + 1);
-        if top.len() == SEED_TERMS + 1 {
-            for skip in 0..top.len() {
-                let mut subset: Vec<&str> = top
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| *i != skip)
-                    .map(|(_, w)| w.term)
-                    .collect();
-                signatures.push(hash_terms(TOP7_SALT, &mut subset));
-            }
+    if scheme.top7() && weighted.len() > SEED_TERMS {
+        let top = &weighted[..=SEED_TERMS];
+        for skip in 0..top.len() {
+            let mut subset: Vec<&str> = top
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != skip)
+                .map(|(_, w)| w.term)
+                .collect();
+            signatures.push(hash_terms(TOP7_SALT, &mut subset));
         }
     }
-    for k in 0..scheme.lexicons() {
-        let kept: Vec<WeightedTerm<'_>> = weighted
-            .iter()
-            .copied()
-            .filter(|w| in_lexicon(k, w.term))
-            .collect();
-        let top = top_terms(kept, SEED_TERMS);
-        if top.len() == SEED_TERMS {
-            let mut terms: Vec<&str> = top.iter().map(|w| w.term).collect();
-            signatures.push(hash_terms(LEXICON_SALT + u64::from(k), &mut terms));
+    let lexicons = scheme.lexicons().min(64);
+    if lexicons > 0 {
+        let mut chosen: Vec<Vec<&str>> = vec![Vec::with_capacity(SEED_TERMS); lexicons as usize];
+        let mut open = lexicons as usize;
+        for w in &weighted {
+            let members = lexicon_membership(w.term, lexicons);
+            for (k, terms) in chosen.iter_mut().enumerate() {
+                if terms.len() < SEED_TERMS && members & (1 << k) != 0 {
+                    terms.push(w.term);
+                    if terms.len() == SEED_TERMS {
+                        open -= 1;
+                    }
+                }
+            }
+            if open == 0 {
+                break;
+            }
+        }
+        for (k, mut terms) in chosen.into_iter().enumerate() {
+            if terms.len() == SEED_TERMS {
+                signatures.push(hash_terms(LEXICON_SALT + 1000 + k as u64, &mut terms));
+            }
         }
     }
     signatures.sort_unstable();
@@ -160,6 +184,15 @@ mod tests {
         assert_eq!(top7.len(), 7);
         assert!(lexicons.len() >= 5, "{}", lexicons.len());
         assert_eq!(both.len(), top7.len() + lexicons.len());
+    }
+
+    #[test]
+    fn lexicons_keep_about_two_thirds_of_terms_each() {
+        let terms: Vec<String> = (0..3000).map(|i| format!("term{i}")).collect();
+        for k in 0..12 {
+            let kept = terms.iter().filter(|t| lexicon_membership(t, 12) & (1 << k) != 0).count();
+            assert!((1850..2200).contains(&kept), "lexicon {k} keeps {kept} of 3000");
+        }
     }
 
     #[test]

@@ -65,7 +65,7 @@ pub fn top_terms<'a>(mut weighted: Vec<WeightedTerm<'a>>, k: usize) -> Vec<Weigh
             .total_cmp(&a.weight)
             .then_with(|| a.term.cmp(b.term))
     };
-    if weighted.len() > k {
+    if weighted.len() > k && k > 0 {
         weighted.select_nth_unstable_by(k, by_weight);
         weighted.truncate(k);
     }

@@ -1,0 +1,1046 @@
+//! The test generator: check queries with known truth, made from a library's documents, for
+//! measuring the precision and recall of the check.
+//!
+//! Positives are library documents modified in a known way and to a known degree (the *level*:
+//! the share of the document changed), so a check must find their source. Partial copies put a
+//! passage of a library document into a foreign text, so a check must find the passage but not
+//! call the whole a duplicate. Negatives are foreign documents (documents not in the library),
+//! unrelated or on the same topic, where any match is a false positive.
+//!
+//! Everything is reproducible: the same documents, options and seed give the same queries, on
+//! any platform and with any version of the dependencies (the generator brings its own RNG).
+//!
+//! The structure of a text is the generator's own, independent of the analyzer under test:
+//! words are maximal runs of alphanumeric characters, sentences end after `.`, `!`, `?` or `…`
+//! followed by whitespace and an uppercase letter (common abbreviations and initials excepted)
+//! or after Chinese `。！？`, and paragraphs are separated by blank lines.
+
+mod modify;
+mod pool;
+mod rng;
+mod text;
+
+use serde::{Deserialize, Serialize};
+
+use modify::Material;
+use pool::{WordPool, rank_by_topic};
+use rng::Rng;
+use text::{Script, differs_beyond_whitespace, sentence_ranges, word_count};
+
+/// A document the generator reads: a library document (source of positives) or a foreign one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceDoc {
+    /// The document's id in its corpus; positives name their source by it.
+    pub id: String,
+    /// The document's text.
+    pub text: String,
+}
+
+/// How a query was made from its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Modification {
+    /// The source text unchanged.
+    Exact,
+    /// Paragraphs shuffled (pseudo-paragraphs of about five sentences when the text has fewer
+    /// than three); the level is ignored.
+    ParagraphPermutation,
+    /// Whole sentences deleted, about the level's share of the words.
+    ParagraphDeletion,
+    /// Sentences of a foreign document inserted at sentence boundaries, about the level's share
+    /// of the source's word count.
+    ParagraphAddition,
+    /// Sentences shuffled within their paragraphs; the level is ignored.
+    SentenceReordering,
+    /// The level's share of the words replaced by words of similar length from other documents.
+    WordReplacement,
+    /// One letter changed (two adjacent swapped, or one replaced by a letter of the same
+    /// script) in the level's share of the words.
+    LetterReplacement,
+    /// Cyrillic letters replaced by Latin look-alikes, or Latin by Cyrillic, in the level's
+    /// share of the words.
+    Homoglyphs,
+    /// Paragraphs or sentences repeated, about the level's share of the words.
+    RepeatedParagraphs,
+    /// Letter case changed in the level's share of the words, whitespace collapsed or
+    /// expanded, punctuation dropped or added.
+    Noise,
+    /// The level's share of the words deleted.
+    WordDeletion,
+    /// The level's share of the word count inserted, from other documents' vocabulary.
+    WordInsertion,
+    /// A passage of whole sentences of a library document inside a foreign document; the level
+    /// is ignored.
+    PartialCopy,
+    /// A foreign document as it is.
+    NegativeUnrelated,
+    /// The foreign documents whose vocabulary is closest to a library document's, as they are.
+    NegativeSameTopic,
+}
+
+const ALL_MODIFICATIONS: [Modification; 15] = [
+    Modification::Exact,
+    Modification::ParagraphPermutation,
+    Modification::ParagraphDeletion,
+    Modification::ParagraphAddition,
+    Modification::SentenceReordering,
+    Modification::WordReplacement,
+    Modification::LetterReplacement,
+    Modification::Homoglyphs,
+    Modification::RepeatedParagraphs,
+    Modification::Noise,
+    Modification::WordDeletion,
+    Modification::WordInsertion,
+    Modification::PartialCopy,
+    Modification::NegativeUnrelated,
+    Modification::NegativeSameTopic,
+];
+
+impl Modification {
+    /// The serde name (`word_replacement`), for query ids and report keys.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Modification::Exact => "exact",
+            Modification::ParagraphPermutation => "paragraph_permutation",
+            Modification::ParagraphDeletion => "paragraph_deletion",
+            Modification::ParagraphAddition => "paragraph_addition",
+            Modification::SentenceReordering => "sentence_reordering",
+            Modification::WordReplacement => "word_replacement",
+            Modification::LetterReplacement => "letter_replacement",
+            Modification::Homoglyphs => "homoglyphs",
+            Modification::RepeatedParagraphs => "repeated_paragraphs",
+            Modification::Noise => "noise",
+            Modification::WordDeletion => "word_deletion",
+            Modification::WordInsertion => "word_insertion",
+            Modification::PartialCopy => "partial_copy",
+            Modification::NegativeUnrelated => "negative_unrelated",
+            Modification::NegativeSameTopic => "negative_same_topic",
+        }
+    }
+
+    /// Every kind, in declaration order.
+    pub fn all() -> &'static [Modification] {
+        &ALL_MODIFICATIONS
+    }
+
+    /// Whether queries of this kind derive from no library document.
+    pub fn is_negative(&self) -> bool {
+        matches!(
+            self,
+            Modification::NegativeUnrelated | Modification::NegativeSameTopic
+        )
+    }
+
+    /// Whether a query of this kind is a near-duplicate of its source (not a partial copy, not
+    /// a negative).
+    pub fn expects_duplicate(&self) -> bool {
+        !self.is_negative() && *self != Modification::PartialCopy
+    }
+}
+
+/// What to generate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GenOptions {
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Degrees of modification, each the share of the document changed (`0.10` = 10 %).
+    /// Values are clamped to `[0, 1]`; non-finite values and repeats are dropped. No levels, no
+    /// queries: kinds that ignore the level still produce theirs once per level.
+    pub levels: Vec<f64>,
+    /// Queries per (kind, level).
+    pub per_kind: usize,
+    /// The kinds to generate (repeats are dropped).
+    pub kinds: Vec<Modification>,
+    /// The smallest passage a partial copy takes, in words; passages run up to about three
+    /// times this.
+    pub partial_min_words: usize,
+    /// Documents with fewer words are not used at all: neither as sources nor as negatives,
+    /// hosts or added material (short records are mostly titles and stubs).
+    pub min_source_words: usize,
+}
+
+impl Default for GenOptions {
+    fn default() -> GenOptions {
+        GenOptions {
+            seed: 1,
+            levels: vec![0.05, 0.10, 0.20],
+            per_kind: 20,
+            kinds: Modification::all().to_vec(),
+            partial_min_words: 50,
+            min_source_words: 50,
+        }
+    }
+}
+
+/// A check query and the truth about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Query {
+    /// Unique within a generated set: `kind-level-index`, e.g. `word_replacement-0.10-17`.
+    pub id: String,
+    /// How the query was made.
+    pub kind: Modification,
+    /// The share of the document changed (recorded even for kinds that ignore it).
+    pub level: f64,
+    /// The text to check.
+    pub text: String,
+    /// The library document the query derives from; `None` for negatives.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Whether the check should report the source as a near-duplicate: true for the
+    /// near-duplicate kinds, false for partial copies and negatives.
+    pub expect_duplicate: bool,
+    /// Partial copy: where the copied passage lies in `text`, in code points.
+    #[serde(default)]
+    pub query_span: Option<Span>,
+    /// Partial copy: where the passage was taken from in the source's text, in code points.
+    #[serde(default)]
+    pub source_span: Option<Span>,
+}
+
+/// A range of code points (`char`s, not bytes): `start` inclusive, `end` exclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Span {
+    /// First code point of the range.
+    pub start: usize,
+    /// One past the last code point of the range.
+    pub end: usize,
+}
+
+/// How many candidate sources a query tries before it is given up (a kind that does not fit
+/// most documents, such as homoglyphs in a Chinese library, must not scan the whole library
+/// for every query).
+const MAX_SOURCE_ATTEMPTS: usize = 100;
+
+/// Bounds for the one-off preparations over whole corpora, so a very large corpus costs
+/// bounded time and memory. The vocabulary pool reads at most this many documents of each side
+/// (plenty for word substitutes); the same-topic ranking compares at most this many foreign
+/// with this many library documents. The first of the seeded shuffles are taken.
+const POOL_DOCS_PER_SIDE: usize = 1_000;
+const TOPIC_LIBRARY_DOCS: usize = 5_000;
+const TOPIC_FOREIGN_DOCS: usize = 2_000;
+
+/// Stream labels for [`Rng::derive`], distinct from each other and from query streams.
+const STREAM_LIBRARY: u64 = u64::MAX;
+const STREAM_FOREIGN: u64 = u64::MAX - 1;
+
+/// Generates `per_kind` queries for every kind and level of `options`: positives and partial
+/// copies from `docs` (the library), negatives, partial-copy hosts and added material from
+/// `foreign` (documents not in the library).
+///
+/// Each query draws the next source document of a seeded shuffle of the eligible library
+/// documents (round-robin, so sources repeat only once all were used); a document that cannot
+/// take a modification is passed over for the next. Kinds that need foreign documents produce
+/// nothing without them, and a query whose candidates all fail is left out, so the result may
+/// hold fewer queries than asked for. The output is a pure function of the inputs.
+pub fn generate(docs: &[SourceDoc], foreign: &[SourceDoc], options: &GenOptions) -> Vec<Query> {
+    let mut kinds: Vec<Modification> = Vec::new();
+    for kind in &options.kinds {
+        if !kinds.contains(kind) {
+            kinds.push(*kind);
+        }
+    }
+    let mut levels: Vec<f64> = Vec::new();
+    for level in options.levels.iter().filter(|l| l.is_finite()) {
+        let level = level.clamp(0.0, 1.0);
+        if !levels.contains(&level) {
+            levels.push(level);
+        }
+    }
+    if kinds.is_empty() || levels.is_empty() || options.per_kind == 0 {
+        return Vec::new();
+    }
+    let prepared = Prepared::new(docs, foreign, options, &kinds);
+    let mut cursors = Cursors::default();
+    let mut queries = Vec::new();
+    for &kind in &kinds {
+        // The declaration index: stable while the enum's order is.
+        let kind_label = kind as u64;
+        for &level in &levels {
+            for index in 0..options.per_kind {
+                let mut rng =
+                    Rng::derive(options.seed, &[kind_label, level.to_bits(), index as u64]);
+                let id = format!("{}-{}-{index}", kind.name(), level_label(level));
+                if let Some(query) = prepared.query(kind, level, id, &mut rng, &mut cursors) {
+                    queries.push(query);
+                }
+            }
+        }
+    }
+    queries
+}
+
+/// The level as it appears in query ids: two decimals (`0.10`) unless that would lose
+/// precision, so ids stay readable and distinct levels never share an id.
+fn level_label(level: f64) -> String {
+    let short = format!("{level:.2}");
+    if short.parse::<f64>() == Ok(level) {
+        short
+    } else {
+        format!("{level}")
+    }
+}
+
+/// Serializes queries as JSON Lines, one query per line, each line ending in `\n`.
+pub fn to_json_lines(queries: &[Query]) -> String {
+    let mut out = String::new();
+    for query in queries {
+        // A Query holds only strings, numbers, booleans and options of them: serializing it
+        // cannot fail.
+        out.push_str(&serde_json::to_string(query).expect("a Query always serializes"));
+        out.push('\n');
+    }
+    out
+}
+
+/// Parses one line written by [`to_json_lines`].
+pub fn from_json_line(line: &str) -> Result<Query, serde_json::Error> {
+    serde_json::from_str(line)
+}
+
+/// Round-robin positions, shared by all queries of a run.
+#[derive(Debug, Default)]
+struct Cursors {
+    library: usize,
+    foreign: usize,
+    same_topic: usize,
+}
+
+/// Everything computed once per run.
+struct Prepared<'a> {
+    docs: &'a [SourceDoc],
+    foreign: &'a [SourceDoc],
+    partial_min_words: usize,
+    /// Indices into `docs` with enough words, in seeded random order.
+    library: Vec<usize>,
+    /// Indices into `foreign` with enough words (negatives and hosts), in seeded random order.
+    foreign_usable: Vec<usize>,
+    /// Indices into `foreign`, closest to the library's vocabulary first.
+    same_topic: Vec<usize>,
+    pool: WordPool,
+    donors: Vec<(&'a str, Script)>,
+}
+
+impl<'a> Prepared<'a> {
+    fn new(
+        docs: &'a [SourceDoc],
+        foreign: &'a [SourceDoc],
+        options: &GenOptions,
+        kinds: &[Modification],
+    ) -> Self {
+        let min_words = options.min_source_words.max(1);
+        let usable = |set: &[SourceDoc], stream: u64| {
+            let mut picked: Vec<usize> = (0..set.len())
+                .filter(|&i| word_count(&set[i].text) >= min_words)
+                .collect();
+            Rng::derive(options.seed, &[stream]).shuffle(&mut picked);
+            picked
+        };
+        let library = usable(docs, STREAM_LIBRARY);
+        let foreign_usable = usable(foreign, STREAM_FOREIGN);
+
+        let pool = if kinds.iter().any(|k| {
+            matches!(
+                k,
+                Modification::WordReplacement | Modification::WordInsertion
+            )
+        }) {
+            let library_texts = library
+                .iter()
+                .take(POOL_DOCS_PER_SIDE)
+                .map(|&i| docs[i].text.as_str());
+            let foreign_texts = foreign_usable
+                .iter()
+                .take(POOL_DOCS_PER_SIDE)
+                .map(|&i| foreign[i].text.as_str());
+            WordPool::build(foreign_texts.chain(library_texts))
+        } else {
+            WordPool::default()
+        };
+        let same_topic = if kinds.contains(&Modification::NegativeSameTopic) {
+            let library_texts: Vec<&str> = library
+                .iter()
+                .take(TOPIC_LIBRARY_DOCS)
+                .map(|&i| docs[i].text.as_str())
+                .collect();
+            let foreign_texts: Vec<(usize, &str)> = foreign_usable
+                .iter()
+                .take(TOPIC_FOREIGN_DOCS)
+                .map(|&i| (i, foreign[i].text.as_str()))
+                .collect();
+            rank_by_topic(&library_texts, &foreign_texts)
+        } else {
+            Vec::new()
+        };
+        let donors = if kinds.contains(&Modification::ParagraphAddition) {
+            let texts = foreign_usable.iter().map(|&i| foreign[i].text.as_str());
+            texts.map(|t| (t, Script::dominant(t))).collect()
+        } else {
+            Vec::new()
+        };
+        Prepared {
+            docs,
+            foreign,
+            partial_min_words: options.partial_min_words.max(1),
+            library,
+            foreign_usable,
+            same_topic,
+            pool,
+            donors,
+        }
+    }
+
+    fn query(
+        &self,
+        kind: Modification,
+        level: f64,
+        id: String,
+        rng: &mut Rng,
+        cursors: &mut Cursors,
+    ) -> Option<Query> {
+        let query = |text: String, source: Option<&SourceDoc>| Query {
+            id: id.clone(),
+            kind,
+            level,
+            text,
+            source: source.map(|d| d.id.clone()),
+            expect_duplicate: kind.expects_duplicate(),
+            query_span: None,
+            source_span: None,
+        };
+        match kind {
+            Modification::NegativeUnrelated => {
+                let doc = &self.foreign[next_in(&self.foreign_usable, &mut cursors.foreign)?];
+                Some(query(doc.text.clone(), None))
+            }
+            Modification::NegativeSameTopic => {
+                let doc = &self.foreign[next_in(&self.same_topic, &mut cursors.same_topic)?];
+                Some(query(doc.text.clone(), None))
+            }
+            Modification::PartialCopy => {
+                let host = &self.foreign[*self
+                    .foreign_usable
+                    .get(cursors.foreign % self.foreign_usable.len().max(1))?];
+                let (source, (text, query_span, source_span)) = self
+                    .with_source(&mut cursors.library, |doc| {
+                        partial_copy(&doc.text, &host.text, self.partial_min_words, rng)
+                    })?;
+                cursors.foreign += 1;
+                Some(Query {
+                    query_span: Some(query_span),
+                    source_span: Some(source_span),
+                    ..query(text, Some(source))
+                })
+            }
+            _ => {
+                let material = Material {
+                    pool: &self.pool,
+                    donors: &self.donors,
+                };
+                let (source, text) = self.with_source(&mut cursors.library, |doc| {
+                    modify::apply(kind, level, &doc.text, rng, &material).filter(|text| {
+                        !text.trim().is_empty()
+                            && (kind == Modification::Exact
+                                || differs_beyond_whitespace(text, &doc.text))
+                    })
+                })?;
+                Some(query(text, Some(source)))
+            }
+        }
+    }
+
+    /// Tries the library documents from the cursor on until `make` succeeds; the cursor then
+    /// points past the document used.
+    fn with_source<T>(
+        &self,
+        cursor: &mut usize,
+        mut make: impl FnMut(&SourceDoc) -> Option<T>,
+    ) -> Option<(&'a SourceDoc, T)> {
+        let n = self.library.len();
+        let attempts = n.min(MAX_SOURCE_ATTEMPTS);
+        for attempt in 0..attempts {
+            let at = (*cursor + attempt) % n;
+            let doc = &self.docs[self.library[at]];
+            if let Some(made) = make(doc) {
+                *cursor = at + 1;
+                return Some((doc, made));
+            }
+        }
+        *cursor += attempts;
+        None
+    }
+}
+
+/// The next element of a round-robin over `items`.
+fn next_in(items: &[usize], cursor: &mut usize) -> Option<usize> {
+    let item = *items.get(*cursor % items.len().max(1))?;
+    *cursor += 1;
+    Some(item)
+}
+
+/// Code points in `text[..byte]`.
+fn char_offset(text: &str, byte: usize) -> usize {
+    text[..byte].chars().count()
+}
+
+/// A passage of whole sentences of `source` (between `min_words` and about three times that
+/// many words, capped by the document), inserted verbatim at a sentence boundary of `host`.
+/// Returns the new text, the passage's span in it and its span in `source`.
+fn partial_copy(
+    source: &str,
+    host: &str,
+    min_words: usize,
+    rng: &mut Rng,
+) -> Option<(String, Span, Span)> {
+    let sentences = sentence_ranges(source);
+    let words: Vec<usize> = sentences
+        .iter()
+        .map(|r| word_count(&source[r.clone()]))
+        .collect();
+    let available: usize = words.iter().sum();
+    if available < min_words {
+        return None;
+    }
+    let wanted = rng.between(min_words, (3 * min_words).min(available));
+    // Grow from a random sentence forward, then backward if the document ends first.
+    let mut first = rng.below(sentences.len());
+    let mut last = first;
+    let mut taken = words[first];
+    while taken < wanted && last + 1 < sentences.len() {
+        last += 1;
+        taken += words[last];
+    }
+    while taken < wanted && first > 0 {
+        first -= 1;
+        taken += words[first];
+    }
+    let (from, to) = (sentences[first].start, sentences[last].end);
+    let passage = &source[from..to];
+
+    let host_sentences = sentence_ranges(host);
+    if host_sentences.is_empty() {
+        return None;
+    }
+    let boundary = rng.below(host_sentences.len() + 1);
+    let before = if boundary == 0 {
+        ""
+    } else {
+        &host[..host_sentences[boundary - 1].end]
+    };
+    let after = host_sentences
+        .get(boundary)
+        .map_or("", |r| &host[r.start..]);
+    // Keep the host's structure: a passage placed at a paragraph break becomes a paragraph.
+    let gap = if boundary > 0 && boundary < host_sentences.len() {
+        &host[host_sentences[boundary - 1].end..host_sentences[boundary].start]
+    } else {
+        ""
+    };
+    let separator = if gap.matches('\n').count() >= 2 {
+        "\n\n"
+    } else {
+        " "
+    };
+
+    let mut text = String::with_capacity(before.len() + passage.len() + after.len() + 4);
+    text.push_str(before);
+    if !before.is_empty() {
+        text.push_str(separator);
+    }
+    let start = text.chars().count();
+    text.push_str(passage);
+    let end = start + passage.chars().count();
+    if !after.is_empty() {
+        text.push_str(separator);
+        text.push_str(after);
+    }
+    let source_start = char_offset(source, from);
+    let source_span = Span {
+        start: source_start,
+        end: source_start + (end - start),
+    };
+    Some((text, Span { start, end }, source_span))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rng::Rng;
+    use super::text::{Case, words};
+    use super::*;
+    use proptest::prelude::*;
+
+    const COMMON_EN: &[&str] = &[
+        "the", "of", "and", "in", "we", "is", "to", "for", "with", "results", "method", "this",
+        "that", "shows", "our", "on", "by", "are", "study", "data",
+    ];
+    const COMMON_RU: &[&str] = &[
+        "и",
+        "в",
+        "на",
+        "с",
+        "что",
+        "мы",
+        "это",
+        "для",
+        "по",
+        "как",
+        "результаты",
+        "работа",
+        "показано",
+        "который",
+    ];
+    const SYLLABLES_EN: [&str; 10] = ["ka", "lo", "mi", "ne", "ru", "ta", "ve", "so", "pi", "da"];
+    const SYLLABLES_RU: [&str; 10] = ["ка", "ло", "ми", "не", "ру", "та", "ве", "со", "пи", "да"];
+
+    /// A made-up topic word: the digits of `i` spelled as syllables.
+    fn topic_word(i: usize, syllables: &[&str; 10]) -> String {
+        format!(
+            "{}{}{}",
+            syllables[i / 100 % 10],
+            syllables[i / 10 % 10],
+            syllables[i % 10]
+        )
+    }
+
+    /// A document of 3–4 paragraphs of 3–5 sentences, mixing topic words (`topic` selects a
+    /// band of 80 made-up words) with common words, so same-topic documents share vocabulary.
+    fn document(seed: u64, topic: usize, russian: bool) -> String {
+        let mut rng = Rng::new(seed);
+        let (common, syllables) = if russian {
+            (COMMON_RU, &SYLLABLES_RU)
+        } else {
+            (COMMON_EN, &SYLLABLES_EN)
+        };
+        let paragraphs: Vec<String> = (0..rng.between(3, 4))
+            .map(|_| {
+                let sentences: Vec<String> = (0..rng.between(3, 5))
+                    .map(|_| {
+                        let words: Vec<String> = (0..rng.between(8, 16))
+                            .map(|_| {
+                                if rng.chance(0.5) {
+                                    topic_word(topic * 80 + rng.below(80), syllables)
+                                } else {
+                                    rng.pick(common).unwrap_or(&"и").to_string()
+                                }
+                            })
+                            .collect();
+                        format!("{}.", Case::Title.apply(&words.join(" ")))
+                    })
+                    .collect();
+                sentences.join(" ")
+            })
+            .collect();
+        paragraphs.join("\n\n")
+    }
+
+    fn doc(id: &str, text: String) -> SourceDoc {
+        SourceDoc {
+            id: id.to_string(),
+            text,
+        }
+    }
+
+    /// 12 library documents (8 English on two topics, 4 Russian) and 7 foreign ones.
+    fn corpus() -> (Vec<SourceDoc>, Vec<SourceDoc>) {
+        let library = (0..12)
+            .map(|i| doc(&format!("lib{i}"), document(i, i as usize % 2, i >= 8)))
+            .collect();
+        let foreign = (0..7)
+            .map(|i| {
+                doc(
+                    &format!("foreign{i}"),
+                    document(100 + i, 2 + i as usize % 3, i >= 5),
+                )
+            })
+            .collect();
+        (library, foreign)
+    }
+
+    fn options(kinds: &[Modification], levels: &[f64], per_kind: usize) -> GenOptions {
+        GenOptions {
+            kinds: kinds.to_vec(),
+            levels: levels.to_vec(),
+            per_kind,
+            ..GenOptions::default()
+        }
+    }
+
+    fn source_text<'a>(docs: &'a [SourceDoc], query: &Query) -> &'a str {
+        let id = query.source.as_deref().expect("a positive has a source");
+        &docs
+            .iter()
+            .find(|d| d.id == id)
+            .expect("source exists")
+            .text
+    }
+
+    fn slice(text: &str, span: Span) -> String {
+        text.chars()
+            .skip(span.start)
+            .take(span.end - span.start)
+            .collect()
+    }
+
+    #[test]
+    fn same_seed_same_output_other_seed_other_output() {
+        let (docs, foreign) = corpus();
+        let first = generate(&docs, &foreign, &GenOptions::default());
+        let again = generate(&docs, &foreign, &GenOptions::default());
+        assert!(!first.is_empty());
+        assert_eq!(to_json_lines(&first), to_json_lines(&again));
+        let other = generate(
+            &docs,
+            &foreign,
+            &GenOptions {
+                seed: 2,
+                ..GenOptions::default()
+            },
+        );
+        assert_eq!(first.len(), other.len());
+        let differing = first
+            .iter()
+            .zip(&other)
+            .filter(|(a, b)| a.text != b.text)
+            .count();
+        assert!(
+            differing > first.len() / 2,
+            "{differing} of {}",
+            first.len()
+        );
+    }
+
+    #[test]
+    fn every_kind_gives_valid_queries_that_differ_from_the_source() {
+        let (docs, foreign) = corpus();
+        let queries = generate(
+            &docs,
+            &foreign,
+            &options(Modification::all(), &[0.05, 0.1, 0.2], 3),
+        );
+        for kind in Modification::all() {
+            assert_eq!(
+                queries.iter().filter(|q| q.kind == *kind).count(),
+                9,
+                "{kind:?}"
+            );
+        }
+        for query in &queries {
+            assert!(!query.text.trim().is_empty(), "{}", query.id);
+            assert_eq!(query.expect_duplicate, query.kind.expects_duplicate());
+            if query.kind.is_negative() {
+                continue;
+            }
+            let source = source_text(&docs, query);
+            if query.kind == Modification::Exact {
+                assert_eq!(query.text, source);
+            } else {
+                assert!(
+                    differs_beyond_whitespace(&query.text, source),
+                    "{}",
+                    query.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn negatives_have_no_source_and_are_foreign_texts() {
+        let (docs, foreign) = corpus();
+        let kinds = [
+            Modification::NegativeUnrelated,
+            Modification::NegativeSameTopic,
+        ];
+        let queries = generate(&docs, &foreign, &options(&kinds, &[0.1], 5));
+        assert_eq!(queries.len(), 10);
+        for query in &queries {
+            assert_eq!(query.source, None);
+            assert!(!query.expect_duplicate);
+            assert!(query.query_span.is_none() && query.source_span.is_none());
+            assert!(foreign.iter().any(|d| d.text == query.text));
+        }
+    }
+
+    #[test]
+    fn same_topic_negatives_take_the_closest_foreign_documents_first() {
+        let (docs, mut foreign) = corpus();
+        // A foreign document on the library's topic 0, and an exact copy of a library document,
+        // which must not be offered as a negative.
+        foreign.push(doc("on_topic", document(500, 0, false)));
+        foreign.push(doc("copy", docs[3].text.clone()));
+        let queries = generate(
+            &docs,
+            &foreign,
+            &options(&[Modification::NegativeSameTopic], &[0.1], 3),
+        );
+        assert_eq!(queries[0].text, foreign[7].text);
+        assert!(queries.iter().all(|q| q.text != docs[3].text));
+        assert_ne!(queries[1].text, queries[0].text);
+        assert_ne!(queries[2].text, queries[1].text);
+    }
+
+    #[test]
+    fn ids_are_unique_and_levels_recorded() {
+        let (docs, foreign) = corpus();
+        let levels = [0.05, 0.1, 0.125, 0.1];
+        let queries = generate(&docs, &foreign, &options(Modification::all(), &levels, 2));
+        let mut ids: Vec<&str> = queries.iter().map(|q| q.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), queries.len());
+        assert!(ids.contains(&"word_replacement-0.10-1"));
+        assert!(ids.contains(&"partial_copy-0.125-0"));
+        assert!(
+            queries
+                .iter()
+                .all(|q| [0.05, 0.1, 0.125].contains(&q.level))
+        );
+    }
+
+    #[test]
+    fn sources_are_drawn_round_robin() {
+        let (docs, foreign) = corpus();
+        let kinds = [
+            Modification::WordReplacement,
+            Modification::Noise,
+            Modification::Exact,
+        ];
+        let queries = generate(&docs, &foreign, &options(&kinds, &[0.1, 0.2], 2));
+        let mut sources: Vec<&str> = queries.iter().filter_map(|q| q.source.as_deref()).collect();
+        assert_eq!(sources.len(), 12);
+        sources.sort_unstable();
+        sources.dedup();
+        assert_eq!(sources.len(), 12, "every one of the 12 documents used once");
+    }
+
+    #[test]
+    fn short_documents_are_not_used() {
+        let (mut docs, mut foreign) = corpus();
+        docs.push(doc("short", "Only a few words here.".to_string()));
+        foreign.push(doc("short_foreign", "Few words. Too few.".to_string()));
+        let queries = generate(&docs, &foreign, &options(Modification::all(), &[0.1], 20));
+        assert!(queries.iter().all(|q| q.source.as_deref() != Some("short")));
+        assert!(queries.iter().all(|q| !q.text.contains("Too few")));
+    }
+
+    #[test]
+    fn word_replacement_changes_about_the_level_of_words() {
+        let (docs, foreign) = corpus();
+        let queries = generate(
+            &docs,
+            &foreign,
+            &options(&[Modification::WordReplacement], &[0.1], 12),
+        );
+        assert_eq!(queries.len(), 12);
+        for query in &queries {
+            let before: Vec<&str> = words(source_text(&docs, query)).collect();
+            let after: Vec<&str> = words(&query.text).collect();
+            assert_eq!(before.len(), after.len());
+            let changed = before.iter().zip(&after).filter(|(a, b)| a != b).count();
+            let share = changed as f64 / before.len() as f64;
+            assert!((share - 0.1).abs() <= 0.01, "{}: {share}", query.id);
+            // Only the words changed: punctuation and whitespace are as they were.
+            let strip = |t: &str| {
+                t.chars()
+                    .filter(|c| !c.is_alphanumeric())
+                    .collect::<String>()
+            };
+            assert_eq!(strip(&query.text), strip(source_text(&docs, query)));
+        }
+    }
+
+    #[test]
+    fn homoglyph_queries_contain_mixed_script_words() {
+        let (docs, foreign) = corpus();
+        let mixed = |text: &str| {
+            words(text)
+                .filter(|w| {
+                    let scripts: Vec<Script> = w.chars().map(Script::of).collect();
+                    scripts.contains(&Script::Latin) && scripts.contains(&Script::Cyrillic)
+                })
+                .count()
+        };
+        let queries = generate(
+            &docs,
+            &foreign,
+            &options(&[Modification::Homoglyphs], &[0.05, 0.2], 12),
+        );
+        assert_eq!(queries.len(), 24);
+        for query in &queries {
+            assert_eq!(mixed(source_text(&docs, query)), 0);
+            assert!(mixed(&query.text) > 0, "{}", query.id);
+        }
+    }
+
+    #[test]
+    fn sentence_deletion_removes_about_the_level_of_words() {
+        let (docs, foreign) = corpus();
+        let queries = generate(
+            &docs,
+            &foreign,
+            &options(&[Modification::ParagraphDeletion], &[0.2], 12),
+        );
+        for query in &queries {
+            let before = word_count(source_text(&docs, query));
+            let removed = before - word_count(&query.text);
+            // Whole sentences (at most 16 words here) are removed, so the target is met within
+            // about one sentence.
+            let target = (0.2 * before as f64).round() as usize;
+            assert!(
+                removed.abs_diff(target) <= 16,
+                "{}: {removed} of {before}",
+                query.id
+            );
+        }
+    }
+
+    #[test]
+    fn partial_copies_carry_exact_spans_and_no_duplicate_expectation() {
+        let (docs, foreign) = corpus();
+        let queries = generate(
+            &docs,
+            &foreign,
+            &options(&[Modification::PartialCopy], &[0.1], 10),
+        );
+        assert_eq!(queries.len(), 10);
+        for query in &queries {
+            assert!(!query.expect_duplicate);
+            let (q, s) = (query.query_span.unwrap(), query.source_span.unwrap());
+            let passage = slice(&query.text, q);
+            assert_eq!(passage, slice(source_text(&docs, query), s));
+            let words = word_count(&passage);
+            // At least the minimum; at most three times it plus the sentence that crossed it.
+            assert!((50..=150 + 16).contains(&words), "{words}");
+        }
+    }
+
+    #[test]
+    fn kinds_needing_foreign_documents_are_skipped_without_them() {
+        let (docs, _) = corpus();
+        let queries = generate(&docs, &[], &options(Modification::all(), &[0.1], 2));
+        let produced: Vec<Modification> = queries.iter().map(|q| q.kind).collect();
+        for kind in [
+            Modification::ParagraphAddition,
+            Modification::PartialCopy,
+            Modification::NegativeUnrelated,
+            Modification::NegativeSameTopic,
+        ] {
+            assert!(!produced.contains(&kind), "{kind:?}");
+        }
+        assert!(produced.contains(&Modification::WordInsertion));
+        assert!(generate(&[], &[], &GenOptions::default()).is_empty());
+        let (_, foreign) = corpus();
+        let only_negatives = generate(&[], &foreign, &GenOptions::default());
+        assert!(only_negatives.iter().all(|q| q.kind.is_negative()));
+        assert!(generate(&docs, &foreign, &options(Modification::all(), &[], 5)).is_empty());
+    }
+
+    #[test]
+    fn json_lines_roundtrip_and_serde_names() {
+        let (docs, foreign) = corpus();
+        let queries = generate(&docs, &foreign, &options(Modification::all(), &[0.1], 1));
+        let lines = to_json_lines(&queries);
+        assert_eq!(lines.lines().count(), queries.len());
+        let back: Vec<Query> = lines.lines().map(|l| from_json_line(l).unwrap()).collect();
+        assert_eq!(back, queries);
+        for kind in Modification::all() {
+            assert_eq!(
+                serde_json::to_string(kind).unwrap(),
+                format!("\"{}\"", kind.name())
+            );
+        }
+        assert_eq!(Modification::all().len(), 15);
+        assert!(from_json_line("{\"id\": 1}").is_err());
+    }
+
+    fn arb_text() -> impl Strategy<Value = String> {
+        let word = "[a-zA-Zа-яА-ЯёЁ0-9é中文]{1,7}";
+        let glue = prop::sample::select(vec![" ", " 😀 ", ", ", " — ", "😀", "\n"]);
+        let end = prop::sample::select(vec![".", "!", "?", "…", "。", "."]);
+        let sentence =
+            (prop::collection::vec((word, glue), 3..10), end).prop_map(|(words, end)| {
+                let mut s: String = words.iter().map(|(w, g)| format!("{w}{g}")).collect();
+                s.truncate(s.trim_end_matches([' ', ',', '\n']).len());
+                s + end
+            });
+        let breaks = prop::sample::select(vec![" ", " ", "\n\n", " 😀 "]);
+        prop::collection::vec((sentence, breaks), 3..25).prop_map(|parts| {
+            parts
+                .iter()
+                .map(|(s, b)| format!("{s}{b}"))
+                .collect::<String>()
+        })
+    }
+
+    /// Structured texts, arbitrary printable strings, and texts made of punctuation and breaks.
+    fn arb_any_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            arb_text(),
+            "\\PC{0,300}",
+            "[ \n\t.!?…。a-zA-Zа-яА-Я1]{0,120}"
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn partial_copy_spans_slice_exactly(
+            sources in prop::collection::vec(arb_text(), 1..4),
+            hosts in prop::collection::vec(arb_text(), 1..3),
+            seed in any::<u64>(),
+        ) {
+            let docs: Vec<SourceDoc> =
+                sources.into_iter().enumerate().map(|(i, t)| doc(&format!("d{i}"), t)).collect();
+            let foreign: Vec<SourceDoc> =
+                hosts.into_iter().enumerate().map(|(i, t)| doc(&format!("f{i}"), t)).collect();
+            let options = GenOptions {
+                seed,
+                partial_min_words: 5,
+                min_source_words: 5,
+                ..options(&[Modification::PartialCopy], &[0.1], 4)
+            };
+            for query in generate(&docs, &foreign, &options) {
+                let (q, s) = (query.query_span.unwrap(), query.source_span.unwrap());
+                let passage = slice(&query.text, q);
+                prop_assert_eq!(q.end - q.start, s.end - s.start);
+                prop_assert_eq!(&passage, &slice(source_text(&docs, &query), s));
+                prop_assert!(word_count(&passage) >= 5);
+                prop_assert_eq!(passage.trim(), passage.as_str());
+                // The separators around the passage are outside the span.
+                let chars: Vec<char> = query.text.chars().collect();
+                prop_assert!(q.start == 0 || chars[q.start - 1].is_whitespace());
+                prop_assert!(q.end == chars.len() || chars[q.end].is_whitespace());
+                // Without the passage, the text is the host (up to the separators).
+                let rest: String = chars[..q.start].iter().chain(&chars[q.end..]).collect();
+                prop_assert!(foreign.iter().any(|h| !differs_beyond_whitespace(&rest, &h.text)));
+            }
+        }
+
+        #[test]
+        fn any_text_gives_valid_queries(
+            sources in prop::collection::vec(arb_any_text(), 1..4),
+            hosts in prop::collection::vec(arb_any_text(), 0..3),
+            seed in any::<u64>(),
+            level in 0.0f64..0.5,
+        ) {
+            let docs: Vec<SourceDoc> =
+                sources.into_iter().enumerate().map(|(i, t)| doc(&format!("d{i}"), t)).collect();
+            let foreign: Vec<SourceDoc> =
+                hosts.into_iter().enumerate().map(|(i, t)| doc(&format!("f{i}"), t)).collect();
+            let options = GenOptions {
+                seed,
+                partial_min_words: 3,
+                min_source_words: 1,
+                ..options(Modification::all(), &[level], 2)
+            };
+            for query in generate(&docs, &foreign, &options) {
+                prop_assert!(!query.text.trim().is_empty());
+                prop_assert_eq!(query.source.is_none(), query.kind.is_negative());
+                if query.kind.is_negative() || query.kind == Modification::Exact {
+                    continue;
+                }
+                prop_assert!(differs_beyond_whitespace(&query.text, source_text(&docs, &query)));
+            }
+        }
+    }
+}
