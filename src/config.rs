@@ -116,13 +116,16 @@ pub struct CheckConfig {
     /// `word_check_containment` (a reworded copy).
     pub duplicate_word_similarity: f64,
     pub word_check_containment: f64,
-    /// Partial copy when one run of shared text holds at least this many shared shingles of
-    /// the index sample (one shingle in four is sampled).
+    /// Partial copy when one copied passage holds at least this many shared shingles…
     pub partial_min_shingles: u32,
-    /// Shared shingles at most this many words apart belong to one passage (bridges the
-    /// sampling and edited words).
+    /// …or when at least this share of the query's shingles, and at least
+    /// `partial_min_shared` of them, are found in the document (revised, scattered reuse).
+    pub partial_containment: f64,
+    pub partial_min_shared: u32,
+    /// Shared shingles at most this many positions apart in both texts belong to one passage
+    /// (bridges edited words).
     pub passage_gap: u32,
-    /// Reported passages hold at least this many shared shingles (all shingles, not the sample).
+    /// Reported passages hold at least this many shared shingles.
     pub passage_min_shingles: u32,
 }
 
@@ -159,13 +162,15 @@ impl Default for CheckConfig {
             max_candidates: 50,
             frequent_shingle_docs: 20,
             frequent_shingle_share: 0.001,
-            min_shingle_hits: 3,
+            min_shingle_hits: 2,
             duplicate_resemblance: 0.3,
             duplicate_containment: 0.8,
             duplicate_word_similarity: 0.5,
             word_check_containment: 0.1,
-            partial_min_shingles: 3,
-            passage_gap: 12,
+            partial_min_shingles: 8,
+            partial_containment: 0.06,
+            partial_min_shared: 6,
+            passage_gap: 6,
             passage_min_shingles: 5,
         }
     }

@@ -3,12 +3,13 @@
 //! request.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::ops::Range;
 use std::time::Instant;
 
 use serde::Serialize;
 use tantivy::{DocAddress, Searcher};
 
-use super::passages::{Aligned, PassageMatch, QueryRun, align, covered_tokens, query_runs};
+use super::passages::{Aligned, PassageMatch, align};
 use super::similarity::bag_similarity;
 use crate::analysis::{Analyzer, Language, shingles};
 use crate::config::CheckConfig;
@@ -154,7 +155,7 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
 
     let mut signature = None;
     let mut matches = Vec::new();
-    let mut covered: Vec<QueryRun> = Vec::new();
+    let mut copied: Vec<Range<usize>> = Vec::new();
     for (i, (id, index)) in libraries.iter().enumerate() {
         let context = Context {
             library: id,
@@ -169,9 +170,9 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
         if i == 0 {
             signature = found.signature;
         }
-        for (report, runs) in found.matches {
+        for (report, ranges) in found.matches {
             if report.similarity() >= request.min_similarity {
-                covered.extend(runs);
+                copied.extend(ranges);
                 matches.push(report);
             }
         }
@@ -192,7 +193,7 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
         verdict,
         signature,
         query_coverage: round(ratio(
-            covered_tokens(&covered, query.tokens.len()),
+            covered(&copied, query.tokens.len()),
             query.tokens.len(),
         )),
         matches,
@@ -231,7 +232,7 @@ pub fn raw_candidates(
 
 struct LibraryMatches {
     signature: Option<u32>,
-    matches: Vec<(MatchReport, Vec<QueryRun>)>,
+    matches: Vec<(MatchReport, Vec<Range<usize>>)>,
 }
 
 /// One library's part of a check.
@@ -256,8 +257,6 @@ struct Gathered {
     signature: Option<u32>,
     searcher: Searcher,
     candidates: HashMap<DocAddress, Candidate>,
-    /// Distinct sampled query shingles that were looked up.
-    usable: usize,
     /// Sampled query shingles ignored as library boilerplate.
     frequent: HashSet<u64>,
 }
@@ -265,9 +264,16 @@ struct Gathered {
 impl Context<'_> {
     fn run(&self) -> Result<LibraryMatches, CheckError> {
         let gathered = self.gather()?;
+        let query_set: HashSet<u64> = self
+            .query
+            .shingles
+            .iter()
+            .copied()
+            .filter(|h| !gathered.frequent.contains(h))
+            .collect();
         let mut matches = Vec::new();
         for (address, candidate) in gathered.candidates {
-            let found = self.verify(&gathered.searcher, address, candidate, gathered.usable, &gathered.frequent)?;
+            let found = self.verify(&gathered.searcher, address, candidate, &query_set, &gathered.frequent)?;
             matches.extend(found);
         }
         Ok(LibraryMatches {
@@ -322,7 +328,6 @@ impl Context<'_> {
             signature,
             searcher,
             candidates,
-            usable: search.usable,
             frequent: search.frequent,
         })
     }
@@ -333,68 +338,58 @@ impl Context<'_> {
         searcher: &Searcher,
         address: DocAddress,
         candidate: Candidate,
-        usable: usize,
+        query_set: &HashSet<u64>,
         frequent: &HashSet<u64>,
-    ) -> Result<Option<(MatchReport, Vec<QueryRun>)>, CheckError> {
+    ) -> Result<Option<(MatchReport, Vec<Range<usize>>)>, CheckError> {
         let config = self.config;
-        let hits = candidate.hits.unwrap_or_default();
-        let shared = f64::from(hits.distinct);
-        let doc_shingles = self.index.shingle_count(searcher, address)? as f64;
-        let query_shingles = usable as f64;
-        let resemblance = ratio_f(shared, query_shingles + doc_shingles - shared);
-        let containment_query = ratio_f(shared, query_shingles);
-        let containment_doc = ratio_f(shared, doc_shingles);
-        let mut positions = hits.query_positions;
-        positions.dedup();
-        let runs = query_runs(&positions, config.passage_gap, 2);
-        let longest_run = runs.iter().map(|r| r.matched).max().unwrap_or(0);
-
         let exact = candidate.methods.contains(&Method::Exact);
-        let shingle_duplicate = resemblance >= config.duplicate_resemblance
-            || containment_query >= config.duplicate_containment
-            || (containment_doc >= config.duplicate_containment && doc_shingles >= 10.0);
-        let partial = longest_run >= config.partial_min_shingles;
-        // The bag of words decides only where shingles already show shared text: alone it
-        // cannot tell a reworded copy from a paper on the same topic.
-        let needs_words = !exact
-            && !shingle_duplicate
-            && containment_query.max(containment_doc) >= config.word_check_containment;
-        if !(exact || shingle_duplicate || partial || needs_words) {
-            return Ok(None);
-        }
         let (document, counts) = self.index.stored_with_counts(searcher, address)?;
         let word_similarity = bag_similarity(&self.query.term_counts, &counts).resemblance;
-        let word_duplicate = needs_words && word_similarity >= config.duplicate_word_similarity;
+
+        // The candidate is compared on all its shingles, not only the indexed sample: the
+        // stored text is analyzed again, as it was when it was indexed.
+        let doc = self.analyzer.analyze(&document.text, Language::from_code(&document.lang));
+        let doc_shingles = shingles(&doc.tokens);
+        let doc_set: HashSet<u64> = doc_shingles.iter().copied().filter(|h| !frequent.contains(h)).collect();
+        let shared = query_set.intersection(&doc_set).count();
+        let resemblance = ratio(shared, query_set.len() + doc_set.len() - shared);
+        let containment_query = ratio(shared, query_set.len());
+        let containment_doc = ratio(shared, doc_set.len());
+        let passages = align(
+            &Aligned {
+                text: self.query_text,
+                tokens: &self.query.tokens,
+                shingles: &self.query.shingles,
+            },
+            &Aligned {
+                text: &document.text,
+                tokens: &doc.tokens,
+                shingles: &doc_shingles,
+            },
+            frequent,
+            config.passage_gap as usize,
+            config.passage_min_shingles as usize,
+        );
+        let longest = passages.iter().map(|p| p.shared_shingles).max().unwrap_or(0);
+
+        let shingle_duplicate = resemblance >= config.duplicate_resemblance
+            || containment_query >= config.duplicate_containment
+            || (containment_doc >= config.duplicate_containment && doc_set.len() >= 10);
+        // The bag of words decides only where shingles already show shared text: alone it
+        // cannot tell a reworded copy from a paper on the same topic.
+        let word_duplicate = containment_query.max(containment_doc) >= config.word_check_containment
+            && word_similarity >= config.duplicate_word_similarity;
         let verdict = if exact || shingle_duplicate || word_duplicate {
             Verdict::Duplicate
-        } else if partial {
+        } else if longest >= config.partial_min_shingles as usize
+            || (containment_query >= config.partial_containment && shared >= config.partial_min_shared as usize)
+        {
             Verdict::Partial
         } else {
             return Ok(None);
         };
-
-        let passages = if self.passages {
-            let lang = Language::from_code(&document.lang);
-            let doc = self.analyzer.analyze(&document.text, lang);
-            let doc_shingles = shingles(&doc.tokens);
-            let query = Aligned {
-                text: self.query_text,
-                tokens: &self.query.tokens,
-                shingles: &self.query.shingles,
-            };
-            let doc = Aligned {
-                text: &document.text,
-                tokens: &doc.tokens,
-                shingles: &doc_shingles,
-            };
-            Some(align(&query, &doc, frequent, config.passage_gap as usize, config.passage_min_shingles as usize))
-        } else {
-            None
-        };
-        let coverage = ratio(
-            covered_tokens(&runs, self.query.tokens.len()),
-            self.query.tokens.len(),
-        );
+        let ranges: Vec<Range<usize>> = passages.iter().map(|p| p.query_tokens.clone()).collect();
+        let coverage = ratio(covered(&ranges, self.query.tokens.len()), self.query.tokens.len());
         let report = MatchReport {
             library: self.library.to_string(),
             doc_id: document.doc_id,
@@ -407,10 +402,21 @@ impl Context<'_> {
             containment_doc: round(containment_doc),
             word_similarity: round(word_similarity),
             coverage: round(coverage),
-            passages,
+            passages: self.passages.then_some(passages),
         };
-        Ok(Some((report, runs)))
+        Ok(Some((report, ranges)))
     }
+}
+
+/// How many of `total` tokens the ranges cover.
+fn covered(ranges: &[Range<usize>], total: usize) -> usize {
+    let mut covered = vec![false; total];
+    for range in ranges {
+        for flag in &mut covered[range.start.min(total)..range.end.min(total)] {
+            *flag = true;
+        }
+    }
+    covered.iter().filter(|c| **c).count()
 }
 
 fn ratio(a: usize, b: usize) -> f64 {

@@ -1,73 +1,11 @@
-//! Copied passages: runs of shared shingles in the query, aligned to the matching document and
-//! mapped back to code point offsets in both texts.
+//! Copied passages: chains of shingles two texts share, tolerant of edited words, mapped back to
+//! code point offsets in both texts.
 
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
 use crate::analysis::{SHINGLE_WORDS, Token, is_sampled};
-
-/// A run of query shingle positions shared with one document, allowing small gaps (a replaced
-/// word removes the few shingles that cover it, not the passage).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct QueryRun {
-    /// Position of the run's first shared shingle.
-    pub first: u32,
-    /// Position of the run's last shared shingle.
-    pub last: u32,
-    /// Shared shingles in the run.
-    pub matched: u32,
-}
-
-impl QueryRun {
-    /// The query tokens the run covers.
-    pub fn tokens(&self) -> std::ops::Range<usize> {
-        self.first as usize..self.last as usize + SHINGLE_WORDS
-    }
-}
-
-/// Groups sorted positions of shared (sampled) shingles into runs: a run continues while the
-/// next shared position is at most `max_gap` tokens after the previous one, which bridges both
-/// the sampling and edited words. Runs with fewer than `min_matched` shared shingles are dropped.
-pub fn query_runs(positions: &[u32], max_gap: u32, min_matched: u32) -> Vec<QueryRun> {
-    let mut runs = Vec::new();
-    let mut current: Option<QueryRun> = None;
-    for &p in positions {
-        match current.as_mut() {
-            Some(run) if p == run.last => {}
-            Some(run) if p <= run.last + max_gap => {
-                run.last = p;
-                run.matched += 1;
-            }
-            _ => {
-                if let Some(run) = current.take() {
-                    runs.push(run);
-                }
-                current = Some(QueryRun {
-                    first: p,
-                    last: p,
-                    matched: 1,
-                });
-            }
-        }
-    }
-    runs.extend(current);
-    runs.retain(|r| r.matched >= min_matched);
-    runs
-}
-
-/// How many of `total` query tokens the runs cover.
-pub(super) fn covered_tokens(runs: &[QueryRun], total: usize) -> usize {
-    let mut covered = vec![false; total];
-    for run in runs {
-        for i in run.tokens() {
-            if i < total {
-                covered[i] = true;
-            }
-        }
-    }
-    covered.iter().filter(|c| **c).count()
-}
 
 /// A span of a text in code points, start inclusive, end exclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -83,6 +21,11 @@ pub struct PassageMatch {
     pub doc: Span,
     /// Analyzed words (terms) of the query in the passage.
     pub words: usize,
+    /// Shingles the two texts share in the passage.
+    pub shared_shingles: usize,
+    /// The query tokens of the passage.
+    #[serde(skip)]
+    pub query_tokens: std::ops::Range<usize>,
 }
 
 /// Converts byte offsets of one text into code point offsets.
@@ -182,6 +125,8 @@ pub(super) fn align(
                     end: doc_chars.of(doc.tokens[d_end].end),
                 },
                 words: q_end + 1 - c.first.0,
+                shared_shingles: c.matched,
+                query_tokens: c.first.0..q_end + 1,
             }
         })
         .collect()
@@ -190,29 +135,6 @@ pub(super) fn align(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn runs_bridge_small_gaps_only() {
-        let positions = [1, 2, 3, 7, 8, 30, 31, 32, 33];
-        let runs = query_runs(&positions, 4, 2);
-        assert_eq!(
-            runs,
-            vec![
-                QueryRun {
-                    first: 1,
-                    last: 8,
-                    matched: 5
-                },
-                QueryRun {
-                    first: 30,
-                    last: 33,
-                    matched: 4
-                }
-            ]
-        );
-        assert_eq!(query_runs(&positions, 3, 5).len(), 1);
-        assert_eq!(covered_tokens(&runs, 40), (8 + 3 - 1) + (33 + 3 - 30));
-    }
 
     #[test]
     fn char_offsets_count_code_points() {

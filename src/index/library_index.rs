@@ -50,11 +50,8 @@ impl Default for IndexOptions {
 /// What one document shares with a query's shingles.
 #[derive(Debug, Clone, Default)]
 pub struct ShingleHits {
-    /// Distinct query shingles found in the document.
+    /// Distinct sampled query shingles found in the document.
     pub distinct: u32,
-    /// Query positions (token index of each shingle's first term) whose shingle the document
-    /// holds, sorted.
-    pub query_positions: Vec<u32>,
 }
 
 /// The result of a shingle search.
@@ -370,9 +367,9 @@ impl LibraryIndex {
         self.postings(&self.searcher(), &term, limit)
     }
 
-    /// Shingle search: which live documents share sampled shingles with a query, and at which
-    /// query positions. `shingles[i]` is the query shingle starting at token `i`; only the
-    /// sampled ones are looked up, as only those are indexed. Shingles held by
+    /// Shingle search: which live documents share sampled shingles with a query. `shingles`
+    /// are the query's shingles; only the sampled ones are looked up, as only those are
+    /// indexed. Shingles held by
     /// more than `max_df` documents (templates, licences, common phrases) are ignored, so they
     /// are never reported as copying; `usable` counts the distinct shingles that were not.
     pub fn shingle_search(
@@ -383,12 +380,7 @@ impl LibraryIndex {
         min_hits: u32,
         limit: usize,
     ) -> Result<ShingleSearch, IndexError> {
-        let mut positions: HashMap<u64, Vec<u32>> = HashMap::with_capacity(shingles.len() / 2);
-        for (i, shingle) in shingles.iter().enumerate() {
-            if is_sampled(*shingle) {
-                positions.entry(*shingle).or_default().push(i as u32);
-            }
-        }
+        let sampled: HashSet<u64> = shingles.iter().copied().filter(|h| is_sampled(*h)).collect();
         let field = self.schema.shingles;
         let mut inverted = Vec::with_capacity(searcher.segment_readers().len());
         for segment in searcher.segment_readers() {
@@ -401,7 +393,7 @@ impl LibraryIndex {
         let mut hits: HashMap<DocAddress, ShingleHits> = HashMap::new();
         let mut usable = 0usize;
         let mut frequent = HashSet::new();
-        for (shingle, query_positions) in &positions {
+        for shingle in &sampled {
             let term = Term::from_field_u64(field, *shingle);
             let mut infos = Vec::with_capacity(inverted.len());
             let mut df = 0u64;
@@ -428,7 +420,6 @@ impl LibraryIndex {
                     if !segment.is_deleted(doc) {
                         let entry = hits.entry(DocAddress::new(ord as u32, doc)).or_default();
                         entry.distinct += 1;
-                        entry.query_positions.extend_from_slice(query_positions);
                     }
                     doc = postings.advance();
                 }
@@ -440,9 +431,6 @@ impl LibraryIndex {
             .collect();
         found.sort_by(|a, b| b.1.distinct.cmp(&a.1.distinct).then(a.0.cmp(&b.0)));
         found.truncate(limit);
-        for (_, hit) in &mut found {
-            hit.query_positions.sort_unstable();
-        }
         Ok(ShingleSearch {
             usable,
             frequent,
