@@ -163,7 +163,7 @@ impl Default for CheckConfig {
             frequent_shingle_docs: 20,
             frequent_shingle_share: 0.001,
             min_shingle_hits: 2,
-            duplicate_resemblance: 0.3,
+            duplicate_resemblance: 0.4,
             duplicate_containment: 0.8,
             duplicate_word_similarity: 0.5,
             word_check_containment: 0.1,

@@ -113,6 +113,10 @@ enum Command {
         /// The corpus is Clough–Stevenson: originals become the library, answers the queries.
         #[arg(long)]
         clough: bool,
+        /// Keep held-out documents that share an 8-word run with the library (natural
+        /// duplicates and template reuse) in the foreign pool.
+        #[arg(long)]
+        keep_overlapping: bool,
     },
     /// Run generated queries through the check and print precision, recall and F1 per
     /// modification, per method and for the combined verdict.
@@ -308,6 +312,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             per_kind,
             kinds,
             clough,
+            keep_overlapping,
         } => {
             let summary = if clough {
                 dupfinder::eval::clough_stevenson(&corpus, &out)?
@@ -327,13 +332,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         })
                         .collect::<Result<_>>()?;
                 }
-                dupfinder::eval::gen_tests(&corpus, foreign.as_deref(), &out, holdout, &options)
-                    .with_context(|| format!("generating tests from {}", corpus.display()))?
+                dupfinder::eval::gen_tests(
+                    &corpus,
+                    foreign.as_deref(),
+                    &out,
+                    holdout,
+                    keep_overlapping,
+                    &options,
+                )
+                .with_context(|| format!("generating tests from {}", corpus.display()))?
             };
             println!("{}", serde_json::to_string_pretty(&summary)?);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Eval { library, queries, json } => {
+        Command::Eval {
+            library,
+            queries,
+            json,
+        } => {
             let catalog = open_catalog(&config)?;
             let queries = dupfinder::eval::read_queries(&queries)?;
             let report = dupfinder::eval::evaluate(&catalog, &library, &queries)?;

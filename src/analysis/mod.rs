@@ -37,5 +37,7 @@ mod tokenize;
 
 pub use analyzer::{Analyzed, Analyzer, Token};
 pub use language::Language;
-pub use shingle::{SHINGLE_SAMPLE, SHINGLE_WORDS, is_sampled, sampled_shingles, shingle_hash, shingles};
+pub use shingle::{
+    SHINGLE_SAMPLE, SHINGLE_WORDS, is_sampled, sampled_shingles, shingle_hash, shingles,
+};
 pub use stopwords::StopWords;

@@ -42,7 +42,11 @@ pub fn shingles(tokens: &[Token]) -> Vec<u64> {
 
 /// The distinct sampled shingles of a text, sorted: what the index holds for a document.
 pub fn sampled_shingles(positional: &[u64]) -> Vec<u64> {
-    let mut distinct: Vec<u64> = positional.iter().copied().filter(|h| is_sampled(*h)).collect();
+    let mut distinct: Vec<u64> = positional
+        .iter()
+        .copied()
+        .filter(|h| is_sampled(*h))
+        .collect();
     distinct.sort_unstable();
     distinct.dedup();
     distinct
@@ -80,7 +84,9 @@ mod tests {
 
     #[test]
     fn about_one_in_sample_is_kept() {
-        let kept = (0..10_000).filter(|i| is_sampled(shingle_hash([format!("w{i}").as_str(), "x", "y"]))).count();
+        let kept = (0..10_000)
+            .filter(|i| is_sampled(shingle_hash([format!("w{i}").as_str(), "x", "y"])))
+            .count();
         assert!((2_200..2_800).contains(&kept), "{kept}");
     }
 

@@ -230,9 +230,12 @@ pub fn raw_candidates(
     Ok(by_method)
 }
 
+/// A verified match and the query tokens its passages cover.
+type Verified = (MatchReport, Vec<Range<usize>>);
+
 struct LibraryMatches {
     signature: Option<u32>,
-    matches: Vec<(MatchReport, Vec<Range<usize>>)>,
+    matches: Vec<Verified>,
 }
 
 /// One library's part of a check.
@@ -257,6 +260,8 @@ struct Gathered {
     signature: Option<u32>,
     searcher: Searcher,
     candidates: HashMap<DocAddress, Candidate>,
+    /// Distinct sampled query shingles that were looked up.
+    usable: usize,
     /// Sampled query shingles ignored as library boilerplate.
     frequent: HashSet<u64>,
 }
@@ -273,7 +278,14 @@ impl Context<'_> {
             .collect();
         let mut matches = Vec::new();
         for (address, candidate) in gathered.candidates {
-            let found = self.verify(&gathered.searcher, address, candidate, &query_set, &gathered.frequent)?;
+            let found = self.verify(
+                &gathered.searcher,
+                address,
+                candidate,
+                &query_set,
+                &gathered.frequent,
+                gathered.usable,
+            )?;
             matches.extend(found);
         }
         Ok(LibraryMatches {
@@ -291,13 +303,24 @@ impl Context<'_> {
         let searcher = self.index.searcher();
         let mut candidates: HashMap<DocAddress, Candidate> = HashMap::new();
 
-        for address in self.index.with_content_hash(self.query.content_hash, limit)? {
-            candidates.entry(address).or_default().methods.insert(Method::Exact);
+        for address in self
+            .index
+            .with_content_hash(self.query.content_hash, limit)?
+        {
+            candidates
+                .entry(address)
+                .or_default()
+                .methods
+                .insert(Method::Exact);
         }
         let mut by_id = |ids: Vec<String>, method: Method| -> Result<(), CheckError> {
             for id in ids {
                 if let Some(address) = self.index.address(&searcher, &id)? {
-                    candidates.entry(address).or_default().methods.insert(method);
+                    candidates
+                        .entry(address)
+                        .or_default()
+                        .methods
+                        .insert(method);
                 }
             }
             Ok(())
@@ -328,6 +351,7 @@ impl Context<'_> {
             signature,
             searcher,
             candidates,
+            usable: search.usable,
             frequent: search.frequent,
         })
     }
@@ -340,17 +364,49 @@ impl Context<'_> {
         candidate: Candidate,
         query_set: &HashSet<u64>,
         frequent: &HashSet<u64>,
-    ) -> Result<Option<(MatchReport, Vec<Range<usize>>)>, CheckError> {
+        sampled: usize,
+    ) -> Result<Option<Verified>, CheckError> {
         let config = self.config;
         let exact = candidate.methods.contains(&Method::Exact);
+        let signed = exact
+            || candidate.methods.contains(&Method::Signature)
+            || candidate.methods.contains(&Method::Robust);
+        // Cheap first look: a document found only by a couple of sampled shingles, a small share
+        // of the query's, cannot reach any verdict; skip reading and analyzing it.
+        let sampled_hits = candidate.hits.as_ref().map_or(0, |h| h.distinct);
+        if !signed
+            && sampled_hits <= 2
+            && ratio(sampled_hits as usize, sampled.max(1)) < config.partial_containment
+        {
+            return Ok(None);
+        }
         let (document, counts) = self.index.stored_with_counts(searcher, address)?;
         let word_similarity = bag_similarity(&self.query.term_counts, &counts).resemblance;
 
         // The candidate is compared on all its shingles, not only the indexed sample: the
-        // stored text is analyzed again, as it was when it was indexed.
-        let doc = self.analyzer.analyze(&document.text, Language::from_code(&document.lang));
-        let doc_shingles = shingles(&doc.tokens);
-        let doc_set: HashSet<u64> = doc_shingles.iter().copied().filter(|h| !frequent.contains(h)).collect();
+        // stored text is analyzed again, as it was when it was indexed. A byte-identical copy
+        // is the query itself, so its analysis is the query's.
+        let identical = exact && document.text == self.query_text;
+        let analyzed;
+        let doc = if identical {
+            &self.query.tokens
+        } else {
+            analyzed = self
+                .analyzer
+                .analyze(&document.text, Language::from_code(&document.lang))
+                .tokens;
+            &analyzed
+        };
+        let doc_shingles = if identical {
+            self.query.shingles.clone()
+        } else {
+            shingles(doc)
+        };
+        let doc_set: HashSet<u64> = doc_shingles
+            .iter()
+            .copied()
+            .filter(|h| !frequent.contains(h))
+            .collect();
         let shared = query_set.intersection(&doc_set).count();
         let resemblance = ratio(shared, query_set.len() + doc_set.len() - shared);
         let containment_query = ratio(shared, query_set.len());
@@ -363,33 +419,42 @@ impl Context<'_> {
             },
             &Aligned {
                 text: &document.text,
-                tokens: &doc.tokens,
+                tokens: doc,
                 shingles: &doc_shingles,
             },
             frequent,
             config.passage_gap as usize,
             config.passage_min_shingles as usize,
         );
-        let longest = passages.iter().map(|p| p.shared_shingles).max().unwrap_or(0);
+        let longest = passages
+            .iter()
+            .map(|p| p.shared_shingles)
+            .max()
+            .unwrap_or(0);
 
         let shingle_duplicate = resemblance >= config.duplicate_resemblance
             || containment_query >= config.duplicate_containment
             || (containment_doc >= config.duplicate_containment && doc_set.len() >= 10);
         // The bag of words decides only where shingles already show shared text: alone it
         // cannot tell a reworded copy from a paper on the same topic.
-        let word_duplicate = containment_query.max(containment_doc) >= config.word_check_containment
+        let word_duplicate = containment_query.max(containment_doc)
+            >= config.word_check_containment
             && word_similarity >= config.duplicate_word_similarity;
         let verdict = if exact || shingle_duplicate || word_duplicate {
             Verdict::Duplicate
         } else if longest >= config.partial_min_shingles as usize
-            || (containment_query >= config.partial_containment && shared >= config.partial_min_shared as usize)
+            || (containment_query >= config.partial_containment
+                && shared >= config.partial_min_shared as usize)
         {
             Verdict::Partial
         } else {
             return Ok(None);
         };
         let ranges: Vec<Range<usize>> = passages.iter().map(|p| p.query_tokens.clone()).collect();
-        let coverage = ratio(covered(&ranges, self.query.tokens.len()), self.query.tokens.len());
+        let coverage = ratio(
+            covered(&ranges, self.query.tokens.len()),
+            self.query.tokens.len(),
+        );
         let report = MatchReport {
             library: self.library.to_string(),
             doc_id: document.doc_id,

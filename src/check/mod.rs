@@ -5,6 +5,8 @@ mod engine;
 mod passages;
 mod similarity;
 
-pub use engine::{CheckError, CheckReport, CheckRequest, MatchReport, Method, Verdict, check, raw_candidates};
+pub use engine::{
+    CheckError, CheckReport, CheckRequest, MatchReport, Method, Verdict, check, raw_candidates,
+};
 pub use passages::{PassageMatch, Span};
 pub use similarity::{Similarity, bag_similarity};

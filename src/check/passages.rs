@@ -38,9 +38,14 @@ impl<'a> CharOffsets<'a> {
         CharOffsets { text }
     }
 
-    /// The code point offset of byte offset `byte` (which lies on a char boundary).
+    /// The code point offset of byte offset `byte`; an offset inside a character counts as
+    /// the start of that character.
     pub(super) fn of(&self, byte: usize) -> usize {
-        self.text[..byte.min(self.text.len())].chars().count()
+        let mut byte = byte.min(self.text.len());
+        while !self.text.is_char_boundary(byte) {
+            byte -= 1;
+        }
+        self.text[..byte].chars().count()
     }
 }
 
@@ -81,10 +86,13 @@ pub(super) fn align(
     let mut open: Vec<Chain> = Vec::new();
     let mut done: Vec<Chain> = Vec::new();
     for (q, hash) in query.shingles.iter().enumerate() {
-        let Some(ds) = doc_positions.get(hash) else { continue };
+        let Some(ds) = doc_positions.get(hash) else {
+            continue;
+        };
         let evidence = is_sampled(*hash) && !frequent.contains(hash);
         // Chains that can no longer be extended are finished.
-        let (still_open, closed): (Vec<Chain>, Vec<Chain>) = open.into_iter().partition(|c| q <= c.last.0 + max_gap);
+        let (still_open, closed): (Vec<Chain>, Vec<Chain>) =
+            open.into_iter().partition(|c| q <= c.last.0 + max_gap);
         open = still_open;
         done.extend(closed);
         for &d in ds.iter().take(16) {
@@ -142,6 +150,9 @@ mod tests {
         let offsets = CharOffsets::new(text);
         let ok = text.find("ok").unwrap();
         assert_eq!(offsets.of(ok), 7);
+        // Inside the two-byte `ё`: the character's start.
+        assert_eq!(offsets.of(1), 0);
+        assert_eq!(offsets.of(10_000), text.chars().count());
         assert_eq!(text.chars().skip(7).take(2).collect::<String>(), "ok");
     }
 }

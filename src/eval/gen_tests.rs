@@ -19,7 +19,41 @@ pub struct GenSummary {
     pub queries_file: PathBuf,
     pub library_documents: usize,
     pub held_out: usize,
+    /// Held-out documents dropped from the foreign pool because they share a run of
+    /// [`CLEAN_RUN_WORDS`] words with a library document: real corpora hold natural duplicates
+    /// and template reuse, which would otherwise be labeled negatives.
+    pub held_out_overlapping: usize,
     pub queries: usize,
+}
+
+/// Foreign documents sharing a run of this many words with the library are not used.
+pub(super) const CLEAN_RUN_WORDS: usize = 8;
+
+fn word_runs(text: &str) -> impl Iterator<Item = u64> + '_ {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let hashes: Vec<u64> = words
+        .windows(CLEAN_RUN_WORDS)
+        .map(|w| xxhash_rust::xxh3::xxh3_64(w.join(" ").as_bytes()))
+        .collect();
+    hashes.into_iter()
+}
+
+/// Splits off the foreign documents that share a run of [`CLEAN_RUN_WORDS`] words (a criterion
+/// independent of the checker's stemmed shingles) with any library document.
+fn without_shared_runs(library: &[SourceDoc], foreign: Vec<SourceDoc>) -> (Vec<SourceDoc>, usize) {
+    let runs: std::collections::HashSet<u64> =
+        library.iter().flat_map(|d| word_runs(&d.text)).collect();
+    let before = foreign.len();
+    let clean: Vec<SourceDoc> = foreign
+        .into_iter()
+        .filter(|d| !word_runs(&d.text).any(|h| runs.contains(&h)))
+        .collect();
+    let dropped = before - clean.len();
+    (clean, dropped)
 }
 
 /// Reads every JSON object of a JSON Lines corpus (plain or gzip), skipping unusable lines.
@@ -76,12 +110,14 @@ fn shuffled(n: usize, seed: u64) -> Vec<usize> {
 
 /// Splits `corpus`: a seeded `holdout` share of its documents is kept out of the library (the
 /// foreign pool for negatives, additions and partial-copy hosts) unless `foreign` names another
-/// corpus; writes `out/library.jsonl` and `out/queries.jsonl`.
+/// corpus; foreign documents that share a long word run with the library are dropped unless
+/// `keep_overlapping`; writes `out/library.jsonl` and `out/queries.jsonl`.
 pub fn gen_tests(
     corpus: &Path,
     foreign: Option<&Path>,
     out: &Path,
     holdout: f64,
+    keep_overlapping: bool,
     options: &GenOptions,
 ) -> std::io::Result<GenSummary> {
     let objects = read_objects(corpus)?;
@@ -97,22 +133,34 @@ pub fn gen_tests(
         id: text_of(v, "id"),
         text: text_of(v, "text"),
     };
-    let library: Vec<SourceDoc> = library_idx.iter().map(|&i| to_source(&objects[i])).collect();
+    let library: Vec<SourceDoc> = library_idx
+        .iter()
+        .map(|&i| to_source(&objects[i]))
+        .collect();
     let foreign_docs: Vec<SourceDoc> = match foreign {
         Some(path) => read_objects(path)?.iter().map(to_source).collect(),
         None => held_idx.iter().map(|&i| to_source(&objects[i])).collect(),
+    };
+    let (foreign_docs, overlapping) = if keep_overlapping {
+        (foreign_docs, 0)
+    } else {
+        without_shared_runs(&library, foreign_docs)
     };
     let queries = generate(&library, &foreign_docs, options);
     std::fs::create_dir_all(out)?;
     let library_file = out.join("library.jsonl");
     let queries_file = out.join("queries.jsonl");
-    write_lines(&library_file, library_idx.iter().map(|&i| objects[i].to_string()))?;
+    write_lines(
+        &library_file,
+        library_idx.iter().map(|&i| objects[i].to_string()),
+    )?;
     std::fs::write(&queries_file, to_json_lines(&queries))?;
     Ok(GenSummary {
         library_file,
         queries_file,
         library_documents: library.len(),
         held_out: foreign_docs.len(),
+        held_out_overlapping: overlapping,
         queries: queries.len(),
     })
 }
@@ -122,7 +170,10 @@ pub fn gen_tests(
 /// are negatives written on the same topic.
 pub fn clough_stevenson(corpus: &Path, out: &Path) -> std::io::Result<GenSummary> {
     let objects = read_objects(corpus)?;
-    let originals: Vec<&Value> = objects.iter().filter(|v| text_of(v, "category") == "orig").collect();
+    let originals: Vec<&Value> = objects
+        .iter()
+        .filter(|v| text_of(v, "category") == "orig")
+        .collect();
     let original_of_task = |task: &str| {
         originals
             .iter()
@@ -140,7 +191,11 @@ pub fn clough_stevenson(corpus: &Path, out: &Path) -> std::io::Result<GenSummary
                 kind: format!("clough_{category}"),
                 level: 0.0,
                 text: text_of(v, "text"),
-                source: if derived { original_of_task(&text_of(v, "task")) } else { None },
+                source: if derived {
+                    original_of_task(&text_of(v, "task"))
+                } else {
+                    None
+                },
                 // A derived answer copies part of an original: any match counts as found.
                 expect_duplicate: false,
                 query_span: None,
@@ -153,13 +208,16 @@ pub fn clough_stevenson(corpus: &Path, out: &Path) -> std::io::Result<GenSummary
     write_lines(&library_file, originals.iter().map(|v| v.to_string()))?;
     write_lines(
         &queries_file,
-        queries.iter().map(|q| serde_json::to_string(q).expect("queries serialize")),
+        queries
+            .iter()
+            .map(|q| serde_json::to_string(q).expect("queries serialize")),
     )?;
     Ok(GenSummary {
         library_file,
         queries_file,
         library_documents: originals.len(),
         held_out: 0,
+        held_out_overlapping: 0,
         queries: queries.len(),
     })
 }
@@ -172,7 +230,10 @@ pub fn read_queries(path: &Path) -> std::io::Result<Vec<EvalQuery>> {
         .enumerate()
         .map(|(i, line)| {
             serde_json::from_str(line).map_err(|e| {
-                std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{}:{}: {e}", path.display(), i + 1))
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("{}:{}: {e}", path.display(), i + 1),
+                )
             })
         })
         .collect()

@@ -117,8 +117,14 @@ pub struct Detection {
 
 impl Detection {
     fn finish(&mut self) {
-        self.precision = round3(ratio(self.true_positives, self.true_positives + self.false_positives));
-        self.recall = round3(ratio(self.true_positives, self.true_positives + self.false_negatives));
+        self.precision = round3(ratio(
+            self.true_positives,
+            self.true_positives + self.false_positives,
+        ));
+        self.recall = round3(ratio(
+            self.true_positives,
+            self.true_positives + self.false_negatives,
+        ));
         self.f1 = if self.precision + self.recall == 0.0 {
             0.0
         } else {
@@ -153,7 +159,11 @@ pub struct EvalReport {
 }
 
 /// Runs every query through the real check path against `library`.
-pub fn evaluate(catalog: &Catalog, library: &str, queries: &[EvalQuery]) -> Result<EvalReport, LibraryError> {
+pub fn evaluate(
+    catalog: &Catalog,
+    library: &str,
+    queries: &[EvalQuery],
+) -> Result<EvalReport, LibraryError> {
     let index = catalog.index(library)?;
     let mut twins_of: HashMap<String, HashSet<String>> = HashMap::new();
     let mut rows: BTreeMap<(String, u64), Row> = BTreeMap::new();
@@ -224,7 +234,10 @@ pub fn evaluate(catalog: &Catalog, library: &str, queries: &[EvalQuery]) -> Resu
                 kind: query.kind.clone(),
                 level: query.level,
                 queries: 0,
-                methods: COLUMNS.iter().map(|c| (*c, MethodStats::default())).collect(),
+                methods: COLUMNS
+                    .iter()
+                    .map(|c| (*c, MethodStats::default()))
+                    .collect(),
             });
         row.queries += 1;
         let score = |returned: &mut dyn Iterator<Item = &String>| -> MethodStats {
@@ -232,15 +245,24 @@ pub fn evaluate(catalog: &Catalog, library: &str, queries: &[EvalQuery]) -> Resu
             let positive = query.source.is_some();
             MethodStats {
                 positives: usize::from(positive),
-                found: usize::from(positive && query.source.as_ref().is_some_and(|s| returned.contains(s))),
+                found: usize::from(
+                    positive && query.source.as_ref().is_some_and(|s| returned.contains(s)),
+                ),
                 wrong: returned.iter().filter(|id| !twins.contains(**id)).count(),
                 ..Default::default()
             }
         };
         let empty = Vec::new();
-        for (column, method) in [("seed", Method::Signature), ("robust", Method::Robust), ("shingles", Method::Shingles)] {
+        for (column, method) in [
+            ("seed", Method::Signature),
+            ("robust", Method::Robust),
+            ("shingles", Method::Shingles),
+        ] {
             let stats = score(&mut raw.get(&method).unwrap_or(&empty).iter());
-            row.methods.get_mut(column).expect("column exists").add(&stats);
+            row.methods
+                .get_mut(column)
+                .expect("column exists")
+                .add(&stats);
         }
         // The verdict: duplicates claimed for duplicate-kind queries and negatives; any match
         // for partial copies.
@@ -251,12 +273,23 @@ pub fn evaluate(catalog: &Catalog, library: &str, queries: &[EvalQuery]) -> Resu
             .map(|m| &m.doc_id)
             .collect();
         let combined = score(&mut claimed.into_iter());
-        row.methods.get_mut("combined").expect("column exists").add(&combined);
+        row.methods
+            .get_mut("combined")
+            .expect("column exists")
+            .add(&combined);
 
         if query.source.is_none() {
             negatives.queries += 1;
-            negatives.duplicate_verdicts += answer.matches.iter().filter(|m| m.verdict == Verdict::Duplicate).count();
-            negatives.partial_verdicts += answer.matches.iter().filter(|m| m.verdict == Verdict::Partial).count();
+            negatives.duplicate_verdicts += answer
+                .matches
+                .iter()
+                .filter(|m| m.verdict == Verdict::Duplicate)
+                .count();
+            negatives.partial_verdicts += answer
+                .matches
+                .iter()
+                .filter(|m| m.verdict == Verdict::Partial)
+                .count();
         }
         let predicted = !answer.matches.is_empty();
         let actual = query.source.is_some();
@@ -272,7 +305,10 @@ pub fn evaluate(catalog: &Catalog, library: &str, queries: &[EvalQuery]) -> Resu
                 partial.found += 1;
                 partial.duplicate_verdicts += usize::from(found.verdict == Verdict::Duplicate);
                 if let (Some(truth), Some(passages)) = (query.query_span, &found.passages) {
-                    let spans: Vec<(usize, usize)> = passages.iter().map(|p| (p.query.start, p.query.end)).collect();
+                    let spans: Vec<(usize, usize)> = passages
+                        .iter()
+                        .map(|p| (p.query.start, p.query.end))
+                        .collect();
                     let (hit, predicted) = overlap(&spans, (truth.start, truth.end));
                     char_hit += hit;
                     char_predicted += predicted;
@@ -297,13 +333,20 @@ pub fn evaluate(catalog: &Catalog, library: &str, queries: &[EvalQuery]) -> Resu
         kind: "overall".to_string(),
         level: 0.0,
         queries: 0,
-        methods: COLUMNS.iter().map(|c| (*c, MethodStats::default())).collect(),
+        methods: COLUMNS
+            .iter()
+            .map(|c| (*c, MethodStats::default()))
+            .collect(),
     };
     let mut rows: Vec<Row> = rows.into_values().collect();
     for row in &mut rows {
         overall.queries += row.queries;
         for (column, stats) in &mut row.methods {
-            overall.methods.get_mut(column).expect("column exists").add(stats);
+            overall
+                .methods
+                .get_mut(column)
+                .expect("column exists")
+                .add(stats);
             stats.finish();
         }
     }
@@ -364,11 +407,21 @@ fn round3(x: f64) -> f64 {
 
 /// The report as a table, like seed 002's Table 2: recall / precision per method.
 pub fn print_table(report: &EvalReport, out: &mut impl std::io::Write) -> std::io::Result<()> {
-    writeln!(out, "library `{}`: {} queries ({} rejected)", report.library, report.queries, report.rejected)?;
+    writeln!(
+        out,
+        "library `{}`: {} queries ({} rejected)",
+        report.library, report.queries, report.rejected
+    )?;
     writeln!(
         out,
         "{:<22} {:>5} {:>4} | {:>13} | {:>13} | {:>13} | {:>19}",
-        "modification", "level", "n", "seed R / P", "robust R / P", "shingles R / P", "combined R / P / F1"
+        "modification",
+        "level",
+        "n",
+        "seed R / P",
+        "robust R / P",
+        "shingles R / P",
+        "combined R / P / F1"
     )?;
     let line = |out: &mut dyn std::io::Write, row: &Row| -> std::io::Result<()> {
         let m = |c: &str| &row.methods[c];
@@ -397,19 +450,36 @@ pub fn print_table(report: &EvalReport, out: &mut impl std::io::Write) -> std::i
     writeln!(
         out,
         "partial copies: {} queries, found {} ({:.3}), passage boundaries within 5 words {} ({:.3}), character precision {:.3} recall {:.3}, p50 {:.2} ms with passages",
-        p.queries, p.found, p.found_share, p.boundaries_within_5_words, p.boundaries_share, p.char_precision, p.char_recall, p.latency_ms.p50
+        p.queries,
+        p.found,
+        p.found_share,
+        p.boundaries_within_5_words,
+        p.boundaries_share,
+        p.char_precision,
+        p.char_recall,
+        p.latency_ms.p50
     )?;
     let d = &report.detection;
     writeln!(
         out,
         "query-level detection (source found or not): precision {:.3} recall {:.3} F1 {:.3} (TP {} FP {} FN {} TN {})",
-        d.precision, d.recall, d.f1, d.true_positives, d.false_positives, d.false_negatives, d.true_negatives
+        d.precision,
+        d.recall,
+        d.f1,
+        d.true_positives,
+        d.false_positives,
+        d.false_negatives,
+        d.true_negatives
     )?;
     let n = &report.negatives;
     writeln!(
         out,
         "negatives: {} queries, {} duplicate verdicts, {} partial verdicts; check latency p50 {:.2} ms, p99 {:.2} ms",
-        n.queries, n.duplicate_verdicts, n.partial_verdicts, report.latency_ms.p50, report.latency_ms.p99
+        n.queries,
+        n.duplicate_verdicts,
+        n.partial_verdicts,
+        report.latency_ms.p50,
+        report.latency_ms.p99
     )
 }
 

@@ -247,18 +247,25 @@ impl LibraryIndex {
     pub fn optimize(&self) -> Result<(), IndexError> {
         let _gate = self.write_gate.lock().expect("write gate poisoned");
         let path = &self.content_path;
-        let segments = self.index.searchable_segment_ids().map_err(IndexError::tantivy(path))?;
+        let segments = self
+            .index
+            .searchable_segment_ids()
+            .map_err(IndexError::tantivy(path))?;
         if segments.len() > 1 {
             let mut guard = self.writer.lock().expect("content writer lock poisoned");
             // Background merges may hold some of the segments: let them finish first, which
             // consumes the writer; a fresh one then merges everything that is left.
             let old = guard.take().expect("the content writer is present");
-            old.wait_merging_threads().map_err(IndexError::tantivy(path))?;
+            old.wait_merging_threads()
+                .map_err(IndexError::tantivy(path))?;
             let mut writer = self
                 .index
                 .writer_with_num_threads(1, self.writer_memory)
                 .map_err(IndexError::tantivy(path))?;
-            let segments = self.index.searchable_segment_ids().map_err(IndexError::tantivy(path))?;
+            let segments = self
+                .index
+                .searchable_segment_ids()
+                .map_err(IndexError::tantivy(path))?;
             let merged = if segments.len() > 1 {
                 writer.merge(&segments).wait().map(|_| ())
             } else {
@@ -380,7 +387,11 @@ impl LibraryIndex {
         min_hits: u32,
         limit: usize,
     ) -> Result<ShingleSearch, IndexError> {
-        let sampled: HashSet<u64> = shingles.iter().copied().filter(|h| is_sampled(*h)).collect();
+        let sampled: HashSet<u64> = shingles
+            .iter()
+            .copied()
+            .filter(|h| is_sampled(*h))
+            .collect();
         let field = self.schema.shingles;
         let mut inverted = Vec::with_capacity(searcher.segment_readers().len());
         for segment in searcher.segment_readers() {

@@ -71,7 +71,8 @@ const LEXICONS_PER_HASH: u32 = 10;
 fn lexicon_membership(term: &str, lexicons: u32) -> u64 {
     let mut members = 0u64;
     for block in 0..lexicons.div_ceil(LEXICONS_PER_HASH) {
-        let hash = xxhash_rust::xxh3::xxh3_64_with_seed(term.as_bytes(), LEXICON_SALT + u64::from(block));
+        let hash =
+            xxhash_rust::xxh3::xxh3_64_with_seed(term.as_bytes(), LEXICON_SALT + u64::from(block));
         for i in 0..LEXICONS_PER_HASH.min(lexicons - block * LEXICONS_PER_HASH) {
             let draw = (hash >> (6 * i)) & 63;
             if !draw.is_multiple_of(3) {
@@ -85,7 +86,11 @@ fn lexicon_membership(term: &str, lexicons: u32) -> u64 {
 /// The robust signatures of a document under `scheme`, deduplicated. Documents with fewer
 /// terms than a variant needs get fewer signatures (a variant over fewer than six terms is
 /// skipped, as it would match too easily).
-pub fn robust_signatures(counts: &[(String, u32)], snapshot: &StatsSnapshot, scheme: RobustScheme) -> Vec<u64> {
+pub fn robust_signatures(
+    counts: &[(String, u32)],
+    snapshot: &StatsSnapshot,
+    scheme: RobustScheme,
+) -> Vec<u64> {
     if scheme == RobustScheme::None {
         return Vec::new();
     }
@@ -190,8 +195,14 @@ mod tests {
     fn lexicons_keep_about_two_thirds_of_terms_each() {
         let terms: Vec<String> = (0..3000).map(|i| format!("term{i}")).collect();
         for k in 0..12 {
-            let kept = terms.iter().filter(|t| lexicon_membership(t, 12) & (1 << k) != 0).count();
-            assert!((1850..2200).contains(&kept), "lexicon {k} keeps {kept} of 3000");
+            let kept = terms
+                .iter()
+                .filter(|t| lexicon_membership(t, 12) & (1 << k) != 0)
+                .count();
+            assert!(
+                (1850..2200).contains(&kept),
+                "lexicon {k} keeps {kept} of 3000"
+            );
         }
     }
 
