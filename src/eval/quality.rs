@@ -498,6 +498,7 @@ mod tests {
         let chars: Vec<char> = "one two, three  four".chars().collect();
         assert_eq!(words_between(&chars, 0, 20), 4);
         assert_eq!(words_between(&chars, 4, 0), 1);
-        assert_eq!(words_between(&chars, 3, 4), 1);
+        assert_eq!(words_between(&chars, 3, 5), 1);
+        assert_eq!(words_between(&chars, 3, 4), 0);
     }
 }
