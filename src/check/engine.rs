@@ -9,9 +9,9 @@ use std::time::Instant;
 use serde::Serialize;
 use tantivy::{DocAddress, Searcher};
 
-use super::passages::{Aligned, PassageMatch, align};
+use super::passages::{Chain, PassageMatch, Side, chains, passages};
 use super::similarity::bag_similarity;
-use crate::analysis::{Analyzer, Language, shingles};
+use crate::analysis::{Analyzer, Language};
 use crate::config::CheckConfig;
 use crate::index::{LibraryIndex, ShingleHits};
 use crate::library::{
@@ -380,28 +380,14 @@ impl Context<'_> {
         {
             return Ok(None);
         }
-        let (document, counts) = self.index.stored_with_counts(searcher, address)?;
-        let word_similarity = bag_similarity(&self.query.term_counts, &counts).resemblance;
+        let stored = self.index.stored_for_check(searcher, address)?;
+        let document = stored.document;
+        let word_similarity =
+            bag_similarity(&self.query.term_counts, &stored.term_counts).resemblance;
 
-        // The candidate is compared on all its shingles, not only the indexed sample: the
-        // stored text is analyzed again, as it was when it was indexed. A byte-identical copy
-        // is the query itself, so its analysis is the query's.
-        let identical = exact && document.text == self.query_text;
-        let analyzed;
-        let doc = if identical {
-            &self.query.tokens
-        } else {
-            analyzed = self
-                .analyzer
-                .analyze(&document.text, Language::from_code(&document.lang))
-                .tokens;
-            &analyzed
-        };
-        let doc_shingles = if identical {
-            self.query.shingles.clone()
-        } else {
-            shingles(doc)
-        };
+        // The candidate is compared on all its shingles, not only the indexed sample: the index
+        // keeps each document's shingle sequence for this.
+        let doc_shingles = stored.shingles;
         let doc_set: HashSet<u64> = doc_shingles
             .iter()
             .copied()
@@ -411,26 +397,14 @@ impl Context<'_> {
         let resemblance = ratio(shared, query_set.len() + doc_set.len() - shared);
         let containment_query = ratio(shared, query_set.len());
         let containment_doc = ratio(shared, doc_set.len());
-        let passages = align(
-            &Aligned {
-                text: self.query_text,
-                tokens: &self.query.tokens,
-                shingles: &self.query.shingles,
-            },
-            &Aligned {
-                text: &document.text,
-                tokens: doc,
-                shingles: &doc_shingles,
-            },
+        let chains = chains(
+            &self.query.shingles,
+            &doc_shingles,
             frequent,
             config.passage_gap as usize,
             config.passage_min_shingles as usize,
         );
-        let longest = passages
-            .iter()
-            .map(|p| p.shared_shingles)
-            .max()
-            .unwrap_or(0);
+        let longest = chains.iter().map(|c| c.matched).max().unwrap_or(0);
 
         let shingle_duplicate = resemblance >= config.duplicate_resemblance
             || containment_query >= config.duplicate_containment
@@ -450,7 +424,25 @@ impl Context<'_> {
         } else {
             return Ok(None);
         };
-        let ranges: Vec<Range<usize>> = passages.iter().map(|p| p.query_tokens.clone()).collect();
+        let ranges: Vec<Range<usize>> = chains.iter().map(Chain::query_tokens).collect();
+        // Offsets need the document's tokens: analyzed again only when passages are asked for.
+        let passages = if self.passages {
+            let doc_tokens = self
+                .analyzer
+                .analyze(&document.text, Language::from_code(&document.lang))
+                .tokens;
+            let query_side = Side {
+                text: self.query_text,
+                tokens: &self.query.tokens,
+            };
+            let doc_side = Side {
+                text: &document.text,
+                tokens: &doc_tokens,
+            };
+            Some(passages(&chains, &query_side, &doc_side))
+        } else {
+            None
+        };
         let coverage = ratio(
             covered(&ranges, self.query.tokens.len()),
             self.query.tokens.len(),
@@ -467,7 +459,7 @@ impl Context<'_> {
             containment_doc: round(containment_doc),
             word_similarity: round(word_similarity),
             coverage: round(coverage),
-            passages: self.passages.then_some(passages),
+            passages,
         };
         Ok(Some((report, ranges)))
     }

@@ -23,9 +23,6 @@ pub struct PassageMatch {
     pub words: usize,
     /// Shingles the two texts share in the passage.
     pub shared_shingles: usize,
-    /// The query tokens of the passage.
-    #[serde(skip)]
-    pub query_tokens: std::ops::Range<usize>,
 }
 
 /// Converts byte offsets of one text into code point offsets.
@@ -49,52 +46,59 @@ impl<'a> CharOffsets<'a> {
     }
 }
 
-/// A chain of shared shingles along one diagonal of the query × document grid.
-#[derive(Debug, Clone, Copy)]
-struct Chain {
-    first: (usize, usize),
-    last: (usize, usize),
-    matched: usize,
+/// A chain of shared shingles along one diagonal of the query × document grid: a copied
+/// passage in shingle positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Chain {
+    /// (query position, document position) of the first and last shared shingle.
+    pub(super) first: (usize, usize),
+    pub(super) last: (usize, usize),
+    /// Shared shingles in the chain.
+    pub(super) matched: usize,
     /// Whether the chain holds a shingle of the index sample that is not library boilerplate:
     /// the evidence the verdict was based on.
     supported: bool,
 }
 
-/// The two texts of an alignment, analyzed.
-pub(super) struct Aligned<'a> {
-    pub(super) text: &'a str,
-    pub(super) tokens: &'a [Token],
-    /// The shingle starting at each token position.
-    pub(super) shingles: &'a [u64],
+impl Chain {
+    /// The query tokens the passage covers.
+    pub(super) fn query_tokens(&self) -> std::ops::Range<usize> {
+        self.first.0..self.last.0 + SHINGLE_WORDS
+    }
 }
 
-/// Finds the passages two texts share, on all their shingles (not only the sample): chains of
-/// shared shingles where both texts advance by at most `max_gap` positions between links, so an
-/// edited word or two does not break a passage. Chains shorter than `min_shingles`, and chains
-/// made only of library boilerplate (`frequent` sampled shingles), are not passages.
-pub(super) fn align(
-    query: &Aligned<'_>,
-    doc: &Aligned<'_>,
+/// Finds the passages two texts share, on all their shingles (not only the sample), given as
+/// the shingle starting at each token position: chains of shared shingles where both texts
+/// advance by at most `max_gap` positions between links, so an edited word or two does not
+/// break a passage. Chains shorter than `min_shingles`, and chains made only of library
+/// boilerplate (`frequent` sampled shingles), are not passages.
+pub(super) fn chains(
+    query: &[u64],
+    doc: &[u64],
     frequent: &HashSet<u64>,
     max_gap: usize,
     min_shingles: usize,
-) -> Vec<PassageMatch> {
-    let mut doc_positions: HashMap<u64, Vec<usize>> = HashMap::with_capacity(doc.shingles.len());
-    for (i, shingle) in doc.shingles.iter().enumerate() {
+) -> Vec<Chain> {
+    let mut doc_positions: HashMap<u64, Vec<usize>> = HashMap::with_capacity(doc.len());
+    for (i, shingle) in doc.iter().enumerate() {
         doc_positions.entry(*shingle).or_default().push(i);
     }
     let mut open: Vec<Chain> = Vec::new();
     let mut done: Vec<Chain> = Vec::new();
-    for (q, hash) in query.shingles.iter().enumerate() {
+    for (q, hash) in query.iter().enumerate() {
         let Some(ds) = doc_positions.get(hash) else {
             continue;
         };
         let evidence = is_sampled(*hash) && !frequent.contains(hash);
         // Chains that can no longer be extended are finished.
-        let (still_open, closed): (Vec<Chain>, Vec<Chain>) =
-            open.into_iter().partition(|c| q <= c.last.0 + max_gap);
-        open = still_open;
-        done.extend(closed);
+        let mut i = 0;
+        while i < open.len() {
+            if q > open[i].last.0 + max_gap {
+                done.push(open.swap_remove(i));
+            } else {
+                i += 1;
+            }
+        }
         for &d in ds.iter().take(16) {
             let best = open
                 .iter_mut()
@@ -118,8 +122,21 @@ pub(super) fn align(
     done.extend(open);
     done.retain(|c| c.matched >= min_shingles && c.supported);
     done.sort_by_key(|c| c.first);
+    done
+}
+
+/// One side of an alignment: the text and its tokens (with byte offsets).
+pub(super) struct Side<'a> {
+    pub(super) text: &'a str,
+    pub(super) tokens: &'a [Token],
+}
+
+/// The chains as passages with code point offsets in both texts.
+pub(super) fn passages(chains: &[Chain], query: &Side<'_>, doc: &Side<'_>) -> Vec<PassageMatch> {
     let (query_chars, doc_chars) = (CharOffsets::new(query.text), CharOffsets::new(doc.text));
-    done.iter()
+    chains
+        .iter()
+        .filter(|c| c.last.0 < query.tokens.len() && c.last.1 < doc.tokens.len())
         .map(|c| {
             let q_end = (c.last.0 + SHINGLE_WORDS - 1).min(query.tokens.len() - 1);
             let d_end = (c.last.1 + SHINGLE_WORDS - 1).min(doc.tokens.len() - 1);
@@ -134,7 +151,6 @@ pub(super) fn align(
                 },
                 words: q_end + 1 - c.first.0,
                 shared_shingles: c.matched,
-                query_tokens: c.first.0..q_end + 1,
             }
         })
         .collect()

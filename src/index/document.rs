@@ -20,8 +20,10 @@ pub struct PreparedDocument {
     pub content_hash: u64,
     /// Each distinct term once, sorted by term, with its count.
     pub term_counts: Vec<(String, u32)>,
-    /// Distinct shingle hashes, sorted.
+    /// Distinct sampled shingle hashes, sorted: what the shingle index holds.
     pub shingles: Vec<u64>,
+    /// Every shingle in text order (element `i` starts at token `i`).
+    pub shingle_seq: Vec<u64>,
     pub tokens: Vec<Token>,
 }
 
@@ -49,6 +51,33 @@ pub fn content_hash(tokens: &[Token]) -> u64 {
         hasher.update(&[0]);
     }
     hasher.digest()
+}
+
+/// A stored document with what verification needs.
+#[derive(Debug, Clone)]
+pub struct StoredForCheck {
+    pub document: StoredDocument,
+    pub term_counts: Vec<(String, u32)>,
+    /// Every shingle in text order.
+    pub shingles: Vec<u64>,
+}
+
+/// Encodes a shingle sequence as little-endian u64s.
+pub(crate) fn encode_shingles(shingles: &[u64]) -> Vec<u8> {
+    shingles.iter().flat_map(|h| h.to_le_bytes()).collect()
+}
+
+/// Decodes what [`encode_shingles`] wrote.
+pub(crate) fn decode_shingles(bytes: &[u8]) -> Option<Vec<u64>> {
+    if !bytes.len().is_multiple_of(8) {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("chunks of eight")))
+            .collect(),
+    )
 }
 
 /// Encodes term counts compactly for the `term_counts` stored field: for each term its byte

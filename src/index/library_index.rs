@@ -21,11 +21,11 @@ use tantivy::{
     TantivyDocument,
 };
 
-use super::document::{decode_term_counts, encode_term_counts};
+use super::document::{decode_shingles, decode_term_counts, encode_shingles, encode_term_counts};
 use super::signatures::SignatureIndex;
 use super::stats::{count_statistics, load_snapshot, save_snapshot, snapshot_path};
 use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME, to_tantivy_tokens};
-use super::{ContentSchema, IndexError, PreparedDocument, StoredDocument};
+use super::{ContentSchema, IndexError, PreparedDocument, StoredDocument, StoredForCheck};
 use crate::analysis::{Analyzer, is_sampled};
 use crate::signature::{RobustScheme, StatsSnapshot};
 
@@ -334,6 +334,7 @@ impl LibraryIndex {
             doc.add_u64(s.shingles, *shingle);
         }
         doc.add_u64(s.shingle_count, document.shingles.len() as u64);
+        doc.add_bytes(s.shingle_seq, &encode_shingles(&document.shingle_seq));
         doc.add_bytes(s.term_counts, &encode_term_counts(&document.term_counts));
         doc.add_u64(s.added_at, unix_now());
         doc
@@ -498,20 +499,36 @@ impl LibraryIndex {
         searcher: &Searcher,
         address: DocAddress,
     ) -> Result<StoredDocument, IndexError> {
-        Ok(self.stored_with_counts(searcher, address)?.0)
-    }
-
-    /// Reads a stored document and its term counts in one store access.
-    pub fn stored_with_counts(
-        &self,
-        searcher: &Searcher,
-        address: DocAddress,
-    ) -> Result<(StoredDocument, Vec<(String, u32)>), IndexError> {
         let doc: TantivyDocument = searcher
             .doc(address)
             .map_err(IndexError::tantivy(&self.content_path))?;
-        let counts = self.decode_counts(&doc)?;
-        Ok((self.to_stored(&doc), counts))
+        Ok(self.to_stored(&doc))
+    }
+
+    /// Reads a stored document with its term counts and shingle sequence, in one store access.
+    pub fn stored_for_check(
+        &self,
+        searcher: &Searcher,
+        address: DocAddress,
+    ) -> Result<StoredForCheck, IndexError> {
+        let doc: TantivyDocument = searcher
+            .doc(address)
+            .map_err(IndexError::tantivy(&self.content_path))?;
+        let term_counts = self.decode_counts(&doc)?;
+        let bytes = doc
+            .get_first(self.schema.shingle_seq)
+            .and_then(|v| v.as_bytes())
+            .unwrap_or_default();
+        let document = self.to_stored(&doc);
+        let shingles = decode_shingles(bytes).ok_or_else(|| IndexError::CorruptDocument {
+            doc_id: document.doc_id.clone(),
+            reason: "undecodable shingle sequence".to_string(),
+        })?;
+        Ok(StoredForCheck {
+            document,
+            term_counts,
+            shingles,
+        })
     }
 
     fn decode_counts(&self, doc: &TantivyDocument) -> Result<Vec<(String, u32)>, IndexError> {

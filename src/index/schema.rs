@@ -163,6 +163,7 @@ pub struct ContentSchema {
     pub content_hash: Field,
     pub shingles: Field,
     pub shingle_count: Field,
+    pub shingle_seq: Field,
     pub term_counts: Field,
     pub added_at: Field,
 }
@@ -192,6 +193,7 @@ impl ContentSchema {
             content_hash: field("content_hash")?,
             shingles: field("shingles")?,
             shingle_count: field("shingle_count")?,
+            shingle_seq: field("shingle_seq")?,
             term_counts: field("term_counts")?,
             added_at: field("added_at")?,
             schema,

@@ -200,6 +200,7 @@ pub fn prepare(
         content_hash: analyzed.content_hash,
         term_counts: analyzed.term_counts,
         shingles: sampled_shingles(&analyzed.shingles),
+        shingle_seq: analyzed.shingles,
         tokens: analyzed.tokens,
     })
 }
