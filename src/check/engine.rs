@@ -165,6 +165,7 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
             query: &query,
             query_text: &request.text,
             passages: request.passages,
+            all_methods: false,
         };
         let found = context.run()?;
         if i == 0 {
@@ -218,6 +219,7 @@ pub fn raw_candidates(
         query: &query,
         query_text: text,
         passages: false,
+        all_methods: true,
     };
     let gathered = context.gather()?;
     let mut by_method: HashMap<Method, Vec<String>> = HashMap::new();
@@ -247,6 +249,8 @@ struct Context<'a> {
     query: &'a AnalyzedText,
     query_text: &'a str,
     passages: bool,
+    /// Run every lookup even where an earlier one already settles the check (evaluation).
+    all_methods: bool,
 }
 
 #[derive(Default)]
@@ -303,19 +307,20 @@ impl Context<'_> {
         let searcher = self.index.searcher();
         let mut candidates: HashMap<DocAddress, Candidate> = HashMap::new();
 
-        for address in self
+        let exact_copies = self
             .index
-            .with_content_hash(self.query.content_hash, limit)?
-        {
+            .with_content_hash(self.query.content_hash, limit)?;
+        let found_exact = !exact_copies.is_empty();
+        for address in exact_copies {
             candidates
                 .entry(address)
                 .or_default()
                 .methods
                 .insert(Method::Exact);
         }
-        let mut by_id = |ids: Vec<String>, method: Method| -> Result<(), CheckError> {
-            for id in ids {
-                if let Some(address) = self.index.address(&searcher, &id)? {
+        let mut by_key = |keys: Vec<u64>, method: Method| -> Result<(), CheckError> {
+            for key in keys {
+                if let Some(address) = self.index.address_by_key(&searcher, key)? {
                     candidates
                         .entry(address)
                         .or_default()
@@ -326,10 +331,15 @@ impl Context<'_> {
             Ok(())
         };
         if let Some(seed) = signature {
-            by_id(signatures.with_seed(seed, limit)?, Method::Signature)?;
+            by_key(signatures.with_seed(seed, limit)?, Method::Signature)?;
         }
-        for robust in robust_signatures(&self.query.term_counts, snapshot, signatures.scheme()) {
-            by_id(signatures.with_robust(robust, limit)?, Method::Robust)?;
+        // An exact copy is its own best evidence, and its near-duplicates share its shingles;
+        // robust signatures add recall only for edited texts.
+        if !found_exact || self.all_methods {
+            for robust in robust_signatures(&self.query.term_counts, snapshot, signatures.scheme())
+            {
+                by_key(signatures.with_robust(robust, limit)?, Method::Robust)?;
+            }
         }
         let max_df = self
             .config
@@ -381,13 +391,10 @@ impl Context<'_> {
             return Ok(None);
         }
         let stored = self.index.stored_for_check(searcher, address)?;
-        let document = stored.document;
-        let word_similarity =
-            bag_similarity(&self.query.term_counts, &stored.term_counts).resemblance;
 
         // The candidate is compared on all its shingles, not only the indexed sample: the index
         // keeps each document's shingle sequence for this.
-        let doc_shingles = stored.shingles;
+        let doc_shingles = &stored.shingles;
         let doc_set: HashSet<u64> = doc_shingles
             .iter()
             .copied()
@@ -399,7 +406,7 @@ impl Context<'_> {
         let containment_doc = ratio(shared, doc_set.len());
         let chains = chains(
             &self.query.shingles,
-            &doc_shingles,
+            doc_shingles,
             frequent,
             config.passage_gap as usize,
             config.passage_min_shingles as usize,
@@ -409,17 +416,28 @@ impl Context<'_> {
         let shingle_duplicate = resemblance >= config.duplicate_resemblance
             || containment_query >= config.duplicate_containment
             || (containment_doc >= config.duplicate_containment && doc_set.len() >= 10);
+        let partial = longest >= config.partial_min_shingles as usize
+            || (containment_query >= config.partial_containment
+                && shared >= config.partial_min_shared as usize);
         // The bag of words decides only where shingles already show shared text: alone it
         // cannot tell a reworded copy from a paper on the same topic.
-        let word_duplicate = containment_query.max(containment_doc)
-            >= config.word_check_containment
-            && word_similarity >= config.duplicate_word_similarity;
+        let words_decide = containment_query.max(containment_doc) >= config.word_check_containment;
+        if !(exact || shingle_duplicate || partial || words_decide) {
+            return Ok(None);
+        }
+        let counts =
+            stored
+                .term_counts()
+                .ok_or_else(|| crate::index::IndexError::CorruptDocument {
+                    doc_id: stored.document.doc_id.clone(),
+                    reason: "undecodable term counts".to_string(),
+                })?;
+        let word_similarity = bag_similarity(&self.query.term_counts, &counts).resemblance;
+        let word_duplicate = words_decide && word_similarity >= config.duplicate_word_similarity;
+        let document = stored.document;
         let verdict = if exact || shingle_duplicate || word_duplicate {
             Verdict::Duplicate
-        } else if longest >= config.partial_min_shingles as usize
-            || (containment_query >= config.partial_containment
-                && shared >= config.partial_min_shared as usize)
-        {
+        } else if partial {
             Verdict::Partial
         } else {
             return Ok(None);

@@ -53,13 +53,38 @@ pub fn content_hash(tokens: &[Token]) -> u64 {
     hasher.digest()
 }
 
+/// The key the signature index refers to a document by: a 64-bit hash of its id.
+pub fn doc_key(doc_id: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(doc_id.as_bytes())
+}
+
 /// A stored document with what verification needs.
 #[derive(Debug, Clone)]
 pub struct StoredForCheck {
     pub document: StoredDocument,
-    pub term_counts: Vec<(String, u32)>,
     /// Every shingle in text order.
     pub shingles: Vec<u64>,
+    /// The encoded term counts, decoded only when the bag of words is needed.
+    encoded_term_counts: Vec<u8>,
+}
+
+impl StoredForCheck {
+    pub(crate) fn new(
+        document: StoredDocument,
+        shingles: Vec<u64>,
+        encoded_term_counts: Vec<u8>,
+    ) -> Self {
+        StoredForCheck {
+            document,
+            shingles,
+            encoded_term_counts,
+        }
+    }
+
+    /// The document's term counts (`None` if the stored bytes are corrupt).
+    pub fn term_counts(&self) -> Option<Vec<(String, u32)>> {
+        decode_term_counts(&self.encoded_term_counts)
+    }
 }
 
 /// Encodes a shingle sequence as little-endian u64s.

@@ -25,7 +25,7 @@ use super::document::{decode_shingles, decode_term_counts, encode_shingles, enco
 use super::signatures::SignatureIndex;
 use super::stats::{count_statistics, load_snapshot, save_snapshot, snapshot_path};
 use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME, to_tantivy_tokens};
-use super::{ContentSchema, IndexError, PreparedDocument, StoredDocument, StoredForCheck};
+use super::{ContentSchema, IndexError, PreparedDocument, StoredDocument, StoredForCheck, doc_key};
 use crate::analysis::{Analyzer, is_sampled};
 use crate::signature::{RobustScheme, StatsSnapshot};
 
@@ -306,6 +306,7 @@ impl LibraryIndex {
         let s = &self.schema;
         let mut doc = TantivyDocument::new();
         doc.add_text(s.doc_id, &document.doc_id);
+        doc.add_u64(s.doc_key, doc_key(&document.doc_id));
         if let Some(url) = &document.url {
             doc.add_text(s.url, url);
         }
@@ -363,6 +364,16 @@ impl LibraryIndex {
             Some(address) => Ok(Some(self.stored(&searcher, address)?)),
             None => Ok(None),
         }
+    }
+
+    /// Where the live document with key `key` ([`doc_key`]) is in `searcher`'s view.
+    pub fn address_by_key(
+        &self,
+        searcher: &Searcher,
+        key: u64,
+    ) -> Result<Option<DocAddress>, IndexError> {
+        let term = Term::from_field_u64(self.schema.doc_key, key);
+        Ok(self.postings(searcher, &term, 1)?.into_iter().next())
     }
 
     /// Live documents whose content hash is `hash`.
@@ -514,21 +525,20 @@ impl LibraryIndex {
         let doc: TantivyDocument = searcher
             .doc(address)
             .map_err(IndexError::tantivy(&self.content_path))?;
-        let term_counts = self.decode_counts(&doc)?;
-        let bytes = doc
-            .get_first(self.schema.shingle_seq)
-            .and_then(|v| v.as_bytes())
-            .unwrap_or_default();
+        let bytes = |field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_bytes())
+                .unwrap_or_default()
+        };
         let document = self.to_stored(&doc);
-        let shingles = decode_shingles(bytes).ok_or_else(|| IndexError::CorruptDocument {
-            doc_id: document.doc_id.clone(),
-            reason: "undecodable shingle sequence".to_string(),
+        let shingles = decode_shingles(bytes(self.schema.shingle_seq)).ok_or_else(|| {
+            IndexError::CorruptDocument {
+                doc_id: document.doc_id.clone(),
+                reason: "undecodable shingle sequence".to_string(),
+            }
         })?;
-        Ok(StoredForCheck {
-            document,
-            term_counts,
-            shingles,
-        })
+        let counts = bytes(self.schema.term_counts).to_vec();
+        Ok(StoredForCheck::new(document, shingles, counts))
     }
 
     fn decode_counts(&self, doc: &TantivyDocument) -> Result<Vec<(String, u32)>, IndexError> {

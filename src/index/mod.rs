@@ -10,7 +10,7 @@ mod stats;
 mod stopwords;
 mod tokenizer;
 
-pub use document::{PreparedDocument, StoredDocument, StoredForCheck, content_hash};
+pub use document::{PreparedDocument, StoredDocument, StoredForCheck, content_hash, doc_key};
 pub use error::IndexError;
 pub use library_index::{IndexOptions, IndexSummary, LibraryIndex, ShingleHits, ShingleSearch};
 pub use schema::{ContentSchema, SignatureSchema};

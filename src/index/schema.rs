@@ -152,6 +152,7 @@ pub struct ContentSchema {
     pub schema: Schema,
     pub version: u32,
     pub doc_id: Field,
+    pub doc_key: Field,
     pub url: Field,
     pub title: Field,
     pub authors: Field,
@@ -182,6 +183,7 @@ impl ContentSchema {
         Ok(ContentSchema {
             version: declaration.version,
             doc_id: field("doc_id")?,
+            doc_key: field("doc_key")?,
             url: field("url")?,
             title: field("title")?,
             authors: field("authors")?,
@@ -207,6 +209,7 @@ pub struct SignatureSchema {
     pub schema: Schema,
     pub version: u32,
     pub doc_id: Field,
+    pub doc_key: Field,
     pub seed: Field,
     pub robust: Field,
     pub generation: Field,
@@ -222,6 +225,7 @@ impl SignatureSchema {
         Ok(SignatureSchema {
             version: declaration.version,
             doc_id: field("doc_id")?,
+            doc_key: field("doc_key")?,
             seed: field("seed")?,
             robust: field("robust")?,
             generation: field("generation")?,

@@ -14,7 +14,7 @@ use tantivy::directory::MmapDirectory;
 use tantivy::schema::{IndexRecordOption, Term, Value};
 use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, TERMINATED, TantivyDocument};
 
-use super::{IndexError, SignatureSchema};
+use super::{IndexError, SignatureSchema, doc_key};
 use crate::signature::{RobustScheme, StatsSnapshot, robust_signatures, seed_signature};
 
 const WRITER_MEMORY: usize = 20_000_000;
@@ -135,6 +135,7 @@ impl SignatureIndex {
         };
         let mut document = TantivyDocument::new();
         document.add_text(self.schema.doc_id, doc_id);
+        document.add_u64(self.schema.doc_key, doc_key(doc_id));
         document.add_u64(self.schema.seed, u64::from(seed));
         for robust in robust_signatures(term_counts, &self.snapshot, self.scheme) {
             document.add_u64(self.schema.robust, robust);
@@ -177,22 +178,22 @@ impl SignatureIndex {
         Ok(())
     }
 
-    /// Ids of the documents whose seed signature is `seed`, at most `limit` of them.
-    pub fn with_seed(&self, seed: u32, limit: usize) -> Result<Vec<String>, IndexError> {
+    /// Keys ([`doc_key`]) of the documents whose seed signature is `seed`, at most `limit`.
+    pub fn with_seed(&self, seed: u32, limit: usize) -> Result<Vec<u64>, IndexError> {
         self.with_value(
             Term::from_field_u64(self.schema.seed, u64::from(seed)),
             limit,
         )
     }
 
-    /// Ids of the documents having `signature` among their robust signatures.
-    pub fn with_robust(&self, signature: u64, limit: usize) -> Result<Vec<String>, IndexError> {
+    /// Keys of the documents having `signature` among their robust signatures.
+    pub fn with_robust(&self, signature: u64, limit: usize) -> Result<Vec<u64>, IndexError> {
         self.with_value(Term::from_field_u64(self.schema.robust, signature), limit)
     }
 
-    fn with_value(&self, term: Term, limit: usize) -> Result<Vec<String>, IndexError> {
+    fn with_value(&self, term: Term, limit: usize) -> Result<Vec<u64>, IndexError> {
         let searcher = self.reader.searcher();
-        let mut ids = Vec::new();
+        let mut keys = Vec::new();
         for segment in searcher.segment_readers() {
             let inverted = segment
                 .inverted_index(term.field())
@@ -203,25 +204,22 @@ impl SignatureIndex {
             else {
                 continue;
             };
-            let store = segment
-                .get_store_reader(1)
-                .map_err(IndexError::io(&self.path))?;
+            // Keys come from a numeric column: no document store block to inflate.
+            let column = segment
+                .fast_fields()
+                .u64("doc_key")
+                .map_err(IndexError::tantivy(&self.path))?;
             let mut doc = postings.doc();
-            while doc != TERMINATED && ids.len() < limit {
-                if !segment.is_deleted(doc) {
-                    let stored: TantivyDocument =
-                        store.get(doc).map_err(IndexError::tantivy(&self.path))?;
-                    if let Some(id) = stored
-                        .get_first(self.schema.doc_id)
-                        .and_then(|v| v.as_str())
-                    {
-                        ids.push(id.to_string());
-                    }
+            while doc != TERMINATED && keys.len() < limit {
+                if !segment.is_deleted(doc)
+                    && let Some(key) = column.first(doc)
+                {
+                    keys.push(key);
                 }
                 doc = postings.advance();
             }
         }
-        Ok(ids)
+        Ok(keys)
     }
 
     /// The stored seed signature of document `doc_id`, if it is signed.
