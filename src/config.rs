@@ -168,8 +168,8 @@ impl Default for CheckConfig {
             duplicate_word_similarity: 0.5,
             word_check_containment: 0.1,
             partial_min_shingles: 8,
-            partial_containment: 0.06,
-            partial_min_shared: 6,
+            partial_containment: 0.1,
+            partial_min_shared: 8,
             passage_gap: 6,
             passage_min_shingles: 5,
         }
