@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use tantivy::directory::MmapDirectory;
 use tantivy::schema::{IndexRecordOption, Term, Value};
@@ -22,6 +22,7 @@ use tantivy::{
 };
 
 use super::document::{decode_shingles, decode_term_counts, encode_shingles, encode_term_counts};
+use super::postings::live_docs;
 use super::signatures::SignatureIndex;
 use super::stats::{count_statistics, load_snapshot, save_snapshot, snapshot_path};
 use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME, to_tantivy_tokens};
@@ -229,16 +230,25 @@ impl LibraryIndex {
                 .map_err(IndexError::tantivy(&self.content_path))?;
             signatures.stage(&document.doc_id, &document.term_counts);
         }
-        let opstamp = writer
-            .commit()
-            .map_err(IndexError::tantivy(&self.content_path))?;
+        self.commit(guard, &signatures, documents.len() as u64)
+    }
+
+    /// Commits the content index (durable from here on), makes it visible, then commits the
+    /// signatures staged with it, recording the content opstamp they reflect.
+    fn commit(
+        &self,
+        mut guard: MutexGuard<'_, Option<IndexWriter<TantivyDocument>>>,
+        signatures: &SignatureIndex,
+        changed: u64,
+    ) -> Result<(), IndexError> {
+        let path = &self.content_path;
+        let writer = guard.as_mut().expect("the content writer is present");
+        let opstamp = writer.commit().map_err(IndexError::tantivy(path))?;
         drop(guard);
-        self.reader
-            .reload()
-            .map_err(IndexError::tantivy(&self.content_path))?;
+        self.reader.reload().map_err(IndexError::tantivy(path))?;
         signatures.commit(opstamp)?;
         self.changed_since_snapshot
-            .fetch_add(documents.len() as u64, Ordering::Relaxed);
+            .fetch_add(changed, Ordering::Relaxed);
         Ok(())
     }
 
@@ -290,15 +300,7 @@ impl LibraryIndex {
         let writer = guard.as_mut().expect("the content writer is present");
         writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
         signatures.stage_delete(doc_id);
-        let opstamp = writer
-            .commit()
-            .map_err(IndexError::tantivy(&self.content_path))?;
-        drop(guard);
-        self.reader
-            .reload()
-            .map_err(IndexError::tantivy(&self.content_path))?;
-        signatures.commit(opstamp)?;
-        self.changed_since_snapshot.fetch_add(1, Ordering::Relaxed);
+        self.commit(guard, &signatures, 1)?;
         Ok(true)
     }
 
@@ -482,26 +484,7 @@ impl LibraryIndex {
         term: &Term,
         limit: usize,
     ) -> Result<Vec<DocAddress>, IndexError> {
-        let mut found = Vec::new();
-        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
-            let inverted = segment
-                .inverted_index(term.field())
-                .map_err(IndexError::tantivy(&self.content_path))?;
-            let Some(mut postings) = inverted
-                .read_postings(term, IndexRecordOption::Basic)
-                .map_err(IndexError::io(&self.content_path))?
-            else {
-                continue;
-            };
-            let mut doc = postings.doc();
-            while doc != TERMINATED && found.len() < limit {
-                if !segment.is_deleted(doc) {
-                    found.push(DocAddress::new(ord as u32, doc));
-                }
-                doc = postings.advance();
-            }
-        }
-        Ok(found)
+        live_docs(searcher, term, limit, &self.content_path)
     }
 
     /// Reads a stored document.

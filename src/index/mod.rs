@@ -4,6 +4,7 @@
 mod document;
 mod error;
 mod library_index;
+mod postings;
 mod schema;
 mod signatures;
 mod stats;

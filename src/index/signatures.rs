@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use tantivy::directory::MmapDirectory;
-use tantivy::schema::{IndexRecordOption, Term, Value};
-use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, TERMINATED, TantivyDocument};
+use tantivy::schema::{Term, Value};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
+use super::postings::live_docs;
 use super::{IndexError, SignatureSchema, doc_key};
 use crate::signature::{RobustScheme, StatsSnapshot, robust_signatures, seed_signature};
 
@@ -194,30 +195,14 @@ impl SignatureIndex {
     fn with_value(&self, term: Term, limit: usize) -> Result<Vec<u64>, IndexError> {
         let searcher = self.reader.searcher();
         let mut keys = Vec::new();
-        for segment in searcher.segment_readers() {
-            let inverted = segment
-                .inverted_index(term.field())
-                .map_err(IndexError::tantivy(&self.path))?;
-            let Some(mut postings) = inverted
-                .read_postings(&term, IndexRecordOption::Basic)
-                .map_err(IndexError::io(&self.path))?
-            else {
-                continue;
-            };
+        for address in live_docs(&searcher, &term, limit, &self.path)? {
             // Keys come from a numeric column: no document store block to inflate.
-            let column = segment
+            let column = searcher
+                .segment_reader(address.segment_ord)
                 .fast_fields()
                 .u64("doc_key")
                 .map_err(IndexError::tantivy(&self.path))?;
-            let mut doc = postings.doc();
-            while doc != TERMINATED && keys.len() < limit {
-                if !segment.is_deleted(doc)
-                    && let Some(key) = column.first(doc)
-                {
-                    keys.push(key);
-                }
-                doc = postings.advance();
-            }
+            keys.extend(column.first(address.doc_id));
         }
         Ok(keys)
     }
@@ -226,33 +211,19 @@ impl SignatureIndex {
     pub fn seed_of(&self, doc_id: &str) -> Result<Option<u32>, IndexError> {
         let searcher = self.reader.searcher();
         let term = Term::from_field_text(self.schema.doc_id, doc_id);
-        for segment in searcher.segment_readers() {
-            let inverted = segment
-                .inverted_index(self.schema.doc_id)
-                .map_err(IndexError::tantivy(&self.path))?;
-            let Some(mut postings) = inverted
-                .read_postings(&term, IndexRecordOption::Basic)
-                .map_err(IndexError::io(&self.path))?
-            else {
-                continue;
-            };
-            let store = segment
-                .get_store_reader(1)
-                .map_err(IndexError::io(&self.path))?;
-            let mut doc = postings.doc();
-            while doc != TERMINATED {
-                if !segment.is_deleted(doc) {
-                    let stored: TantivyDocument =
-                        store.get(doc).map_err(IndexError::tantivy(&self.path))?;
-                    return Ok(stored
-                        .get_first(self.schema.seed)
-                        .and_then(|v| v.as_u64())
-                        .and_then(|v| u32::try_from(v).ok()));
-                }
-                doc = postings.advance();
-            }
-        }
-        Ok(None)
+        let Some(address) = live_docs(&searcher, &term, 1, &self.path)?
+            .into_iter()
+            .next()
+        else {
+            return Ok(None);
+        };
+        let stored: TantivyDocument = searcher
+            .doc(address)
+            .map_err(IndexError::tantivy(&self.path))?;
+        Ok(stored
+            .get_first(self.schema.seed)
+            .and_then(|v| v.as_u64())
+            .and_then(|v| u32::try_from(v).ok()))
     }
 
     /// Live signed documents.
