@@ -58,6 +58,7 @@ pub(super) async fn create_library(
         name: body.name,
         start_url: body.start_url,
         clarifications: body.clarifications,
+        ..Default::default()
     };
     let catalog = state.catalog.clone();
     let info = tokio::task::spawn_blocking(move || catalog.create(spec)).await??;
