@@ -196,7 +196,7 @@ impl Default for CrawlConfig {
             discovery_articles: 10,
             discovery_max_pages: 500,
             id_probe_misses: 50,
-            max_depth: 50,
+            max_depth: 10_000,
         }
     }
 }

@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use dupfinder::check::{CheckRequest, check};
 use dupfinder::config::Config;
 use dupfinder::crawl::{CrawlReport, CrawlService, Outcome};
-use dupfinder::library::{Catalog, ImportProgress, NewLibrary, import_file};
+use dupfinder::library::{Catalog, ImportProgress, LibraryInfo, NewLibrary, import_file};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
@@ -312,7 +312,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let catalog = Arc::new(open_catalog(&config)?);
             let declared = start_url.is_some() || sitemap_url.is_some() || oai_url.is_some();
-            if declared && catalog.index(&library).is_err() {
+            let exists = catalog.index(&library).is_ok();
+            if declared && exists {
+                eprintln!(
+                    "dupfinder: library `{library}` exists; its declared start URL and sources are used, the flags are ignored"
+                );
+            }
+            if declared && !exists {
                 catalog.create(NewLibrary {
                     id: library.clone(),
                     start_url,
@@ -431,10 +437,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Stats { library } => {
-            let catalog = open_catalog(&config)?;
+            let catalog = Arc::new(open_catalog(&config)?);
+            let crawl = CrawlService::open(catalog.clone())?;
+            // A library's figures, with its crawl status as the API shows it.
+            let show = |info: LibraryInfo| -> Result<serde_json::Value> {
+                let mut value = serde_json::to_value(&info)?;
+                if let Some(status) = crawl.status(&info.id)? {
+                    value["status"] = serde_json::json!(status.status);
+                    value["crawl"] = serde_json::to_value(status)?;
+                }
+                Ok(value)
+            };
             let value = match library {
-                Some(id) => serde_json::to_value(catalog.describe(&id)?)?,
-                None => serde_json::json!({ "libraries": catalog.list()? }),
+                Some(id) => show(catalog.describe(&id)?)?,
+                None => serde_json::json!({
+                    "libraries": catalog.list()?.into_iter().map(show).collect::<Result<Vec<_>>>()?
+                }),
             };
             println!("{}", serde_json::to_string_pretty(&value)?);
             Ok(ExitCode::SUCCESS)

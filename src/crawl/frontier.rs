@@ -12,15 +12,15 @@ use std::sync::{Arc, Mutex};
 
 use url::Url;
 
-use super::job::{CrawlMode, JobRecord};
+use super::job::{CrawlMode, JobRecord, Outcome};
 use super::pattern::{Clarifications, Site};
 use super::store::{CrawlStore, Failure, PageRecord, PageState, StoreError, Tables};
 
 /// A page taken from the frontier to be fetched.
 #[derive(Debug, Clone)]
-pub(crate) struct Reserved {
-    pub(crate) url: String,
-    pub(crate) record: PageRecord,
+pub struct Reserved {
+    pub url: String,
+    pub record: PageRecord,
 }
 
 /// The frontier of one library.
@@ -37,7 +37,9 @@ pub struct Frontier {
 }
 
 impl Frontier {
-    pub(crate) fn new(
+    /// The frontier of the library `job` is for, on `site`, whose article URLs match
+    /// `clarifications`; links are followed at most `max_depth` hops from the start page.
+    pub fn new(
         store: Arc<CrawlStore>,
         job: JobRecord,
         site: Site,
@@ -83,7 +85,7 @@ impl Frontier {
     }
 
     /// Changes the job record and persists it (with nothing else).
-    pub(crate) fn update_job(
+    pub fn update_job(
         &self,
         durable: bool,
         f: impl FnOnce(&mut JobRecord),
@@ -128,7 +130,7 @@ impl Frontier {
 
     /// Puts pages left half-way by an interrupted crawl (reserved, fetched, or an article whose
     /// links were collected but which was not indexed) back into the frontier.
-    pub(crate) fn recover(&self) -> Result<usize, StoreError> {
+    pub fn recover(&self) -> Result<usize, StoreError> {
         self.transact(true, |t, job| {
             let queued: std::collections::HashSet<String> = t
                 .clear_frontier(&self.library)?
@@ -158,7 +160,7 @@ impl Frontier {
 
     /// Queues `url` (a start page) unless it is known; a known page that is not an article is
     /// queued again once per run.
-    pub(crate) fn seed(&self, url: &Url, depth: u32) -> Result<bool, StoreError> {
+    pub fn seed(&self, url: &Url, depth: u32) -> Result<bool, StoreError> {
         self.transact(false, |t, job| self.offer(t, job, url, depth, None))
     }
 
@@ -194,8 +196,28 @@ impl Frontier {
         }
     }
 
+    /// Records how the crawl ended; a crawl that is done or failed leaves the queue in the
+    /// same transaction, so that no one sees it finished and still queued.
+    pub(crate) fn finish(
+        &self,
+        outcome: Outcome,
+        finished_at: u64,
+    ) -> Result<JobRecord, StoreError> {
+        self.transact(true, |t, job| {
+            if outcome != Outcome::Stopped
+                && let Some(position) = t.queue_position(&self.library)?
+            {
+                t.remove_queued(position)?;
+            }
+            job.outcome = Some(outcome);
+            job.finished_at = Some(finished_at);
+            Ok(())
+        })?;
+        Ok(self.job())
+    }
+
     /// Takes up to `n` pages from the front of the frontier and marks them reserved.
-    pub(crate) fn reserve(&self, n: usize) -> Result<Vec<Reserved>, StoreError> {
+    pub fn reserve(&self, n: usize) -> Result<Vec<Reserved>, StoreError> {
         self.transact(false, |t, _| {
             let urls = t.pop_frontier(&self.library, n)?;
             let mut reserved = Vec::with_capacity(urls.len());
@@ -212,7 +234,7 @@ impl Frontier {
     }
 
     /// Returns reserved pages that were not fetched to the frontier.
-    pub(crate) fn release(&self, pages: Vec<Reserved>) -> Result<(), StoreError> {
+    pub fn release(&self, pages: Vec<Reserved>) -> Result<(), StoreError> {
         if pages.is_empty() {
             return Ok(());
         }
@@ -300,7 +322,7 @@ impl Frontier {
     }
 
     /// Queues article URLs from a sitemap or an OAI-PMH record; returns how many were new.
-    pub(crate) fn add_articles(&self, urls: &[Url]) -> Result<usize, StoreError> {
+    pub fn add_articles(&self, urls: &[Url]) -> Result<usize, StoreError> {
         self.transact(false, |t, job| {
             let mut queued = 0;
             for url in urls.iter().filter(|u| self.is_article(u)) {

@@ -34,7 +34,7 @@ pub use address::{NonPublicAddress, check_host, is_non_public};
 pub use error::CrawlError;
 pub use extract::{ExtractedPage, extract};
 pub use fetch::{FetchError, FetchKind, Fetched, Fetcher};
-pub use frontier::Frontier;
+pub use frontier::{Frontier, Reserved};
 pub use job::{Counters, CrawlMode, IdRange, JobRecord, OaiProgress, Outcome, Stage};
 pub use oai::{
     OaiError, OaiPage, OaiRecord, at_granularity, identify_url, list_records_url,

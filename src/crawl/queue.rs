@@ -15,7 +15,7 @@ use super::address::check_host;
 use super::error::CrawlError;
 use super::fetch::Fetcher;
 use super::frontier::Frontier;
-use super::job::{CrawlMode, JobRecord, Outcome, Stage};
+use super::job::{CrawlMode, JobRecord, Outcome};
 use super::pattern::{Clarifications, Site};
 use super::store::CrawlStore;
 use super::worker::{self, CrawlContext, has_sources};
@@ -293,7 +293,8 @@ impl CrawlService {
     }
 
     /// Crawls one library now, whether or not it is queued, until it is done, fails, or
-    /// `cancel` fires (then it stops where it is and resumes next time).
+    /// `cancel` fires (then it stops where it is and resumes next time). A library that is done
+    /// or failed leaves the queue.
     pub async fn crawl(
         &self,
         id: &str,
@@ -346,11 +347,7 @@ impl CrawlService {
                 reason: e.to_string(),
             },
         };
-        let recorded = outcome.clone();
-        let job = frontier.update_job(true, |job| {
-            job.finished_at = Some(unix_now());
-            job.outcome = Some(recorded);
-        })?;
+        let job = frontier.finish(outcome.clone(), unix_now())?;
         drop(guard);
         let position = self.store.queue()?.iter().position(|q| q == id);
         tracing::info!(library = %id, outcome = ?outcome, "crawl ended");
@@ -386,29 +383,36 @@ impl CrawlService {
                     _ = shutdown.cancelled() => return,
                 }
             };
+            // A crawl that ends done or failed leaves the queue itself; one stopped by the
+            // shutdown stays queued.
             let result = self.crawl(&id, shutdown.child_token()).await;
             if shutdown.is_cancelled() {
                 return;
             }
-            let finished = match &result {
-                Ok(report) => report.outcome != Outcome::Stopped,
-                Err(e) => {
-                    tracing::warn!(library = %id, error = %e, "crawl failed");
-                    true
+            if let Err(e) = result {
+                tracing::warn!(library = %id, error = %e, "crawl failed");
+                // A crawl refused before it started still shows why, and leaves the queue.
+                if let Err(e) = self.record_refusal(&id, &e) {
+                    tracing::error!(library = %id, error = %e, "cannot record the failure");
                 }
-            };
-            if finished && let Err(e) = self.store.dequeue(&id) {
-                tracing::error!(library = %id, error = %e, "cannot update the crawl queue");
+                if let Err(e) = self.store.dequeue(&id) {
+                    tracing::error!(library = %id, error = %e, "cannot update the crawl queue");
+                }
             }
         }
     }
 
-    /// Whether `id`'s crawl finished (for tests and tools that poll).
-    pub fn is_done(&self, id: &str) -> Result<bool, CrawlError> {
-        Ok(self
-            .store
-            .job(id)?
-            .is_some_and(|j| j.stage == Stage::Done && j.outcome == Some(Outcome::Done))
-            && self.running_library().is_none_or(|(lib, _)| lib != id))
+    /// Records a crawl that failed before it started (its library was refused).
+    fn record_refusal(&self, id: &str, error: &CrawlError) -> Result<(), CrawlError> {
+        if self.catalog.index(id).is_err() {
+            return Ok(());
+        }
+        let mut job = self.store.job(id)?.unwrap_or_else(|| JobRecord::new(id));
+        job.outcome = Some(Outcome::Failed {
+            reason: error.to_string(),
+        });
+        job.finished_at = Some(unix_now());
+        self.store.put_job(&job, true)?;
+        Ok(())
     }
 }

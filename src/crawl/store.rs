@@ -16,6 +16,9 @@ use serde::{Deserialize, Serialize};
 
 use super::job::JobRecord;
 
+/// The redb page cache of the crawl store.
+const CACHE_BYTES: usize = 32 * 1024 * 1024;
+
 const QUEUE: TableDefinition<u64, &str> = TableDefinition::new("queue");
 const JOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("jobs");
 const PAGES: TableDefinition<(&str, &str), &[u8]> = TableDefinition::new("pages");
@@ -144,12 +147,16 @@ macro_rules! ctx {
 impl CrawlStore {
     /// Opens (or creates) the store at `path`.
     pub fn open(path: &Path) -> Result<CrawlStore, StoreError> {
-        let db = Database::create(path).map_err(|e| match e {
-            redb::DatabaseError::DatabaseAlreadyOpen => StoreError::InUse {
-                path: path.to_path_buf(),
-            },
-            e => fail(path, "open")(e.to_string()),
-        })?;
+        // The crawl store's cache stays small: pages are read once per state change.
+        let db = Database::builder()
+            .set_cache_size(CACHE_BYTES)
+            .create(path)
+            .map_err(|e| match e {
+                redb::DatabaseError::DatabaseAlreadyOpen => StoreError::InUse {
+                    path: path.to_path_buf(),
+                },
+                e => fail(path, "open")(e.to_string()),
+            })?;
         let store = CrawlStore {
             path: path.to_path_buf(),
             db,
@@ -346,6 +353,13 @@ impl Tables<'_> {
             }
         }
         Ok(None)
+    }
+
+    pub(crate) fn remove_queued(&mut self, position: u64) -> Result<(), StoreError> {
+        self.queue
+            .remove(position)
+            .map_err(ctx!(self.path, "write queue"))?;
+        Ok(())
     }
 
     pub(crate) fn put_job(&mut self, job: &JobRecord) -> Result<(), StoreError> {

@@ -166,7 +166,8 @@ async fn a_killed_crawl_resumes_without_refetching_and_a_recrawl_fetches_only_ne
         .unwrap();
     let stats: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
     assert_eq!(stats["documents"], ARTICLES, "{stats}");
-    assert_eq!(stats["status"], "ready");
+    assert_eq!(stats["status"], "done");
+    assert_eq!(stats["crawl"]["mode"], "recursive");
 
     // Three new articles appear on the first archive page.
     let mut first_page: Vec<u64> = (0..PER_PAGE).collect();
