@@ -495,6 +495,7 @@ async fn process_page(
         return;
     };
     let worker_ctx = ctx.clone();
+    let url = page.url.clone();
     let parsed = tokio::task::spawn_blocking(move || {
         let _permit = parse_permit;
         parse_and_record(&worker_ctx, page, fetched, follow_links, &index_tx)
@@ -505,6 +506,19 @@ async fn process_page(
         Ok(Ok(false)) => tracker.finish(1),
         Ok(Err(e)) => {
             ctx.set_fatal(CrawlError::Store(e));
+            tracker.finish(1);
+        }
+        Err(e) if e.is_panic() => {
+            // A page that breaks the parser fails alone; the crawl goes on.
+            tracing::error!(url = %url, "extraction panicked");
+            let failure = Failure {
+                code: "extract_failed".to_string(),
+                message: format!("{url}: the page could not be parsed"),
+                transient: false,
+            };
+            if let Err(e) = ctx.on_frontier(move |f| f.failed(&url, failure)).await {
+                ctx.set_fatal(e);
+            }
             tracker.finish(1);
         }
         Err(e) => {
