@@ -18,6 +18,7 @@ pub struct Config {
     pub limits: Limits,
     pub signatures: SignatureConfig,
     pub check: CheckConfig,
+    pub crawl: CrawlConfig,
 }
 
 /// Which signatures are stored and looked up.
@@ -129,6 +130,77 @@ pub struct CheckConfig {
     pub passage_min_shingles: u32,
 }
 
+/// Harvesting library sites: politeness, safety limits and worker counts.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrawlConfig {
+    /// Requests per second to one host; a larger robots.txt `Crawl-delay` wins.
+    pub requests_per_second: f64,
+    /// Allow requests to private, loopback and link-local addresses
+    /// (env `DUPFINDER_CRAWL_ALLOW_PRIVATE_NETWORKS`).
+    pub allow_private_networks: bool,
+    /// The `User-Agent` header; robots.txt groups for `dupfinder` apply to it.
+    pub user_agent: String,
+    /// Concurrent page fetches.
+    pub fetchers: usize,
+    /// Workers that extract, analyze and record fetched pages.
+    pub parsers: usize,
+    /// Documents written to the index per commit.
+    pub index_batch: usize,
+    /// Whole-request timeout (connect, headers and body), in milliseconds.
+    pub timeout_ms: u64,
+    /// Connection timeout, in milliseconds.
+    pub connect_timeout_ms: u64,
+    /// Retries of a request that timed out, failed to connect, or got a 5xx or 429.
+    pub retries: u32,
+    /// Backoff before the first retry, in milliseconds; it doubles with every retry.
+    pub retry_backoff_ms: u64,
+    /// A `Retry-After` longer than this (seconds) fails the page instead of waiting.
+    pub max_retry_after_secs: u64,
+    /// Pages larger than this (bytes) are abandoned while streaming.
+    pub max_page_bytes: usize,
+    /// Redirects followed per request.
+    pub max_redirects: usize,
+    /// Link discovery stops once this many article URLs are known.
+    pub discovery_articles: usize,
+    /// Link discovery gives up after fetching this many pages.
+    pub discovery_max_pages: usize,
+    /// Id enumeration probes past the highest (and below the lowest) id found until this many
+    /// ids in a row are missing.
+    pub id_probe_misses: u64,
+    /// Links are followed at most this many hops from the start page.
+    pub max_depth: u32,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            requests_per_second: 2.0,
+            allow_private_networks: false,
+            user_agent: concat!(
+                "dupfinder/",
+                env!("CARGO_PKG_VERSION"),
+                " (near-duplicate detection for scientific libraries)"
+            )
+            .to_string(),
+            fetchers: 4,
+            parsers: 2,
+            index_batch: 64,
+            timeout_ms: 30_000,
+            connect_timeout_ms: 10_000,
+            retries: 2,
+            retry_backoff_ms: 1_000,
+            max_retry_after_secs: 120,
+            max_page_bytes: 10 * 1024 * 1024,
+            max_redirects: 5,
+            discovery_articles: 10,
+            discovery_max_pages: 500,
+            id_probe_misses: 50,
+            max_depth: 10_000,
+        }
+    }
+}
+
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
@@ -223,6 +295,7 @@ mod tests {
         assert_eq!(file.limits.max_body_bytes, built_in.limits.max_body_bytes);
         assert_eq!(format!("{:?}", file.check), format!("{:?}", built_in.check));
         assert_eq!(file.signatures.scheme(), built_in.signatures.scheme());
+        assert_eq!(format!("{:?}", file.crawl), format!("{:?}", built_in.crawl));
     }
 
     #[test]

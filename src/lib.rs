@@ -6,6 +6,8 @@
 //! - [`signature`]: statistics snapshots and the TF-RIDF signature. No I/O.
 //! - [`index`]: per-library tantivy indexes, snapshots on disk, signature generations.
 //! - [`library`]: the library registry, the catalog of open libraries, ingest and import.
+//! - [`crawl`]: harvesting library sites: the crawl queue, frontier, polite fetching,
+//!   extraction, sitemaps and OAI-PMH.
 //! - [`check`]: candidates, verification and the verdict.
 //! - [`api`]: the HTTP API.
 
@@ -13,6 +15,7 @@ pub mod analysis;
 pub mod api;
 pub mod check;
 pub mod config;
+pub mod crawl;
 pub mod eval;
 pub mod index;
 pub mod library;

@@ -13,7 +13,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use dupfinder::check::{CheckRequest, check};
 use dupfinder::config::Config;
-use dupfinder::library::{Catalog, ImportProgress, import_file};
+use dupfinder::crawl::{CrawlReport, CrawlService, Outcome};
+use dupfinder::library::{Catalog, ImportProgress, LibraryInfo, NewLibrary, import_file};
+use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
 #[command(
@@ -36,6 +38,14 @@ struct GlobalArgs {
     /// Data directory (registry and indexes). Default: ./data
     #[arg(long, global = true, env = "DUPFINDER_DATA_DIR")]
     data_dir: Option<PathBuf>,
+    /// Allow crawling private, loopback and link-local addresses (crawl.allow_private_networks).
+    #[arg(
+        long,
+        global = true,
+        env = "DUPFINDER_CRAWL_ALLOW_PRIVATE_NETWORKS",
+        value_name = "BOOL"
+    )]
+    crawl_allow_private_networks: Option<bool>,
 }
 
 #[derive(Subcommand)]
@@ -67,6 +77,28 @@ enum Command {
         #[arg(long, default_value_t = 0.0)]
         min_similarity: f64,
         path: PathBuf,
+    },
+    /// Crawl a library's site now, in the foreground, until it is done (Ctrl-C stops it; the
+    /// next run resumes). A missing library is created when --start-url, --sitemap-url or
+    /// --oai-url is given.
+    Crawl {
+        #[arg(long)]
+        library: String,
+        /// The page link discovery starts from.
+        #[arg(long)]
+        start_url: Option<String>,
+        /// A URL substring article pages contain (repeatable; `*` matches anything).
+        #[arg(long)]
+        clarification: Vec<String>,
+        /// A sitemap or sitemap index listing the articles.
+        #[arg(long)]
+        sitemap_url: Option<String>,
+        /// Use the sitemaps named by the site's robots.txt (else /sitemap.xml).
+        #[arg(long)]
+        use_sitemaps: bool,
+        /// An OAI-PMH base URL.
+        #[arg(long)]
+        oai_url: Option<String>,
     },
     /// Rebuild statistics and re-sign every document.
     Reindex {
@@ -145,6 +177,9 @@ fn load_config(global: &GlobalArgs) -> Result<Config> {
     };
     if let Some(dir) = &global.data_dir {
         config.storage.data_dir = dir.clone();
+    }
+    if let Some(allow) = global.crawl_allow_private_networks {
+        config.crawl.allow_private_networks = allow;
     }
     Ok(config)
 }
@@ -267,6 +302,47 @@ fn run(cli: Cli) -> Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&report)?);
             Ok(ExitCode::SUCCESS)
         }
+        Command::Crawl {
+            library,
+            start_url,
+            clarification,
+            sitemap_url,
+            use_sitemaps,
+            oai_url,
+        } => {
+            let catalog = Arc::new(open_catalog(&config)?);
+            let declared = start_url.is_some() || sitemap_url.is_some() || oai_url.is_some();
+            let exists = catalog.index(&library).is_ok();
+            if declared && exists {
+                eprintln!(
+                    "dupfinder: library `{library}` exists; its declared start URL and sources are used, the flags are ignored"
+                );
+            }
+            if declared && !exists {
+                catalog.create(NewLibrary {
+                    id: library.clone(),
+                    start_url,
+                    clarifications: clarification,
+                    sitemap_url,
+                    use_sitemaps,
+                    oai_url,
+                    ..Default::default()
+                })?;
+            }
+            let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+            let report = runtime.block_on(crawl_with_progress(catalog, &library))?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
+            match report.outcome {
+                Outcome::Done => Ok(ExitCode::SUCCESS),
+                Outcome::Stopped => {
+                    eprintln!(
+                        "dupfinder: the crawl of `{library}` stopped; run it again to resume"
+                    );
+                    Ok(ExitCode::FAILURE)
+                }
+                Outcome::Failed { reason } => bail!("the crawl of `{library}` failed: {reason}"),
+            }
+        }
         Command::Reindex { library, all } => {
             let catalog = open_catalog(&config)?;
             let ids = if all {
@@ -361,15 +437,91 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Stats { library } => {
-            let catalog = open_catalog(&config)?;
+            let catalog = Arc::new(open_catalog(&config)?);
+            let crawl = CrawlService::open(catalog.clone())?;
+            // A library's figures, with its crawl status as the API shows it.
+            let show = |info: LibraryInfo| -> Result<serde_json::Value> {
+                let mut value = serde_json::to_value(&info)?;
+                if let Some(status) = crawl.status(&info.id)? {
+                    value["status"] = serde_json::json!(status.status);
+                    value["crawl"] = serde_json::to_value(status)?;
+                }
+                Ok(value)
+            };
             let value = match library {
-                Some(id) => serde_json::to_value(catalog.describe(&id)?)?,
-                None => serde_json::json!({ "libraries": catalog.list()? }),
+                Some(id) => show(catalog.describe(&id)?)?,
+                None => serde_json::json!({
+                    "libraries": catalog.list()?.into_iter().map(show).collect::<Result<Vec<_>>>()?
+                }),
             };
             println!("{}", serde_json::to_string_pretty(&value)?);
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Crawls one library with a progress bar on standard error; Ctrl-C stops it cleanly.
+async fn crawl_with_progress(catalog: Arc<Catalog>, library: &str) -> Result<CrawlReport> {
+    let service = CrawlService::open(catalog)?;
+    let cancel = CancellationToken::new();
+    let interrupt = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("stopping: finishing pages in flight");
+                cancel.cancel();
+            }
+        })
+    };
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("crawling {prefix} {bar:30} {pos}/{len} pages {msg}")
+            .expect("valid template"),
+    );
+    bar.set_prefix(library.to_string());
+    let ticker = {
+        let service = service.clone();
+        let bar = bar.clone();
+        let library = library.to_string();
+        tokio::spawn(async move {
+            loop {
+                if let Ok(Some(status)) = service.status(&library) {
+                    bar.set_length(status.pages_found);
+                    bar.set_position(
+                        status.pages_parsed.max(status.pages_fetched) + status.pages_failed,
+                    );
+                    bar.set_message(format!(
+                        "[{}] fetched {} parsed {} indexed {} failed {}",
+                        status.stage,
+                        status.pages_fetched,
+                        status.pages_parsed,
+                        status.pages_indexed,
+                        status.pages_failed
+                    ));
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+        })
+    };
+    let report = service.crawl(library, cancel).await;
+    ticker.abort();
+    interrupt.abort();
+    bar.finish_and_clear();
+    let report = report?;
+    let s = &report.status;
+    eprintln!(
+        "crawled `{library}`: {} pages found, {} fetched, {} parsed, {} indexed, {} failed{}",
+        s.pages_found,
+        s.pages_fetched,
+        s.pages_parsed,
+        s.pages_indexed,
+        s.pages_failed,
+        if s.failures.is_empty() {
+            String::new()
+        } else {
+            format!(" ({:?})", s.failures)
+        }
+    );
+    Ok(report)
 }
 
 fn main() -> ExitCode {

@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::check::CheckError;
+use crate::crawl::CrawlError;
 use crate::index::IndexError;
 use crate::library::{DocumentError, LibraryError, RegistryError};
 
@@ -96,6 +97,30 @@ impl From<CheckError> for ApiError {
                 ApiError::bad_request("invalid_min_similarity", e.to_string())
             }
             CheckError::NoLibraries => ApiError::bad_request("invalid_libraries", e.to_string()),
+        }
+    }
+}
+
+impl From<CrawlError> for ApiError {
+    fn from(e: CrawlError) -> Self {
+        let status_code = match &e {
+            CrawlError::NotCrawlable { .. } => {
+                Some((StatusCode::UNPROCESSABLE_ENTITY, "library_not_crawlable"))
+            }
+            CrawlError::InvalidUrl { .. } => {
+                Some((StatusCode::UNPROCESSABLE_ENTITY, "invalid_start_url"))
+            }
+            CrawlError::PrivateAddress { .. } => {
+                Some((StatusCode::UNPROCESSABLE_ENTITY, "private_address"))
+            }
+            CrawlError::NotQueued(_) => Some((StatusCode::NOT_FOUND, "not_queued")),
+            CrawlError::Busy(_) => Some((StatusCode::CONFLICT, "crawl_busy")),
+            _ => None,
+        };
+        match (status_code, e) {
+            (Some((status, code)), e) => ApiError::new(status, code, e.to_string()),
+            (None, CrawlError::Library(e)) => e.into(),
+            (None, e) => ApiError::internal(e),
         }
     }
 }

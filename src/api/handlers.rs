@@ -11,10 +11,11 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::body::{JsonBody, TextBody, parse_json};
+use super::crawl::with_crawl_status;
 use super::{ApiError, AppState};
 use crate::check::{CheckReport, CheckRequest, Verdict, check};
 use crate::library::{
-    DocumentInput, IngestReport, LibraryId, LibraryInfo, NewLibrary, parse_json_lines, prepare,
+    DocumentInput, IngestReport, LibraryId, NewLibrary, parse_json_lines, prepare,
 };
 
 pub(super) async fn healthz() -> Json<serde_json::Value> {
@@ -39,29 +40,51 @@ pub(super) struct CreateLibrary {
     start_url: Option<String>,
     #[serde(default)]
     clarifications: Vec<String>,
+    sitemap_url: Option<String>,
+    #[serde(default)]
+    use_sitemaps: bool,
+    oai_url: Option<String>,
+    oai_set: Option<String>,
+}
+
+fn check_http_url(field: &str, code: &'static str, url: Option<&String>) -> Result<(), ApiError> {
+    match url {
+        Some(url) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+            Err(ApiError::bad_request(
+                code,
+                format!("{field} `{url}` must be an http:// or https:// address"),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 pub(super) async fn create_library(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<CreateLibrary>,
-) -> Result<(StatusCode, Json<LibraryInfo>), ApiError> {
-    if let Some(url) = &body.start_url
-        && !(url.starts_with("http://") || url.starts_with("https://"))
-    {
-        return Err(ApiError::bad_request(
-            "invalid_start_url",
-            format!("start_url `{url}` must be an http:// or https:// address"),
-        ));
-    }
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    check_http_url("start_url", "invalid_start_url", body.start_url.as_ref())?;
+    check_http_url(
+        "sitemap_url",
+        "invalid_sitemap_url",
+        body.sitemap_url.as_ref(),
+    )?;
+    check_http_url("oai_url", "invalid_oai_url", body.oai_url.as_ref())?;
     let spec = NewLibrary {
         id: body.id,
         name: body.name,
         start_url: body.start_url,
         clarifications: body.clarifications,
+        sitemap_url: body.sitemap_url,
+        use_sitemaps: body.use_sitemaps,
+        oai_url: body.oai_url,
+        oai_set: body.oai_set,
     };
     let catalog = state.catalog.clone();
     let info = tokio::task::spawn_blocking(move || catalog.create(spec)).await??;
-    Ok((StatusCode::CREATED, Json(info)))
+    // A library created again under the id of a deleted one starts with no crawl state.
+    state.crawl.forget(&info.id).await?;
+    Ok((StatusCode::CREATED, Json(with_crawl_status(&state, info)?)))
 }
 
 pub(super) async fn list_libraries(
@@ -69,23 +92,28 @@ pub(super) async fn list_libraries(
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let catalog = state.catalog.clone();
     let libraries = tokio::task::spawn_blocking(move || catalog.list()).await??;
+    let libraries = libraries
+        .into_iter()
+        .map(|info| with_crawl_status(&state, info))
+        .collect::<Result<Vec<_>, ApiError>>()?;
     Ok(Json(json!({ "libraries": libraries })))
 }
 
 pub(super) async fn get_library(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<Json<LibraryInfo>, ApiError> {
+) -> Result<Json<serde_json::Value>, ApiError> {
     let catalog = state.catalog.clone();
-    Ok(Json(
-        tokio::task::spawn_blocking(move || catalog.describe(&id)).await??,
-    ))
+    let info = tokio::task::spawn_blocking(move || catalog.describe(&id)).await??;
+    Ok(Json(with_crawl_status(&state, info)?))
 }
 
 pub(super) async fn delete_library(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
+    // Stop a crawl of the library before its index goes away.
+    state.crawl.forget(&id).await?;
     let catalog = state.catalog.clone();
     tokio::task::spawn_blocking(move || catalog.delete(&id)).await??;
     Ok(StatusCode::NO_CONTENT)

@@ -1,6 +1,8 @@
-//! The HTTP API (axum): routes, handlers, request bodies, errors, metrics and the server.
+//! The HTTP API (axum): routes, handlers, request bodies, errors, metrics, the crawl queue and
+//! the server.
 
 mod body;
+mod crawl;
 mod error;
 mod handlers;
 mod metrics;

@@ -3,9 +3,10 @@
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use tower_http::trace::TraceLayer;
 
+use super::crawl::{dequeue, enqueue, list_queue};
 use super::handlers::*;
 use super::metrics;
 use super::state::AppState;
@@ -30,6 +31,8 @@ pub fn router(state: AppState) -> Router {
             get(get_document),
         )
         .route("/api/v1/check", post(check_text))
+        .route("/api/v1/queue", get(list_queue).post(enqueue))
+        .route("/api/v1/queue/{id}", delete(dequeue))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))

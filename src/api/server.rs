@@ -5,6 +5,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use super::{AppState, Metrics, router};
+use tokio_util::sync::CancellationToken;
+
+use crate::crawl::CrawlService;
 use crate::library::Catalog;
 
 /// Why the server could not start or stopped with an error.
@@ -18,6 +21,8 @@ pub enum ServeError {
     },
     #[error("server error: {0}")]
     Serve(#[source] std::io::Error),
+    #[error("cannot open the crawl queue: {0}")]
+    Crawl(#[source] crate::crawl::CrawlError),
 }
 
 /// Serves the API on `addr` until SIGINT or SIGTERM. `on_ready` is given the bound address
@@ -31,15 +36,26 @@ pub async fn serve(
         .await
         .map_err(|source| ServeError::Bind { addr, source })?;
     let bound = listener.local_addr().map_err(ServeError::Serve)?;
+    let crawl = CrawlService::open(catalog.clone()).map_err(ServeError::Crawl)?;
     let state = AppState {
         catalog,
         metrics: Arc::new(Metrics::default()),
+        crawl: crawl.clone(),
     };
+    // Queued libraries are crawled in the background; a crawl interrupted by the shutdown stays
+    // queued and resumes on the next start.
+    let stop_crawling = CancellationToken::new();
+    let crawler = tokio::spawn(crawl.run_queue(stop_crawling.clone()));
     on_ready(bound);
-    axum::serve(listener, router(state))
+    let served = axum::serve(listener, router(state))
         .with_graceful_shutdown(shutdown_signal())
         .await
-        .map_err(ServeError::Serve)
+        .map_err(ServeError::Serve);
+    stop_crawling.cancel();
+    if crawler.await.is_err() {
+        tracing::error!("the crawl queue stopped with a panic");
+    }
+    served
 }
 
 async fn shutdown_signal() {

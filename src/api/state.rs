@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::metrics::Metrics;
+use crate::crawl::CrawlService;
 use crate::library::Catalog;
 
 /// The application state behind the router.
@@ -10,4 +11,5 @@ use crate::library::Catalog;
 pub struct AppState {
     pub catalog: Arc<Catalog>,
     pub metrics: Arc<Metrics>,
+    pub crawl: Arc<CrawlService>,
 }

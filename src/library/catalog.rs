@@ -42,6 +42,10 @@ pub struct NewLibrary {
     pub name: Option<String>,
     pub start_url: Option<String>,
     pub clarifications: Vec<String>,
+    pub sitemap_url: Option<String>,
+    pub use_sitemaps: bool,
+    pub oai_url: Option<String>,
+    pub oai_set: Option<String>,
 }
 
 /// A library as the API shows it: its record and its index figures.
@@ -51,6 +55,14 @@ pub struct LibraryInfo {
     pub name: String,
     pub start_url: Option<String>,
     pub clarifications: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sitemap_url: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub use_sitemaps: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oai_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oai_set: Option<String>,
     pub documents: u64,
     pub words: u64,
     pub last_indexed: Option<u64>,
@@ -167,6 +179,10 @@ impl Catalog {
             name: spec.name.unwrap_or_else(|| id.to_string()),
             start_url: spec.start_url,
             clarifications: spec.clarifications,
+            sitemap_url: spec.sitemap_url,
+            use_sitemaps: spec.use_sitemaps,
+            oai_url: spec.oai_url,
+            oai_set: spec.oai_set,
             created_at: unix_now(),
             last_indexed: None,
         };
@@ -230,6 +246,14 @@ impl Catalog {
         ids
     }
 
+    /// A library's registry record: how it was declared.
+    pub fn record(&self, id: &str) -> Result<LibraryRecord, LibraryError> {
+        LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
+        self.registry
+            .get(id)?
+            .ok_or_else(|| LibraryError::NotFound(id.to_string()))
+    }
+
     /// A library with its figures.
     pub fn describe(&self, id: &str) -> Result<LibraryInfo, LibraryError> {
         let index = self.index(id)?;
@@ -243,6 +267,10 @@ impl Catalog {
             name: record.name,
             start_url: record.start_url,
             clarifications: record.clarifications,
+            sitemap_url: record.sitemap_url,
+            use_sitemaps: record.use_sitemaps,
+            oai_url: record.oai_url,
+            oai_set: record.oai_set,
             documents: summary.documents,
             words: summary.words,
             last_indexed: record.last_indexed,

@@ -15,6 +15,18 @@ pub struct LibraryRecord {
     pub name: String,
     pub start_url: Option<String>,
     pub clarifications: Vec<String>,
+    /// A sitemap (or sitemap index) listing the library's articles.
+    #[serde(default)]
+    pub sitemap_url: Option<String>,
+    /// Use the sitemaps the site's robots.txt names (else `/sitemap.xml`).
+    #[serde(default)]
+    pub use_sitemaps: bool,
+    /// The base URL of the library's OAI-PMH endpoint.
+    #[serde(default)]
+    pub oai_url: Option<String>,
+    /// The OAI-PMH set to harvest (default: every record).
+    #[serde(default)]
+    pub oai_set: Option<String>,
     /// Seconds since the Unix epoch.
     pub created_at: u64,
     /// When documents were last written, seconds since the Unix epoch.
@@ -147,6 +159,10 @@ mod tests {
             name: id.to_uppercase(),
             start_url: None,
             clarifications: vec!["post".to_string()],
+            sitemap_url: None,
+            use_sitemaps: false,
+            oai_url: None,
+            oai_set: None,
             created_at: 1,
             last_indexed: None,
         }

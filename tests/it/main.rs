@@ -3,5 +3,9 @@
 mod api;
 mod check;
 mod crash;
+mod crawl;
+mod crawl_queue;
+mod crawl_resume;
 mod signatures;
+mod sites;
 mod support;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use dupfinder::api::{AppState, Metrics, router};
 use dupfinder::config::Config;
+use dupfinder::crawl::CrawlService;
 use dupfinder::library::Catalog;
 
 /// A catalog on a fresh temporary data directory.
@@ -22,9 +23,11 @@ pub(crate) fn catalog() -> (tempfile::TempDir, Arc<Catalog>) {
 
 /// The application router over `catalog`.
 pub(crate) fn app(catalog: Arc<Catalog>) -> axum::Router {
+    let crawl = CrawlService::open(catalog.clone()).unwrap();
     router(AppState {
         catalog,
         metrics: Arc::new(Metrics::default()),
+        crawl,
     })
 }
 
