@@ -73,6 +73,11 @@ impl SignatureConfig {
 pub struct ServerConfig {
     /// Address to listen on.
     pub listen: SocketAddr,
+    /// Bearer token operator endpoints require (env `DUPFINDER_TOKEN`). Without one the server
+    /// only binds to loopback.
+    pub token: Option<String>,
+    /// Whether reading endpoints (searches, checks, document views) need the token too.
+    pub protect_reads: bool,
 }
 
 /// Where and how data is kept.
@@ -205,6 +210,8 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            token: None,
+            protect_reads: false,
         }
     }
 }
@@ -285,6 +292,8 @@ mod tests {
         let file = Config::from_file(&path).unwrap();
         let built_in = Config::default();
         assert_eq!(file.server.listen, built_in.server.listen);
+        assert_eq!(file.server.token, built_in.server.token);
+        assert_eq!(file.server.protect_reads, built_in.server.protect_reads);
         assert_eq!(file.storage.data_dir, built_in.storage.data_dir);
         assert_eq!(
             file.storage.writer_memory_mb,

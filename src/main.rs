@@ -55,6 +55,9 @@ enum Command {
         /// Address to listen on. Default: 127.0.0.1:8080
         #[arg(long, env = "DUPFINDER_LISTEN")]
         listen: Option<SocketAddr>,
+        /// Bearer token operator endpoints require; needed to listen beyond loopback.
+        #[arg(long, env = "DUPFINDER_TOKEN", hide_env_values = true)]
+        token: Option<String>,
     },
     /// Import a JSON Lines corpus file (.jsonl or .jsonl.gz) into a library, creating it.
     Import {
@@ -210,9 +213,27 @@ impl ImportProgress for Bars {
 fn run(cli: Cli) -> Result<ExitCode> {
     let mut config = load_config(&cli.global)?;
     match cli.command {
-        Command::Serve { listen } => {
+        Command::Serve { listen, token } => {
             if let Some(listen) = listen {
                 config.server.listen = listen;
+            }
+            if let Some(token) = token {
+                config.server.token = Some(token);
+            }
+            if config
+                .server
+                .token
+                .as_deref()
+                .is_some_and(|t| t.trim().is_empty())
+            {
+                bail!("the configured token is empty");
+            }
+            if !config.server.listen.ip().is_loopback() && config.server.token.is_none() {
+                bail!(
+                    "refusing to listen on {} without a token: set --token (or DUPFINDER_TOKEN, or \
+                     server.token) so that only operators can write, or listen on loopback",
+                    config.server.listen
+                );
             }
             let catalog = Arc::new(open_catalog(&config)?);
             let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;

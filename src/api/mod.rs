@@ -1,6 +1,7 @@
 //! The HTTP API (axum): routes, handlers, request bodies, errors, metrics, the crawl queue and
 //! the server.
 
+mod auth;
 mod body;
 mod crawl;
 mod error;

@@ -1,11 +1,12 @@
-//! The router: every route of the v1 API, the JSON 404/405 fallbacks, the body limit, tracing
-//! and metrics layers.
+//! The router: every route of the v1 API, the JSON 404/405 fallbacks, the body limit, access
+//! control, tracing and metrics layers.
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{delete, get, post};
 use tower_http::trace::TraceLayer;
 
+use super::auth;
 use super::crawl::{dequeue, enqueue, list_queue};
 use super::handlers::*;
 use super::metrics;
@@ -39,6 +40,10 @@ pub fn router(state: AppState) -> Router {
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             metrics::record,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::require_token,
         ))
         .layer(
             TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {

@@ -371,3 +371,133 @@ async fn acknowledged_document_is_found_by_check_at_once() {
         (StatusCode::BAD_REQUEST, "missing_field")
     );
 }
+
+async fn send_with_token(
+    app: &axum::Router,
+    method: &str,
+    uri: &str,
+    token: Option<&str>,
+    body: Value,
+) -> (StatusCode, Value) {
+    let mut request = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("content-type", "application/json");
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    let response = app
+        .clone()
+        .oneshot(request.body(Body::from(body.to_string())).unwrap())
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn operator_endpoints_need_the_configured_token() {
+    let (_dir, catalog) =
+        crate::support::catalog_with(|c| c.server.token = Some("s3cret".to_string()));
+    let app = app(catalog);
+    let create = json!({"id": "lib"});
+    let (status, body) =
+        send_with_token(&app, "POST", "/api/v1/libraries", None, create.clone()).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::UNAUTHORIZED, "missing_token")
+    );
+    let (status, body) = send_with_token(
+        &app,
+        "POST",
+        "/api/v1/libraries",
+        Some("guess"),
+        create.clone(),
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::UNAUTHORIZED, "invalid_token")
+    );
+    let (status, _) =
+        send_with_token(&app, "POST", "/api/v1/libraries", Some("s3cret"), create).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let document = json!({"id": "d", "text": synthetic_text(3, 100)});
+    let (status, _) = send_with_token(
+        &app,
+        "POST",
+        "/api/v1/libraries/lib/documents",
+        None,
+        document.clone(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = send_with_token(
+        &app,
+        "POST",
+        "/api/v1/libraries/lib/documents",
+        Some("s3cret"),
+        document,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) =
+        send_with_token(&app, "DELETE", "/api/v1/libraries/lib", None, Value::Null).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    // Reading and checking stay open unless protect_reads is set.
+    let (status, _) =
+        send_with_token(&app, "GET", "/api/v1/libraries/lib", None, Value::Null).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, report) = send_with_token(
+        &app,
+        "POST",
+        "/api/v1/check",
+        None,
+        json!({"text": synthetic_text(3, 100)}),
+    )
+    .await;
+    assert_eq!(
+        (status, report["verdict"].as_str()),
+        (StatusCode::OK, Some("duplicate"))
+    );
+}
+
+#[tokio::test]
+async fn protect_reads_closes_reading_endpoints_but_not_healthz() {
+    let (_dir, catalog) = crate::support::catalog_with(|c| {
+        c.server.token = Some("s3cret".to_string());
+        c.server.protect_reads = true;
+    });
+    let app = app(catalog);
+    let (status, _) = send_with_token(&app, "GET", "/api/v1/libraries", None, Value::Null).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = send_with_token(
+        &app,
+        "GET",
+        "/api/v1/libraries",
+        Some("s3cret"),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = send_with_token(&app, "GET", "/healthz", None, Value::Null).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[test]
+fn serving_beyond_loopback_without_a_token_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_dupfinder"))
+        .args(["serve", "--listen", "0.0.0.0:0", "--data-dir"])
+        .arg(dir.path())
+        .env_remove("DUPFINDER_TOKEN")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("without a token"), "{stderr}");
+}

@@ -13,8 +13,14 @@ use dupfinder::library::Catalog;
 
 /// A catalog on a fresh temporary data directory.
 pub(crate) fn catalog() -> (tempfile::TempDir, Arc<Catalog>) {
+    catalog_with(|_| {})
+}
+
+/// A catalog on a fresh temporary data directory, with the configuration adjusted by `adjust`.
+pub(crate) fn catalog_with(adjust: impl FnOnce(&mut Config)) -> (tempfile::TempDir, Arc<Catalog>) {
     let dir = tempfile::tempdir().unwrap();
     let mut config = Config::default();
+    adjust(&mut config);
     config.storage.data_dir = dir.path().to_path_buf();
     config.storage.writer_memory_mb = 15;
     let catalog = Catalog::open(&config).unwrap();
