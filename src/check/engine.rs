@@ -273,13 +273,7 @@ struct Gathered {
 impl Context<'_> {
     fn run(&self) -> Result<LibraryMatches, CheckError> {
         let gathered = self.gather()?;
-        let query_set: HashSet<u64> = self
-            .query
-            .shingles
-            .iter()
-            .copied()
-            .filter(|h| !gathered.frequent.contains(h))
-            .collect();
+        let query_set = distinct_without(&self.query.shingles, &gathered.frequent);
         let mut matches = Vec::new();
         for (address, candidate) in gathered.candidates {
             let found = self.verify(
@@ -372,7 +366,7 @@ impl Context<'_> {
         searcher: &Searcher,
         address: DocAddress,
         candidate: Candidate,
-        query_set: &HashSet<u64>,
+        query_set: &[u64],
         frequent: &HashSet<u64>,
         sampled: usize,
     ) -> Result<Option<Verified>, CheckError> {
@@ -395,12 +389,8 @@ impl Context<'_> {
         // The candidate is compared on all its shingles, not only the indexed sample: the index
         // keeps each document's shingle sequence for this.
         let doc_shingles = &stored.shingles;
-        let doc_set: HashSet<u64> = doc_shingles
-            .iter()
-            .copied()
-            .filter(|h| !frequent.contains(h))
-            .collect();
-        let shared = query_set.intersection(&doc_set).count();
+        let doc_set = distinct_without(doc_shingles, frequent);
+        let shared = shared_count(query_set, &doc_set);
         let resemblance = ratio(shared, query_set.len() + doc_set.len() - shared);
         let containment_query = ratio(shared, query_set.len());
         let containment_doc = ratio(shared, doc_set.len());
@@ -481,6 +471,35 @@ impl Context<'_> {
         };
         Ok(Some((report, ranges)))
     }
+}
+
+/// The distinct shingles of `shingles` not in `frequent`, sorted.
+fn distinct_without(shingles: &[u64], frequent: &HashSet<u64>) -> Vec<u64> {
+    let mut distinct: Vec<u64> = shingles
+        .iter()
+        .copied()
+        .filter(|h| !frequent.contains(h))
+        .collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct
+}
+
+/// How many values two sorted, deduplicated lists share.
+fn shared_count(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared
 }
 
 /// How many of `total` tokens the ranges cover.

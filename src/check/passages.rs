@@ -1,7 +1,7 @@
 //! Copied passages: chains of shingles two texts share, tolerant of edited words, mapped back to
 //! code point offsets in both texts.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde::Serialize;
 
@@ -79,16 +79,20 @@ pub(super) fn chains(
     max_gap: usize,
     min_shingles: usize,
 ) -> Vec<Chain> {
-    let mut doc_positions: HashMap<u64, Vec<usize>> = HashMap::with_capacity(doc.len());
-    for (i, shingle) in doc.iter().enumerate() {
-        doc_positions.entry(*shingle).or_default().push(i);
-    }
+    // The document's shingles sorted by hash (then position): one allocation, and the
+    // positions of a hash are one contiguous run found by binary search.
+    let mut doc_positions: Vec<(u64, usize)> = doc.iter().copied().zip(0..).collect();
+    doc_positions.sort_unstable();
     let mut open: Vec<Chain> = Vec::new();
     let mut done: Vec<Chain> = Vec::new();
     for (q, hash) in query.iter().enumerate() {
-        let Some(ds) = doc_positions.get(hash) else {
+        let from = doc_positions.partition_point(|(h, _)| h < hash);
+        let ds = &doc_positions[from..];
+        let run = ds.partition_point(|(h, _)| h == hash);
+        if run == 0 {
             continue;
-        };
+        }
+        let ds = &ds[..run];
         let evidence = is_sampled(*hash) && !frequent.contains(hash);
         // Chains that can no longer be extended are finished.
         let mut i = 0;
@@ -99,7 +103,7 @@ pub(super) fn chains(
                 i += 1;
             }
         }
-        for &d in ds.iter().take(16) {
+        for &(_, d) in ds.iter().take(16) {
             let best = open
                 .iter_mut()
                 .filter(|c| c.last.0 < q && c.last.1 < d && d <= c.last.1 + max_gap)
