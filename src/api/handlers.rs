@@ -227,3 +227,77 @@ pub(super) async fn method_not_allowed() -> ApiError {
         "this route does not take that method",
     )
 }
+
+#[derive(Deserialize)]
+pub(super) struct SearchParams {
+    q: Option<String>,
+    limit: Option<usize>,
+    offset: Option<usize>,
+}
+
+pub(super) async fn search_library(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    axum::extract::RawQuery(raw): axum::extract::RawQuery,
+) -> Result<Json<crate::index::SearchResults>, ApiError> {
+    let params: SearchParams = serde_urlencoded_query(raw.as_deref().unwrap_or_default())?;
+    let query = params.q.unwrap_or_default();
+    if query.trim().is_empty() {
+        return Err(ApiError::bad_request(
+            "missing_query",
+            "the parameter `q` is required",
+        ));
+    }
+    if query.len() > 2_000 {
+        return Err(ApiError::bad_request(
+            "query_too_long",
+            "the query is longer than 2000 bytes",
+        ));
+    }
+    let limit = params.limit.unwrap_or(10);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_limit",
+            "`limit` must be between 1 and 100",
+        ));
+    }
+    let offset = params.offset.unwrap_or(0);
+    if offset > 10_000 {
+        return Err(ApiError::bad_request(
+            "invalid_offset",
+            "`offset` must be at most 10000",
+        ));
+    }
+    let index = state.catalog.index(&id)?;
+    let results = tokio::task::spawn_blocking(move || index.search(&query, limit, offset))
+        .await?
+        .map_err(|e| match e {
+            crate::index::SearchError::InvalidQuery(message) => {
+                ApiError::bad_request("invalid_query", message)
+            }
+            crate::index::SearchError::Index(e) => crate::library::LibraryError::from(e).into(),
+        })?;
+    Ok(Json(results))
+}
+
+/// Parses query parameters, answering a coded 400 instead of axum's plain-text rejection.
+fn serde_urlencoded_query<T: serde::de::DeserializeOwned>(raw: &str) -> Result<T, ApiError> {
+    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(raw.as_bytes())
+        .into_owned()
+        .collect();
+    let value = serde_json::Value::Object(
+        pairs
+            .into_iter()
+            .map(|(k, v)| {
+                let v = match v.parse::<u64>() {
+                    Ok(n) if k != "q" => serde_json::Value::from(n),
+                    _ => serde_json::Value::String(v),
+                };
+                (k, v)
+            })
+            .collect(),
+    );
+    serde_json::from_value(value).map_err(|e| {
+        ApiError::bad_request("invalid_parameter", format!("invalid query parameter: {e}"))
+    })
+}

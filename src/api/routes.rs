@@ -27,6 +27,7 @@ pub fn router(state: AppState) -> Router {
             get(get_library).delete(delete_library),
         )
         .route("/api/v1/libraries/{id}/documents", post(add_documents))
+        .route("/api/v1/libraries/{id}/search", get(search_library))
         .route(
             "/api/v1/libraries/{id}/documents/{*doc_id}",
             get(get_document),

@@ -210,6 +210,11 @@ impl LibraryIndex {
         self.reader.searcher()
     }
 
+    /// The tantivy content index (for query parsing).
+    pub(crate) fn tantivy_index(&self) -> &Index {
+        &self.index
+    }
+
     /// The content schema with its fields.
     pub fn schema(&self) -> &ContentSchema {
         &self.schema

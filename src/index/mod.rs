@@ -6,6 +6,7 @@ mod error;
 mod library_index;
 mod postings;
 mod schema;
+mod search;
 mod signatures;
 mod stats;
 mod stopwords;
@@ -15,6 +16,7 @@ pub use document::{PreparedDocument, StoredDocument, StoredForCheck, content_has
 pub use error::IndexError;
 pub use library_index::{IndexOptions, IndexSummary, LibraryIndex, ShingleHits, ShingleSearch};
 pub use schema::{ContentSchema, SignatureSchema};
+pub use search::{SearchError, SearchHit, SearchResults};
 pub use signatures::SignatureIndex;
 pub use stopwords::default_analyzer;
 pub use tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME};

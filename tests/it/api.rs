@@ -501,3 +501,58 @@ fn serving_beyond_loopback_without_a_token_is_refused() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("without a token"), "{stderr}");
 }
+
+#[tokio::test]
+async fn search_validates_its_parameters() {
+    let (_dir, catalog) = catalog();
+    let app = app(catalog);
+    json_request(&app, "POST", "/api/v1/libraries", json!({"id": "lib"})).await;
+    let text = synthetic_text(8, 120);
+    json_request(
+        &app,
+        "POST",
+        "/api/v1/libraries/lib/documents",
+        json!({"id": "d", "title": "Signatures", "text": text}),
+    )
+    .await;
+    let word = text.split(' ').nth(3).unwrap().trim_matches('.');
+    let (status, body) = send(
+        &app,
+        "GET",
+        &format!("/api/v1/libraries/lib/search?q={word}"),
+        "application/json",
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["total"], 1);
+    assert_eq!(body["hits"][0]["doc_id"], "d");
+    for (uri, code) in [
+        ("/api/v1/libraries/lib/search", "missing_query"),
+        ("/api/v1/libraries/lib/search?q=x&limit=0", "invalid_limit"),
+        (
+            "/api/v1/libraries/lib/search?q=x&limit=ten",
+            "invalid_parameter",
+        ),
+        ("/api/v1/libraries/lib/search?q=title:(", "invalid_query"),
+    ] {
+        let (status, body) = send(&app, "GET", uri, "application/json", "").await;
+        assert_eq!(
+            (status, error_code(&body)),
+            (StatusCode::BAD_REQUEST, code),
+            "{uri}"
+        );
+    }
+    let (status, body) = send(
+        &app,
+        "GET",
+        "/api/v1/libraries/none/search?q=x",
+        "application/json",
+        "",
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::NOT_FOUND, "library_not_found")
+    );
+}

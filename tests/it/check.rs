@@ -131,3 +131,43 @@ fn same_topic_papers_written_independently_are_not_duplicates() {
         );
     }
 }
+
+#[test]
+fn search_finds_words_phrases_and_titles_with_marked_snippets() {
+    let (_dir, catalog) = fixture_library();
+    let index = catalog.index("fx").unwrap();
+    // Stemmed words combined with AND: "glaciers" finds "glacier".
+    let results = index.search("glaciers Greenland", 10, 0).unwrap();
+    assert_eq!(results.total, 1);
+    assert_eq!(results.hits[0].doc_id, "en-08");
+    assert!(
+        results.hits[0].snippet.contains("<b>"),
+        "{}",
+        results.hits[0].snippet
+    );
+    // A quoted phrase must match in order.
+    assert_eq!(
+        index.search("\"warm ocean water\"", 10, 0).unwrap().total,
+        1
+    );
+    assert_eq!(
+        index.search("\"water ocean warm\"", 10, 0).unwrap().total,
+        0
+    );
+    // A field filter.
+    let titled = index.search("title:translation", 10, 0).unwrap();
+    assert!(
+        titled.hits.iter().any(|h| h.doc_id == "en-05"),
+        "{titled:?}"
+    );
+    // Pagination.
+    let all = index.search("the study", 100, 0).unwrap();
+    let second = index.search("the study", 1, 1).unwrap();
+    if all.total > 1 {
+        assert_eq!(second.hits[0].doc_id, all.hits[1].doc_id);
+    }
+    assert!(matches!(
+        index.search("title:(", 10, 0),
+        Err(dupfinder::index::SearchError::InvalidQuery(_))
+    ));
+}
