@@ -213,13 +213,13 @@ async fn throughput(articles: u64) {
     println!(
         "throughput: {} pages ({} articles) fetched, parsed and {} indexed in {seconds:.2}s: \
          {:.0} pages/s, {:.0} articles/s (RSS {rss:.0} MB, peak {peak:.0} MB; site of {total_pages} pages)",
-        s.pages_fetched,
+        s.counters.pages_fetched,
         articles,
-        s.pages_indexed,
-        s.pages_fetched as f64 / seconds,
-        s.pages_indexed as f64 / seconds,
+        s.counters.pages_indexed,
+        s.counters.pages_fetched as f64 / seconds,
+        s.counters.pages_indexed as f64 / seconds,
     );
-    assert_eq!(s.pages_indexed, articles);
+    assert_eq!(s.counters.pages_indexed, articles);
 }
 
 fn main() {

@@ -506,17 +506,21 @@ async fn crawl_with_progress(catalog: Arc<Catalog>, library: &str) -> Result<Cra
         tokio::spawn(async move {
             loop {
                 if let Ok(Some(status)) = service.status(&library) {
-                    bar.set_length(status.pages_found);
+                    bar.set_length(status.counters.pages_found);
                     bar.set_position(
-                        status.pages_parsed.max(status.pages_fetched) + status.pages_failed,
+                        status
+                            .counters
+                            .pages_parsed
+                            .max(status.counters.pages_fetched)
+                            + status.counters.pages_failed,
                     );
                     bar.set_message(format!(
                         "[{}] fetched {} parsed {} indexed {} failed {}",
                         status.stage,
-                        status.pages_fetched,
-                        status.pages_parsed,
-                        status.pages_indexed,
-                        status.pages_failed
+                        status.counters.pages_fetched,
+                        status.counters.pages_parsed,
+                        status.counters.pages_indexed,
+                        status.counters.pages_failed
                     ));
                 }
                 tokio::time::sleep(std::time::Duration::from_millis(200)).await;
@@ -531,15 +535,15 @@ async fn crawl_with_progress(catalog: Arc<Catalog>, library: &str) -> Result<Cra
     let s = &report.status;
     eprintln!(
         "crawled `{library}`: {} pages found, {} fetched, {} parsed, {} indexed, {} failed{}",
-        s.pages_found,
-        s.pages_fetched,
-        s.pages_parsed,
-        s.pages_indexed,
-        s.pages_failed,
-        if s.failures.is_empty() {
+        s.counters.pages_found,
+        s.counters.pages_fetched,
+        s.counters.pages_parsed,
+        s.counters.pages_indexed,
+        s.counters.pages_failed,
+        if s.counters.failures.is_empty() {
             String::new()
         } else {
-            format!(" ({:?})", s.failures)
+            format!(" ({:?})", s.counters.failures)
         }
     );
     Ok(report)

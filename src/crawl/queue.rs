@@ -1,7 +1,6 @@
 //! The crawl service: the persistent queue of libraries, crawled one at a time in queue order,
 //! and what the API and the CLI see of it (queue entries, each library's crawl status).
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,7 +14,7 @@ use super::address::check_host;
 use super::error::CrawlError;
 use super::fetch::Fetcher;
 use super::frontier::Frontier;
-use super::job::{CrawlMode, JobRecord, Outcome};
+use super::job::{Counters, CrawlMode, JobRecord, Outcome};
 use super::pattern::{Clarifications, Site};
 use super::store::CrawlStore;
 use super::worker::{self, CrawlContext, has_sources};
@@ -37,13 +36,9 @@ pub struct CrawlStatus {
     pub mode: Option<&'static str>,
     /// For id enumeration: the last id processed; a later crawl continues after it.
     pub last_id: Option<u64>,
-    pub pages_found: u64,
-    pub pages_fetched: u64,
-    pub pages_parsed: u64,
-    pub pages_indexed: u64,
-    pub pages_failed: u64,
-    /// Failed pages by reason code.
-    pub failures: BTreeMap<String, u64>,
+    /// Pages found, fetched, parsed, indexed and failed (with reasons), as the job counts them.
+    #[serde(flatten)]
+    pub counters: Counters,
     /// Why the last crawl failed.
     pub error: Option<String>,
     pub started_at: Option<u64>,
@@ -104,7 +99,6 @@ fn status_of(job: Option<&JobRecord>, queue_position: Option<usize>, running: bo
         Some(CrawlMode::Enumerate(range)) => Some(range.last_id()),
         _ => None,
     };
-    let c = &job.counters;
     CrawlStatus {
         status,
         stage: if status == "queued" {
@@ -116,12 +110,7 @@ fn status_of(job: Option<&JobRecord>, queue_position: Option<usize>, running: bo
         run: job.run,
         mode: job.mode.as_ref().map(CrawlMode::name),
         last_id,
-        pages_found: c.pages_found,
-        pages_fetched: c.pages_fetched,
-        pages_parsed: c.pages_parsed,
-        pages_indexed: c.pages_indexed,
-        pages_failed: c.pages_failed,
-        failures: c.failures.clone(),
+        counters: job.counters.clone(),
         error: match &job.outcome {
             Some(Outcome::Failed { reason }) => Some(reason.clone()),
             _ => None,

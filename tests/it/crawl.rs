@@ -129,8 +129,8 @@ async fn numeric_ids_are_enumerated_gaps_skipped_and_nothing_else_indexed() {
     assert_eq!(status.status, "done");
     assert_eq!(status.mode, Some("enumerate"));
     assert!(status.last_id.unwrap() >= 1040, "{status:?}");
-    assert_eq!(status.pages_indexed, ids.len() as u64);
-    assert!(status.failures["not_found"] >= gaps.len() as u64);
+    assert_eq!(status.counters.pages_indexed, ids.len() as u64);
+    assert!(status.counters.failures["not_found"] >= gaps.len() as u64);
     for id in unlinked {
         assert!(
             server.requested().contains(&format!("/post/{id}/")),
@@ -486,7 +486,7 @@ async fn robots_disallow_and_crawl_delay_are_honoured() {
 
     let requested = server.requested();
     assert!(!requested.contains(&"/article/secret-gamma".to_string()));
-    assert_eq!(report.status.failures["robots_disallowed"], 1);
+    assert_eq!(report.status.counters.failures["robots_disallowed"], 1);
     assert_eq!(doc_ids(&catalog, "polite").len(), 2);
     let hits = server.hits();
     assert_eq!(hits.len(), 4, "{requested:?}");
@@ -580,7 +580,7 @@ async fn failing_pages_are_recorded_with_reasons_and_the_crawl_goes_on() {
 
     let report = crawl(&service, "flaky").await;
     assert_eq!(report.outcome, Outcome::Done);
-    let failures = &report.status.failures;
+    let failures = &report.status.counters.failures;
     for code in [
         "not_found",
         "server_error",
@@ -591,7 +591,7 @@ async fn failing_pages_are_recorded_with_reasons_and_the_crawl_goes_on() {
     ] {
         assert_eq!(failures.get(code), Some(&1), "{code}: {failures:?}");
     }
-    assert_eq!(report.status.pages_failed, 6);
+    assert_eq!(report.status.counters.pages_failed, 6);
     let expected: BTreeSet<String> = ["/article/ok-one", "/article/ok-two", "/article/busy"]
         .iter()
         .map(|p| server.url(p))
