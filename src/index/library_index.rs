@@ -341,7 +341,6 @@ impl LibraryIndex {
         for shingle in &document.shingles {
             doc.add_u64(s.shingles, *shingle);
         }
-        doc.add_u64(s.shingle_count, document.shingles.len() as u64);
         doc.add_bytes(s.shingle_seq, &encode_shingles(&document.shingle_seq));
         doc.add_bytes(s.term_counts, &encode_term_counts(&document.term_counts));
         doc.add_u64(s.added_at, unix_now());
@@ -466,20 +465,6 @@ impl LibraryIndex {
             frequent,
             hits: found,
         })
-    }
-
-    /// How many distinct shingles the document at `address` has.
-    pub fn shingle_count(
-        &self,
-        searcher: &Searcher,
-        address: DocAddress,
-    ) -> Result<u64, IndexError> {
-        let segment = searcher.segment_reader(address.segment_ord);
-        let column = segment
-            .fast_fields()
-            .u64("shingle_count")
-            .map_err(IndexError::tantivy(&self.content_path))?;
-        Ok(column.first(address.doc_id).unwrap_or(0))
     }
 
     /// Live documents containing `term`, without scoring: the cheapest lookup there is.
