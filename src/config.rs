@@ -19,6 +19,7 @@ pub struct Config {
     pub signatures: SignatureConfig,
     pub check: CheckConfig,
     pub crawl: CrawlConfig,
+    pub reindex: ReindexConfig,
 }
 
 /// Which signatures are stored and looked up.
@@ -202,6 +203,36 @@ impl Default for CrawlConfig {
             discovery_max_pages: 500,
             id_probe_misses: 50,
             max_depth: 10_000,
+        }
+    }
+}
+
+/// Re-indexing: new statistics, every document re-signed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReindexConfig {
+    /// The server re-indexes a library on its own once the documents added, replaced or
+    /// deleted since its snapshot exceed this share of the snapshot's documents (0: never).
+    pub auto_drift: f64,
+    /// A library needs at least this many documents to be re-indexed on its own.
+    pub auto_min_documents: u64,
+    /// How often the server looks at the libraries' drift, in seconds.
+    pub check_interval_secs: u64,
+    /// Documents signed per second at most (0: as fast as it can), to leave room for checks.
+    pub max_docs_per_second: u32,
+    /// Documents signed between two commits of an unfinished generation: what a resume after a
+    /// crash repeats at most.
+    pub commit_every: u64,
+}
+
+impl Default for ReindexConfig {
+    fn default() -> Self {
+        ReindexConfig {
+            auto_drift: 0.2,
+            auto_min_documents: 100,
+            check_interval_secs: 60,
+            max_docs_per_second: 0,
+            commit_every: 100_000,
         }
     }
 }

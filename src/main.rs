@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
@@ -14,6 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use dupfinder::check::{CheckRequest, check};
 use dupfinder::config::Config;
 use dupfinder::crawl::{CrawlReport, CrawlService, Outcome};
+use dupfinder::index::{RebuildControl, RebuildOutcome};
 use dupfinder::library::{Catalog, ImportProgress, LibraryInfo, NewLibrary, import_file};
 use tokio_util::sync::CancellationToken;
 
@@ -371,23 +373,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 library.into_iter().collect()
             };
-            for id in ids {
-                let index = catalog.index(&id)?;
-                let total = index.summary().documents;
-                let bar = ProgressBar::new(total).with_style(
-                    ProgressStyle::with_template("re-signing {msg} {bar:40} {pos}/{len} {per_sec}")
-                        .expect("valid template"),
-                );
-                bar.set_message(id.clone());
-                let started = std::time::Instant::now();
-                let generation = index.rebuild_statistics(|done| bar.set_position(done))?;
-                bar.finish_and_clear();
-                eprintln!(
-                    "re-indexed `{id}`: {total} documents, statistics generation {generation}, {:.2}s",
-                    started.elapsed().as_secs_f64()
-                );
-            }
-            Ok(ExitCode::SUCCESS)
+            reindex_with_progress(&catalog, &ids)
         }
         Command::SelfCheck {
             library,
@@ -479,6 +465,61 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Re-indexes libraries one after the other with a progress bar on standard error. Ctrl-C stops
+/// at the next document, keeping what was signed: the next run resumes from there.
+fn reindex_with_progress(catalog: &Catalog, ids: &[String]) -> Result<ExitCode> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = cancel.clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the signal handler")?;
+        std::thread::spawn(move || {
+            runtime.block_on(async {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    eprintln!("stopping: committing what was signed");
+                    cancel.store(true, Ordering::Relaxed);
+                }
+            })
+        });
+    }
+    let settings = &catalog.config().reindex;
+    for id in ids {
+        let index = catalog.index(id)?;
+        let total = index.summary().documents;
+        let bar = ProgressBar::new(total).with_style(
+            ProgressStyle::with_template("re-signing {msg} {bar:40} {pos}/{len} {per_sec}")
+                .expect("valid template"),
+        );
+        bar.set_message(id.clone());
+        if index.has_unfinished_rebuild() {
+            eprintln!("resuming the unfinished re-index of `{id}`");
+        }
+        let control = RebuildControl {
+            cancel: Some(&cancel),
+            max_docs_per_second: settings.max_docs_per_second,
+            commit_every: settings.commit_every,
+        };
+        let started = std::time::Instant::now();
+        let outcome = index.rebuild(&control, |done| bar.set_position(done))?;
+        bar.finish_and_clear();
+        match outcome {
+            RebuildOutcome::Finished { generation } => eprintln!(
+                "re-indexed `{id}`: {total} documents, statistics generation {generation}, {:.2}s",
+                started.elapsed().as_secs_f64()
+            ),
+            RebuildOutcome::Cancelled { signed, .. } => {
+                eprintln!(
+                    "dupfinder: the re-index of `{id}` stopped after {signed} of {total} documents; run it again to resume"
+                );
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Crawls one library with a progress bar on standard error; Ctrl-C stops it cleanly.

@@ -6,6 +6,7 @@ mod body;
 mod crawl;
 mod error;
 mod handlers;
+mod jobs;
 mod metrics;
 mod routes;
 mod server;

@@ -9,6 +9,7 @@ use tower_http::trace::TraceLayer;
 use super::auth;
 use super::crawl::{dequeue, enqueue, list_queue};
 use super::handlers::*;
+use super::jobs::{abort_job, get_job, list_jobs, start_reindex};
 use super::metrics;
 use super::state::AppState;
 
@@ -32,6 +33,9 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/libraries/{id}/documents/{*doc_id}",
             get(get_document),
         )
+        .route("/api/v1/libraries/{id}/reindex", post(start_reindex))
+        .route("/api/v1/jobs", get(list_jobs))
+        .route("/api/v1/jobs/{job}", get(get_job).delete(abort_job))
         .route("/api/v1/check", post(check_text))
         .route("/api/v1/queue", get(list_queue).post(enqueue))
         .route("/api/v1/queue/{id}", delete(dequeue))

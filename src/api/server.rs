@@ -8,7 +8,7 @@ use super::{AppState, Metrics, router};
 use tokio_util::sync::CancellationToken;
 
 use crate::crawl::CrawlService;
-use crate::library::Catalog;
+use crate::library::{Catalog, Jobs};
 
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -37,10 +37,15 @@ pub async fn serve(
         .map_err(|source| ServeError::Bind { addr, source })?;
     let bound = listener.local_addr().map_err(ServeError::Serve)?;
     let crawl = CrawlService::open(catalog.clone()).map_err(ServeError::Crawl)?;
+    let jobs = Jobs::new(catalog.clone());
+    // A re-index a crash interrupted goes on from its last commit.
+    jobs.resume_unfinished();
+    let drift = tokio::spawn(jobs.clone().watch_drift());
     let state = AppState {
         catalog,
         metrics: Arc::new(Metrics::default()),
         crawl: crawl.clone(),
+        jobs: jobs.clone(),
     };
     // Queued libraries are crawled in the background; a crawl interrupted by the shutdown stays
     // queued and resumes on the next start.
@@ -52,9 +57,14 @@ pub async fn serve(
         .await
         .map_err(ServeError::Serve);
     stop_crawling.cancel();
+    drift.abort();
     if crawler.await.is_err() {
         tracing::error!("the crawl queue stopped with a panic");
     }
+    // A re-index in progress commits what it signed; the next start resumes it.
+    tokio::task::spawn_blocking(move || jobs.stop_all())
+        .await
+        .ok();
     served
 }
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::metrics::Metrics;
 use crate::crawl::CrawlService;
-use crate::library::Catalog;
+use crate::library::{Catalog, Jobs};
 
 /// The application state behind the router.
 #[derive(Clone)]
@@ -12,4 +12,5 @@ pub struct AppState {
     pub catalog: Arc<Catalog>,
     pub metrics: Arc<Metrics>,
     pub crawl: Arc<CrawlService>,
+    pub jobs: Arc<Jobs>,
 }

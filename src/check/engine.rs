@@ -2,7 +2,7 @@
 //! signatures and the shingle search; every candidate verified and given a verdict; passages on
 //! request.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use std::time::Instant;
 
@@ -127,6 +127,9 @@ pub struct CheckReport {
     /// Share of the query's words inside passages shared with any match.
     pub query_coverage: f64,
     pub matches: Vec<MatchReport>,
+    /// The statistics generation each library was checked against: one per library, as a
+    /// check reads one generation from start to end even while a re-index switches.
+    pub generations: BTreeMap<String, u64>,
     pub took_ms: f64,
 }
 
@@ -154,6 +157,7 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
     )?;
 
     let mut signature = None;
+    let mut generations = BTreeMap::new();
     let mut matches = Vec::new();
     let mut copied: Vec<Range<usize>> = Vec::new();
     for (i, (id, index)) in libraries.iter().enumerate() {
@@ -171,6 +175,7 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
         if i == 0 {
             signature = found.signature;
         }
+        generations.insert(id.to_string(), found.generation);
         for (report, ranges) in found.matches {
             if report.similarity() >= request.min_similarity {
                 copied.extend(ranges);
@@ -198,6 +203,7 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
             query.tokens.len(),
         )),
         matches,
+        generations,
         took_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
 }
@@ -237,6 +243,7 @@ type Verified = (MatchReport, Vec<Range<usize>>);
 
 struct LibraryMatches {
     signature: Option<u32>,
+    generation: u64,
     matches: Vec<Verified>,
 }
 
@@ -262,6 +269,7 @@ struct Candidate {
 /// The candidates of one library, before verification.
 struct Gathered {
     signature: Option<u32>,
+    generation: u64,
     searcher: Searcher,
     candidates: HashMap<DocAddress, Candidate>,
     /// Distinct sampled query shingles that were looked up.
@@ -288,6 +296,7 @@ impl Context<'_> {
         }
         Ok(LibraryMatches {
             signature: gathered.signature,
+            generation: gathered.generation,
             matches,
         })
     }
@@ -353,6 +362,7 @@ impl Context<'_> {
         }
         Ok(Gathered {
             signature,
+            generation: signatures.generation(),
             searcher,
             candidates,
             usable: search.usable,

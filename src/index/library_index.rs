@@ -24,7 +24,7 @@ use tantivy::{
 use super::document::{decode_shingles, decode_term_counts, encode_shingles, encode_term_counts};
 use super::postings::live_docs;
 use super::signatures::SignatureIndex;
-use super::stats::{count_statistics, load_snapshot, save_snapshot, snapshot_path};
+use super::stats::{load_snapshot, snapshot_path};
 use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME, to_tantivy_tokens};
 use super::{ContentSchema, IndexError, PreparedDocument, StoredDocument, StoredForCheck, doc_key};
 use crate::analysis::{Analyzer, is_sampled};
@@ -83,19 +83,21 @@ pub struct IndexSummary {
 
 /// A library's content index, statistics snapshot and signatures.
 pub struct LibraryIndex {
-    dir: PathBuf,
-    content_path: PathBuf,
-    schema: ContentSchema,
+    pub(super) dir: PathBuf,
+    pub(super) content_path: PathBuf,
+    pub(super) schema: ContentSchema,
     index: Index,
     reader: IndexReader,
     /// Always `Some`, except for the moment [`LibraryIndex::optimize`] replaces it.
     writer: Mutex<Option<IndexWriter<TantivyDocument>>>,
     writer_memory: usize,
-    signatures: RwLock<Arc<SignatureIndex>>,
+    pub(super) signatures: RwLock<Arc<SignatureIndex>>,
     /// Serializes writers: ingest batches and re-indexing.
-    write_gate: Mutex<()>,
-    changed_since_snapshot: AtomicU64,
-    robust: RobustScheme,
+    pub(super) write_gate: Mutex<()>,
+    pub(super) changed_since_snapshot: AtomicU64,
+    /// Serializes re-indexes of this library.
+    pub(super) rebuild_gate: Mutex<()>,
+    pub(super) robust: RobustScheme,
 }
 
 impl LibraryIndex {
@@ -135,9 +137,20 @@ impl LibraryIndex {
             .map_err(IndexError::tantivy(&content_path))?;
 
         let generation = read_current(dir)?;
+        let mut damaged = false;
         let snapshot = match generation {
             0 => StatsSnapshot::empty(),
-            g => load_snapshot(&snapshot_path(&dir.join("stats"), g))?,
+            g => match load_snapshot(&snapshot_path(&dir.join("stats"), g)) {
+                Ok(snapshot) => snapshot,
+                Err(e @ (IndexError::CorruptSnapshot { .. } | IndexError::Io { .. })) => {
+                    // Derived data: counted again from the content index, every document
+                    // re-signed against it, as the next generation.
+                    tracing::warn!(error = %e, "the statistics snapshot is unusable; re-indexing");
+                    damaged = true;
+                    StatsSnapshot::new(g, 0, HashMap::new())
+                }
+                Err(e) => return Err(e),
+            },
         };
         let signatures = SignatureIndex::open(
             &signature_path(dir, generation),
@@ -155,14 +168,19 @@ impl LibraryIndex {
             signatures: RwLock::new(Arc::new(signatures)),
             write_gate: Mutex::new(()),
             changed_since_snapshot: AtomicU64::new(0),
+            rebuild_gate: Mutex::new(()),
             robust: options.robust,
         };
-        library.repair_signatures()?;
+        if damaged {
+            library.rebuild_statistics(|_| {})?;
+        } else {
+            library.repair_signatures()?;
+        }
         library.count_changes_since_snapshot();
         Ok(library)
     }
 
-    fn content_opstamp(&self) -> Result<u64, IndexError> {
+    pub(super) fn content_opstamp(&self) -> Result<u64, IndexError> {
         Ok(self
             .index
             .load_metas()
@@ -185,7 +203,7 @@ impl LibraryIndex {
         }
         tracing::warn!(dir = %self.dir.display(), "signature index lags the content index; re-signing");
         signatures.clear()?;
-        self.sign_all(&signatures, |_| {})?;
+        self.sign_live(&signatures, &HashSet::new(), |_| Ok(true))?;
         signatures.commit(content_opstamp)
     }
 
@@ -514,7 +532,16 @@ impl LibraryIndex {
         Ok(StoredForCheck::new(document, shingles, counts))
     }
 
-    fn decode_counts(&self, doc: &TantivyDocument) -> Result<Vec<(String, u32)>, IndexError> {
+    pub(super) fn stored_doc_id<'d>(&self, doc: &'d TantivyDocument) -> &'d str {
+        doc.get_first(self.schema.doc_id)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+    }
+
+    pub(super) fn decode_counts(
+        &self,
+        doc: &TantivyDocument,
+    ) -> Result<Vec<(String, u32)>, IndexError> {
         let bytes = doc
             .get_first(self.schema.term_counts)
             .and_then(|v| v.as_bytes())
@@ -554,70 +581,38 @@ impl LibraryIndex {
         }
     }
 
-    /// Signs every live document into `signatures` (staged, not committed), reporting progress
-    /// as the number of documents done.
-    fn sign_all(
+    /// Stages the signatures of every live document whose key is not in `skip` into
+    /// `signatures`, calling `after_each` with the number staged so far; stops when it answers
+    /// `false`. Returns whether every document was staged.
+    pub(super) fn sign_live(
         &self,
         signatures: &SignatureIndex,
-        mut progress: impl FnMut(u64),
-    ) -> Result<u64, IndexError> {
+        skip: &HashSet<u64>,
+        mut after_each: impl FnMut(u64) -> Result<bool, IndexError>,
+    ) -> Result<bool, IndexError> {
         let searcher = self.searcher();
+        let path = self.content_path.as_path();
         let mut done = 0u64;
         for segment in searcher.segment_readers() {
-            let store = segment
-                .get_store_reader(64)
-                .map_err(IndexError::io(&self.content_path))?;
-            for doc in store.iter::<TantivyDocument>(segment.alive_bitset()) {
-                let doc = doc.map_err(IndexError::tantivy(&self.content_path))?;
-                let doc_id = doc
-                    .get_first(self.schema.doc_id)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default();
-                signatures.stage_new(doc_id, &self.decode_counts(&doc)?);
+            let keys = segment
+                .fast_fields()
+                .u64("doc_key")
+                .map_err(IndexError::tantivy(path))?;
+            let store = segment.get_store_reader(64).map_err(IndexError::io(path))?;
+            let documents = store.iter::<TantivyDocument>(segment.alive_bitset());
+            for (doc, stored) in segment.doc_ids_alive().zip(documents) {
+                if keys.first(doc).is_some_and(|key| skip.contains(&key)) {
+                    continue;
+                }
+                let stored = stored.map_err(IndexError::tantivy(path))?;
+                signatures.stage_new(self.stored_doc_id(&stored), &self.decode_counts(&stored)?);
                 done += 1;
-                if done.is_multiple_of(1024) {
-                    progress(done);
+                if !after_each(done)? {
+                    return Ok(false);
                 }
             }
         }
-        progress(done);
-        Ok(done)
-    }
-
-    /// Computes a new statistics snapshot, re-signs every document against it into a new
-    /// signature index, and switches to the new generation atomically. Checks keep using the old
-    /// generation until the switch; writers wait.
-    pub fn rebuild_statistics(&self, progress: impl FnMut(u64)) -> Result<u64, IndexError> {
-        let _gate = self.write_gate.lock().expect("write gate poisoned");
-        let old = self.signatures();
-        let generation = old.generation() + 1;
-        let stats_dir = self.dir.join("stats");
-        let searcher = self.searcher();
-        let snapshot =
-            count_statistics(&searcher, self.schema.body, generation, &self.content_path)?;
-        save_snapshot(&snapshot_path(&stats_dir, generation), &snapshot)?;
-
-        let new_path = signature_path(&self.dir, generation);
-        if new_path.exists() {
-            // Left behind by an interrupted rebuild of the same generation.
-            std::fs::remove_dir_all(&new_path).map_err(IndexError::io(&new_path))?;
-        }
-        let signatures = SignatureIndex::open(&new_path, Arc::new(snapshot), self.robust)?;
-        self.sign_all(&signatures, progress)?;
-        signatures.commit(self.content_opstamp()?)?;
-
-        write_current(&self.dir, generation)?;
-        *self.signatures.write().expect("signature lock poisoned") = Arc::new(signatures);
-        self.changed_since_snapshot.store(0, Ordering::Relaxed);
-
-        // The old generation is no longer reachable; checks still holding it keep their mmaps.
-        let old_path = signature_path(&self.dir, old.generation());
-        drop(old);
-        if let Err(e) = std::fs::remove_dir_all(&old_path) {
-            tracing::warn!(path = %old_path.display(), error = %e, "could not remove an old signature generation");
-        }
-        let _ = std::fs::remove_file(snapshot_path(&stats_dir, generation - 1));
-        Ok(generation)
+        Ok(true)
     }
 
     /// Counts describing the index now.
@@ -647,11 +642,11 @@ impl LibraryIndex {
     }
 }
 
-fn signature_path(dir: &Path, generation: u64) -> PathBuf {
+pub(super) fn signature_path(dir: &Path, generation: u64) -> PathBuf {
     dir.join("signatures").join(format!("gen-{generation}"))
 }
 
-fn read_current(dir: &Path) -> Result<u64, IndexError> {
+pub(super) fn read_current(dir: &Path) -> Result<u64, IndexError> {
     let path = dir.join("CURRENT");
     match std::fs::read_to_string(&path) {
         Ok(text) => text
@@ -666,7 +661,7 @@ fn read_current(dir: &Path) -> Result<u64, IndexError> {
     }
 }
 
-fn write_current(dir: &Path, generation: u64) -> Result<(), IndexError> {
+pub(super) fn write_current(dir: &Path, generation: u64) -> Result<(), IndexError> {
     let path = dir.join("CURRENT");
     let tmp = dir.join("CURRENT.tmp");
     let write = || -> std::io::Result<()> {
@@ -678,7 +673,7 @@ fn write_current(dir: &Path, generation: u64) -> Result<(), IndexError> {
     write().map_err(IndexError::io(&path))
 }
 
-fn unix_now() -> u64 {
+pub(super) fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())

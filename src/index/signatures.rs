@@ -7,6 +7,7 @@
 //! index opstamp it reflects, and a mismatch on open (a crash between the two commits) is
 //! repaired by re-signing.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -27,6 +28,18 @@ struct CommitPayload {
     content_opstamp: u64,
     /// The robust variants computed.
     robust: RobustScheme,
+    /// Present while the generation is still being built by a re-index: a partial commit that
+    /// a resumed re-index continues from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    building: Option<Building>,
+}
+
+/// Where an unfinished re-index stands.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Building {
+    /// When the re-index took its snapshot (seconds since the Unix epoch). Documents added or
+    /// replaced since then are signed again before the generation goes live.
+    pub(crate) started_at: u64,
 }
 
 /// The signatures of one generation, with the snapshot they were computed against.
@@ -152,8 +165,30 @@ impl SignatureIndex {
         writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
     }
 
+    /// An unfinished re-index's state, when the last commit was a partial one.
+    pub(crate) fn building(&self) -> Result<Option<Building>, IndexError> {
+        Ok(self.payload()?.and_then(|p| p.building))
+    }
+
     /// Commits what was staged, recording the content opstamp it reflects, and makes it visible.
     pub(crate) fn commit(&self, content_opstamp: u64) -> Result<(), IndexError> {
+        self.commit_with(content_opstamp, None)
+    }
+
+    /// Commits a re-index's progress so far; the generation stays unfinished.
+    pub(crate) fn commit_partial(
+        &self,
+        content_opstamp: u64,
+        building: Building,
+    ) -> Result<(), IndexError> {
+        self.commit_with(content_opstamp, Some(building))
+    }
+
+    fn commit_with(
+        &self,
+        content_opstamp: u64,
+        building: Option<Building>,
+    ) -> Result<(), IndexError> {
         let mut writer = self.writer.lock().expect("signature writer lock poisoned");
         let mut prepared = writer
             .prepare_commit()
@@ -161,6 +196,7 @@ impl SignatureIndex {
         let payload = CommitPayload {
             content_opstamp,
             robust: self.scheme,
+            building,
         };
         prepared.set_payload(&serde_json::to_string(&payload).expect("payload serializes"));
         prepared.commit().map_err(IndexError::tantivy(&self.path))?;
@@ -224,6 +260,50 @@ impl SignatureIndex {
             .get_first(self.schema.seed)
             .and_then(|v| v.as_u64())
             .and_then(|v| u32::try_from(v).ok()))
+    }
+
+    /// Keys ([`doc_key`]) of every signed document, as committed.
+    pub(crate) fn signed_keys(&self) -> Result<HashSet<u64>, IndexError> {
+        let searcher = self.reader.searcher();
+        let mut keys = HashSet::with_capacity(searcher.num_docs() as usize);
+        for segment in searcher.segment_readers() {
+            let column = segment
+                .fast_fields()
+                .u64("doc_key")
+                .map_err(IndexError::tantivy(&self.path))?;
+            for doc in segment.doc_ids_alive() {
+                keys.extend(column.first(doc));
+            }
+        }
+        Ok(keys)
+    }
+
+    /// Stages the removal of every signed document whose key is not in `live`; returns how many.
+    pub(crate) fn stage_delete_missing(&self, live: &HashSet<u64>) -> Result<u64, IndexError> {
+        let searcher = self.reader.searcher();
+        let mut removed = 0;
+        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+            let column = segment
+                .fast_fields()
+                .u64("doc_key")
+                .map_err(IndexError::tantivy(&self.path))?;
+            for doc in segment.doc_ids_alive() {
+                if column.first(doc).is_none_or(|key| live.contains(&key)) {
+                    continue;
+                }
+                let stored: TantivyDocument = searcher
+                    .doc(tantivy::DocAddress::new(ord as u32, doc))
+                    .map_err(IndexError::tantivy(&self.path))?;
+                if let Some(doc_id) = stored
+                    .get_first(self.schema.doc_id)
+                    .and_then(|v| v.as_str())
+                {
+                    self.stage_delete(doc_id);
+                    removed += 1;
+                }
+            }
+        }
+        Ok(removed)
     }
 
     /// Live signed documents.

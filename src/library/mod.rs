@@ -6,6 +6,7 @@ mod corpus;
 mod id;
 mod import;
 mod ingest;
+mod jobs;
 mod registry;
 
 pub use catalog::{
@@ -18,4 +19,5 @@ pub use ingest::{
     AnalyzedText, Authors, DocumentError, DocumentInput, IdValue, JsonLine, analyze_text,
     parse_document, parse_json_lines, parse_lang, prepare,
 };
+pub use jobs::{JobState, JobStatus, JobTrigger, Jobs};
 pub use registry::{LibraryRecord, Registry, RegistryError};

@@ -1,5 +1,6 @@
 //! Crash consistency against a real server process: SIGKILL during a JSON Lines import, then
-//! restart: every document whose request was answered 2xx is there.
+//! restart: every document whose request was answered 2xx is there. SIGKILL during a re-index,
+//! then restart: the index opens on one whole generation and the re-index resumes.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -17,7 +18,12 @@ struct Server {
 }
 
 fn start_server(data_dir: &Path) -> Server {
+    start_server_with(data_dir, &[])
+}
+
+fn start_server_with(data_dir: &Path, extra: &[&std::ffi::OsStr]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dupfinder"))
+        .args(extra)
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir)
         .env("DUPFINDER_LOG", "warn")
@@ -132,6 +138,116 @@ fn sigkill_during_json_lines_import_loses_no_acknowledged_document() {
     .unwrap();
     let report: serde_json::Value = serde_json::from_str(&report.body).unwrap();
     assert_eq!(report["matches"][0]["doc_id"], "b0-0", "{report}");
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+}
+
+fn get_json(addr: SocketAddr, path: &str) -> serde_json::Value {
+    let response = http(addr, "GET", path, "application/json", b"").unwrap();
+    assert_eq!(response.status, 200, "{path}: {}", response.body);
+    serde_json::from_str(&response.body).unwrap()
+}
+
+#[test]
+fn sigkill_during_a_reindex_keeps_one_generation_and_the_reindex_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut config = dupfinder::config::Config::default();
+        config.storage.data_dir = dir.path().join("data");
+        let catalog = dupfinder::library::Catalog::open(&config).unwrap();
+        crate::reindex::add_synthetic(&catalog, "lib", 0, 600);
+    }
+    // Slow enough to be killed midway, committing every 50 documents.
+    let config = dir.path().join("dupfinder.toml");
+    std::fs::write(
+        &config,
+        "[reindex]\nmax_docs_per_second = 300\ncommit_every = 50\nauto_drift = 0.0\n",
+    )
+    .unwrap();
+    let args = [std::ffi::OsStr::new("--config"), config.as_os_str()];
+    let data = dir.path().join("data");
+    let mut server = start_server_with(&data, &args);
+    let started = http(
+        server.addr,
+        "POST",
+        "/api/v1/libraries/lib/reindex",
+        "",
+        b"",
+    )
+    .unwrap();
+    assert_eq!(started.status, 202, "{}", started.body);
+    let job: serde_json::Value = serde_json::from_str(&started.body).unwrap();
+    let path = format!("/api/v1/jobs/{}", job["job"].as_str().unwrap());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = get_json(server.addr, &path);
+        assert!(
+            matches!(status["state"].as_str(), Some("queued" | "running")),
+            "{status}"
+        );
+        if status["done"].as_u64().unwrap() >= 120 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the re-index made no progress: {status}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.child.kill().unwrap(); // SIGKILL
+    server.child.wait().unwrap();
+
+    // On its own, the library opens on generation 1, whole: every document signed against it.
+    {
+        let mut config = dupfinder::config::Config::default();
+        config.storage.data_dir = data.clone();
+        let catalog = dupfinder::library::Catalog::open(&config).unwrap();
+        let index = catalog.index("lib").unwrap();
+        assert_eq!(index.signatures().generation(), 1);
+        assert!(index.has_unfinished_rebuild());
+        let ids: Vec<String> = (0..600).map(|n| format!("d{n}")).collect();
+        crate::reindex::assert_signed_consistently(&catalog, &index, &ids);
+    }
+
+    // The restarted server resumes the re-index from its last commit and finishes it.
+    let mut server = start_server_with(&data, &args);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let resumed = loop {
+        let jobs = get_json(server.addr, "/api/v1/jobs");
+        let job = jobs["jobs"][0].clone();
+        assert_eq!(job["trigger"], "resume", "{jobs}");
+        if job["state"] == "done" {
+            break job;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the resumed re-index did not finish: {job}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(resumed["generation"], 2);
+    assert_eq!(resumed["done"], 600);
+    let library = get_json(server.addr, "/api/v1/libraries/lib");
+    assert_eq!(library["stats_generation"], 2, "{library}");
+    let text = synthetic_text(42, 40 + (42 * 13) % 120);
+    let body = serde_json::json!({"text": text}).to_string();
+    let report = http(
+        server.addr,
+        "POST",
+        "/api/v1/check",
+        "application/json",
+        body.as_bytes(),
+    )
+    .unwrap();
+    let report: serde_json::Value = serde_json::from_str(&report.body).unwrap();
+    assert_eq!(report["matches"][0]["doc_id"], "d42", "{report}");
+    assert!(
+        report["matches"][0]["methods"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("signature")),
+        "{report}"
+    );
     server.child.kill().unwrap();
     server.child.wait().unwrap();
 }

@@ -93,6 +93,7 @@ async fn two_libraries_are_crawled_in_order_and_removing_the_running_one_stops_i
         catalog: catalog.clone(),
         metrics: Arc::new(Metrics::default()),
         crawl: crawl.clone(),
+        jobs: dupfinder::library::Jobs::new(catalog.clone()),
     });
     let shutdown = CancellationToken::new();
     let queue_task = tokio::spawn(crawl.clone().run_queue(shutdown.clone()));

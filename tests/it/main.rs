@@ -6,6 +6,7 @@ mod crash;
 mod crawl;
 mod crawl_queue;
 mod crawl_resume;
+mod reindex;
 mod signatures;
 mod sites;
 mod support;

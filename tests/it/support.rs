@@ -9,7 +9,7 @@ use std::time::Duration;
 use dupfinder::api::{AppState, Metrics, router};
 use dupfinder::config::Config;
 use dupfinder::crawl::CrawlService;
-use dupfinder::library::Catalog;
+use dupfinder::library::{Catalog, Jobs};
 
 /// A catalog on a fresh temporary data directory.
 pub(crate) fn catalog() -> (tempfile::TempDir, Arc<Catalog>) {
@@ -30,10 +30,12 @@ pub(crate) fn catalog_with(adjust: impl FnOnce(&mut Config)) -> (tempfile::TempD
 /// The application router over `catalog`.
 pub(crate) fn app(catalog: Arc<Catalog>) -> axum::Router {
     let crawl = CrawlService::open(catalog.clone()).unwrap();
+    let jobs = Jobs::new(catalog.clone());
     router(AppState {
         catalog,
         metrics: Arc::new(Metrics::default()),
         crawl,
+        jobs,
     })
 }
 

@@ -1,0 +1,326 @@
+//! Background jobs of the server: re-indexing a library, started by an operator, by drift, or to
+//! resume one a crash interrupted. Jobs run one at a time on their own thread; each can be
+//! followed (`done` of `total` documents) and aborted, and an aborted or interrupted re-index
+//! resumes from its last commit the next time one is started for the library.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::catalog::{Catalog, LibraryError};
+use crate::config::ReindexConfig;
+use crate::index::{RebuildControl, RebuildOutcome};
+
+/// Finished jobs kept for `GET /api/v1/jobs` beyond the running ones.
+const KEPT_FINISHED: usize = 100;
+
+/// Where a job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    /// Waiting for another job to finish.
+    Queued,
+    Running,
+    Done,
+    Failed,
+    /// Stopped on request; a re-index resumes from here next time.
+    Aborted,
+}
+
+impl JobState {
+    fn finished(self) -> bool {
+        matches!(self, JobState::Done | JobState::Failed | JobState::Aborted)
+    }
+}
+
+/// Why a job was started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobTrigger {
+    /// An operator asked for it.
+    Request,
+    /// The library's drift passed `reindex.auto_drift`.
+    Drift,
+    /// An unfinished re-index was found when the server started.
+    Resume,
+}
+
+/// A job as the API shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobStatus {
+    pub job: String,
+    pub kind: &'static str,
+    pub library: String,
+    pub state: JobState,
+    pub trigger: JobTrigger,
+    /// Documents signed into the new generation (those of a resumed run included).
+    pub done: u64,
+    /// Live documents when the job started.
+    pub total: u64,
+    /// Seconds since the Unix epoch.
+    pub created_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<u64>,
+    /// The statistics generation the job built (or was building when aborted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+struct Job {
+    status: Mutex<JobStatus>,
+    done: AtomicU64,
+    cancel: AtomicBool,
+}
+
+impl Job {
+    fn status(&self) -> JobStatus {
+        let mut status = self.status.lock().expect("job lock poisoned").clone();
+        status.done = self.done.load(Ordering::Relaxed);
+        status
+    }
+
+    fn update(&self, change: impl FnOnce(&mut JobStatus)) {
+        change(&mut self.status.lock().expect("job lock poisoned"));
+    }
+}
+
+/// The server's jobs.
+pub struct Jobs {
+    catalog: Arc<Catalog>,
+    table: Mutex<BTreeMap<u64, Arc<Job>>>,
+    next: AtomicU64,
+    /// Held by the running job: jobs run one at a time.
+    runner: Arc<Mutex<()>>,
+}
+
+impl Jobs {
+    /// No jobs yet.
+    pub fn new(catalog: Arc<Catalog>) -> Arc<Jobs> {
+        Arc::new(Jobs {
+            catalog,
+            table: Mutex::new(BTreeMap::new()),
+            next: AtomicU64::new(1),
+            runner: Arc::new(Mutex::new(())),
+        })
+    }
+
+    fn settings(&self) -> &ReindexConfig {
+        &self.catalog.config().reindex
+    }
+
+    /// Starts re-indexing `library`, or returns the re-index of it already queued or running.
+    pub fn start_reindex(
+        &self,
+        library: &str,
+        trigger: JobTrigger,
+    ) -> Result<JobStatus, LibraryError> {
+        let index = self.catalog.index(library)?;
+        let mut table = self.table.lock().expect("jobs lock poisoned");
+        if let Some(job) = table.values().find(|job| {
+            let status = job.status.lock().expect("job lock poisoned");
+            status.library == library && !status.state.finished()
+        }) {
+            return Ok(job.status());
+        }
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        let job = Arc::new(Job {
+            status: Mutex::new(JobStatus {
+                job: format!("reindex-{number}"),
+                kind: "reindex",
+                library: library.to_string(),
+                state: JobState::Queued,
+                trigger,
+                done: 0,
+                total: index.summary().documents,
+                created_at: unix_now(),
+                finished_at: None,
+                generation: None,
+                error: None,
+            }),
+            done: AtomicU64::new(0),
+            cancel: AtomicBool::new(false),
+        });
+        table.insert(number, job.clone());
+        forget_old(&mut table);
+        drop(table);
+
+        let dir = index.dir().to_path_buf();
+        let control_settings = self.settings().clone();
+        let runner = self.runner.clone();
+        let status = job.status();
+        tracing::info!(job = %status.job, library, ?trigger, "re-index queued");
+        std::thread::Builder::new()
+            .name(format!("reindex-{library}"))
+            .spawn(move || {
+                let _turn = runner.lock().unwrap_or_else(|e| e.into_inner());
+                run_reindex(&job, &index, &control_settings);
+            })
+            .map_err(|source| LibraryError::Io { path: dir, source })?;
+        Ok(status)
+    }
+
+    /// The job `job`, if it is known.
+    pub fn get(&self, job: &str) -> Option<JobStatus> {
+        self.find(job).map(|job| job.status())
+    }
+
+    /// Every known job, the newest first.
+    pub fn list(&self) -> Vec<JobStatus> {
+        let table = self.table.lock().expect("jobs lock poisoned");
+        table.values().rev().map(|job| job.status()).collect()
+    }
+
+    /// Asks job `job` to stop; returns its status, or `None` when it is unknown. A finished job
+    /// is left as it is.
+    pub fn abort(&self, job: &str) -> Option<JobStatus> {
+        let found = self.find(job)?;
+        found.cancel.store(true, Ordering::Relaxed);
+        Some(found.status())
+    }
+
+    fn find(&self, job: &str) -> Option<Arc<Job>> {
+        let number: u64 = job.strip_prefix("reindex-")?.parse().ok()?;
+        self.table
+            .lock()
+            .expect("jobs lock poisoned")
+            .get(&number)
+            .cloned()
+    }
+
+    /// Aborts every job and waits (up to a minute) until they have stopped.
+    pub fn stop_all(&self) {
+        let jobs: Vec<Arc<Job>> = self
+            .table
+            .lock()
+            .expect("jobs lock poisoned")
+            .values()
+            .cloned()
+            .collect();
+        for job in &jobs {
+            job.cancel.store(true, Ordering::Relaxed);
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while jobs.iter().any(|job| !job.status().state.finished())
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Starts a re-index of every library that a crash left half re-indexed.
+    pub fn resume_unfinished(&self) {
+        for id in self.catalog.ids() {
+            let unfinished = self
+                .catalog
+                .index(&id)
+                .is_ok_and(|index| index.has_unfinished_rebuild());
+            if unfinished && let Err(e) = self.start_reindex(&id, JobTrigger::Resume) {
+                tracing::warn!(library = %id, error = %e, "could not resume a re-index");
+            }
+        }
+    }
+
+    /// Starts a re-index of every library whose drift passed `reindex.auto_drift`.
+    pub fn reindex_drifted(&self) {
+        let settings = self.settings();
+        if settings.auto_drift <= 0.0 {
+            return;
+        }
+        for id in self.catalog.ids() {
+            let Ok(index) = self.catalog.index(&id) else {
+                continue;
+            };
+            let summary = index.summary();
+            if summary.documents >= settings.auto_min_documents
+                && summary.drift > settings.auto_drift
+                && let Err(e) = self.start_reindex(&id, JobTrigger::Drift)
+            {
+                tracing::warn!(library = %id, error = %e, "could not start a re-index");
+            }
+        }
+    }
+
+    /// Looks at the libraries' drift every `reindex.check_interval_secs` until the process ends.
+    pub async fn watch_drift(self: Arc<Self>) {
+        let every = Duration::from_secs(self.settings().check_interval_secs.max(1));
+        let mut ticks = tokio::time::interval(every);
+        ticks.tick().await;
+        loop {
+            ticks.tick().await;
+            let jobs = self.clone();
+            let _ = tokio::task::spawn_blocking(move || jobs.reindex_drifted()).await;
+        }
+    }
+}
+
+fn run_reindex(job: &Job, index: &crate::index::LibraryIndex, settings: &ReindexConfig) {
+    if job.cancel.load(Ordering::Relaxed) {
+        job.update(|s| {
+            s.state = JobState::Aborted;
+            s.finished_at = Some(unix_now());
+        });
+        return;
+    }
+    job.update(|s| {
+        s.state = JobState::Running;
+        s.total = index.summary().documents;
+    });
+    let control = RebuildControl {
+        cancel: Some(&job.cancel),
+        max_docs_per_second: settings.max_docs_per_second,
+        commit_every: settings.commit_every,
+    };
+    let outcome = index.rebuild(&control, |done| job.done.store(done, Ordering::Relaxed));
+    let library = job.status().library;
+    job.update(|s| {
+        s.finished_at = Some(unix_now());
+        match outcome {
+            Ok(RebuildOutcome::Finished { generation }) => {
+                s.state = JobState::Done;
+                s.generation = Some(generation);
+                tracing::info!(job = %s.job, %library, generation, "re-index done");
+            }
+            Ok(RebuildOutcome::Cancelled { generation, signed }) => {
+                s.state = JobState::Aborted;
+                s.generation = Some(generation);
+                tracing::info!(job = %s.job, %library, generation, signed, "re-index aborted");
+            }
+            Err(e) => {
+                s.state = JobState::Failed;
+                tracing::error!(job = %s.job, %library, error = %e, "re-index failed");
+                s.error = Some(e.to_string());
+            }
+        }
+    });
+}
+
+/// Drops the oldest finished jobs beyond [`KEPT_FINISHED`].
+fn forget_old(table: &mut BTreeMap<u64, Arc<Job>>) {
+    let finished: Vec<u64> = table
+        .iter()
+        .filter(|(_, job)| {
+            job.status
+                .lock()
+                .expect("job lock poisoned")
+                .state
+                .finished()
+        })
+        .map(|(number, _)| *number)
+        .collect();
+    let excess = finished.len().saturating_sub(KEPT_FINISHED);
+    for number in finished.into_iter().take(excess) {
+        table.remove(&number);
+    }
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
