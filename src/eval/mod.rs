@@ -5,6 +5,7 @@ mod gen_tests;
 pub mod generate;
 mod quality;
 mod self_check;
+pub mod synthetic;
 
 pub use gen_tests::{GenSummary, clough_stevenson, gen_tests, read_objects, read_queries};
 pub use quality::{EvalQuery, EvalReport, evaluate, print_table};
