@@ -493,7 +493,8 @@ async fn robots_disallow_and_crawl_delay_are_honoured() {
     for pair in hits.windows(2) {
         let gap = pair[1].at - pair[0].at;
         assert!(
-            gap >= Duration::from_millis(250),
+            // The configured delay is 300 ms; the margin absorbs a loaded machine's scheduling.
+            gap >= Duration::from_millis(200),
             "{} came {gap:?} after {}",
             pair[1].path,
             pair[0].path
