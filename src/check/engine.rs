@@ -17,7 +17,7 @@ use crate::index::{LibraryIndex, ShingleHits};
 use crate::library::{
     AnalyzedText, Catalog, DocumentError, LibraryError, analyze_text, parse_lang,
 };
-use crate::signature::{robust_signatures, seed_signature};
+use crate::signature::{robust_signatures_of, seed_signature_of, top_terms, weigh_terms};
 
 /// What a portal asks.
 #[derive(Debug, Clone)]
@@ -306,7 +306,9 @@ impl Context<'_> {
         let limit = self.config.max_candidates;
         let signatures = self.index.signatures();
         let snapshot = signatures.snapshot();
-        let signature = seed_signature(&self.query.term_counts, snapshot);
+        // Weighed once: the seed signature and the robust ones take their terms from this order.
+        let ordered = top_terms(weigh_terms(&self.query.term_counts, snapshot), usize::MAX);
+        let signature = seed_signature_of(&ordered);
         let searcher = self.index.searcher();
         let mut candidates: HashMap<DocAddress, Candidate> = HashMap::new();
 
@@ -339,8 +341,7 @@ impl Context<'_> {
         // An exact copy is its own best evidence, and its near-duplicates share its shingles;
         // robust signatures add recall only for edited texts.
         if !found_exact || self.all_methods {
-            for robust in robust_signatures(&self.query.term_counts, snapshot, signatures.scheme())
-            {
+            for robust in robust_signatures_of(&ordered, signatures.scheme()) {
                 by_key(signatures.with_robust(robust, limit)?, Method::Robust)?;
             }
         }

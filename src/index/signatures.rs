@@ -17,9 +17,11 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
 use super::postings::live_docs;
 use super::{IndexError, SignatureSchema, doc_key};
-use crate::signature::{RobustScheme, StatsSnapshot, robust_signatures, seed_signature};
+use crate::signature::{RobustScheme, StatsSnapshot, all_signatures};
 
-const WRITER_MEMORY: usize = 20_000_000;
+/// Signatures are small, but a re-index writes one per document: a larger budget means fewer
+/// segments to merge.
+const WRITER_MEMORY: usize = 64_000_000;
 
 /// What a signature commit records about itself.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -144,14 +146,15 @@ impl SignatureIndex {
         if replace {
             writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
         }
-        let Some(seed) = seed_signature(term_counts, &self.snapshot) else {
+        let (seed, robust) = all_signatures(term_counts, &self.snapshot, self.scheme);
+        let Some(seed) = seed else {
             return;
         };
         let mut document = TantivyDocument::new();
         document.add_text(self.schema.doc_id, doc_id);
         document.add_u64(self.schema.doc_key, doc_key(doc_id));
         document.add_u64(self.schema.seed, u64::from(seed));
-        for robust in robust_signatures(term_counts, &self.snapshot, self.scheme) {
+        for robust in robust {
             document.add_u64(self.schema.robust, robust);
         }
         document.add_u64(self.schema.generation, self.generation);

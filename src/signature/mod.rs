@@ -10,8 +10,9 @@ mod robust;
 mod snapshot;
 mod tfridf;
 
-pub use robust::{RobustScheme, robust_signatures};
+pub use robust::{RobustScheme, all_signatures, robust_signatures, robust_signatures_of};
 pub use snapshot::{StatsSnapshot, TermStats};
 pub use tfridf::{
-    SEED_TERMS, WeightedTerm, ridf, seed_signature, seed_terms, top_terms, weigh_terms,
+    SEED_TERMS, WeightedTerm, ridf, seed_signature, seed_signature_of, seed_terms, top_terms,
+    weigh_terms,
 };

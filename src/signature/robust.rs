@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::StatsSnapshot;
-use super::tfridf::{SEED_TERMS, WeightedTerm, top_terms, weigh_terms};
+use super::tfridf::{SEED_TERMS, WeightedTerm, seed_signature_of, top_terms, weigh_terms};
 
 /// Which robust variants to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,8 +94,29 @@ pub fn robust_signatures(
     if scheme == RobustScheme::None {
         return Vec::new();
     }
-    // One sort by weight serves every variant: each takes the heaviest terms it admits.
-    let weighted: Vec<WeightedTerm<'_>> = top_terms(weigh_terms(counts, snapshot), usize::MAX);
+    robust_signatures_of(
+        &top_terms(weigh_terms(counts, snapshot), usize::MAX),
+        scheme,
+    )
+}
+
+/// The seed signature and the robust signatures of a document, weighing its terms once.
+pub fn all_signatures(
+    counts: &[(String, u32)],
+    snapshot: &StatsSnapshot,
+    scheme: RobustScheme,
+) -> (Option<u32>, Vec<u64>) {
+    let ordered = top_terms(weigh_terms(counts, snapshot), usize::MAX);
+    (
+        seed_signature_of(&ordered),
+        robust_signatures_of(&ordered, scheme),
+    )
+}
+
+/// The robust signatures from a document's weighted terms, all of them, ordered by
+/// [`top_terms`]: one sort by weight serves every variant, each taking the heaviest terms it
+/// admits.
+pub fn robust_signatures_of(weighted: &[WeightedTerm<'_>], scheme: RobustScheme) -> Vec<u64> {
     let mut signatures = Vec::new();
     if scheme.top7() && weighted.len() > SEED_TERMS {
         let top = &weighted[..=SEED_TERMS];
@@ -113,7 +134,7 @@ pub fn robust_signatures(
     if lexicons > 0 {
         let mut chosen: Vec<Vec<&str>> = vec![Vec::with_capacity(SEED_TERMS); lexicons as usize];
         let mut open = lexicons as usize;
-        for w in &weighted {
+        for w in weighted {
             let members = lexicon_membership(w.term, lexicons);
             for (k, terms) in chosen.iter_mut().enumerate() {
                 if terms.len() < SEED_TERMS && members & (1 << k) != 0 {

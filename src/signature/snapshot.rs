@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// Collection statistics of one term.
@@ -19,7 +20,9 @@ pub struct TermStats {
 pub struct StatsSnapshot {
     generation: u64,
     docs: u64,
-    terms: HashMap<String, TermStats>,
+    /// Looked up for every term of every document signed: a fast hash, not a DoS-resistant one
+    /// (the keys are the library's own terms).
+    terms: FxHashMap<String, TermStats>,
 }
 
 impl StatsSnapshot {
@@ -28,7 +31,7 @@ impl StatsSnapshot {
         StatsSnapshot {
             generation,
             docs,
-            terms,
+            terms: terms.into_iter().collect(),
         }
     }
 

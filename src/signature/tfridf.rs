@@ -85,10 +85,18 @@ pub fn seed_terms<'a>(counts: &'a [(String, u32)], snapshot: &StatsSnapshot) -> 
 
 /// The seed TF-RIDF signature of a document, or `None` for a document with no terms.
 pub fn seed_signature(counts: &[(String, u32)], snapshot: &StatsSnapshot) -> Option<u32> {
-    let terms = seed_terms(counts, snapshot);
+    seed_signature_of(&top_terms(weigh_terms(counts, snapshot), SEED_TERMS))
+}
+
+/// The seed signature from a document's weighted terms already ordered by [`top_terms`] (at
+/// least its [`SEED_TERMS`] heaviest), so that callers computing more than one signature weigh
+/// the terms once.
+pub fn seed_signature_of(ordered: &[WeightedTerm<'_>]) -> Option<u32> {
+    let mut terms: Vec<&str> = ordered.iter().take(SEED_TERMS).map(|w| w.term).collect();
     if terms.is_empty() {
         return None;
     }
+    terms.sort_unstable();
     let mut hasher = crc32fast::Hasher::new();
     for term in terms {
         hasher.update(term.as_bytes());
