@@ -21,6 +21,7 @@ use tantivy::{
     TantivyDocument,
 };
 
+use super::browse::TitleOrder;
 use super::document::{decode_shingles, decode_term_counts, encode_shingles, encode_term_counts};
 use super::postings::live_docs;
 use super::signatures::SignatureIndex;
@@ -96,6 +97,8 @@ pub struct LibraryIndex {
     write_gate: Mutex<()>,
     changed_since_snapshot: AtomicU64,
     robust: RobustScheme,
+    /// Title order per segment, for listings sorted by title.
+    pub(super) title_order: TitleOrder,
 }
 
 impl LibraryIndex {
@@ -156,6 +159,7 @@ impl LibraryIndex {
             write_gate: Mutex::new(()),
             changed_since_snapshot: AtomicU64::new(0),
             robust: options.robust,
+            title_order: TitleOrder::default(),
         };
         library.repair_signatures()?;
         library.count_changes_since_snapshot();

@@ -1,10 +1,12 @@
 //! Per-library tantivy indexes: the schema declared in `index_schema/`, the content index,
 //! statistics snapshots built from its postings, and per-generation signature indexes.
 
+mod browse;
 mod document;
 mod error;
 mod library_index;
 mod postings;
+mod query;
 mod schema;
 mod search;
 mod signatures;
@@ -12,9 +14,11 @@ mod stats;
 mod stopwords;
 mod tokenizer;
 
+pub use browse::{DocumentPage, DocumentSummary, SortKey};
 pub use document::{PreparedDocument, StoredDocument, StoredForCheck, content_hash, doc_key};
 pub use error::IndexError;
 pub use library_index::{IndexOptions, IndexSummary, LibraryIndex, ShingleHits, ShingleSearch};
+pub use query::{QueryError, translate_query};
 pub use schema::{ContentSchema, SignatureSchema};
 pub use search::{SearchError, SearchHit, SearchResults};
 pub use signatures::SignatureIndex;

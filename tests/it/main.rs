@@ -6,6 +6,8 @@ mod crash;
 mod crawl;
 mod crawl_queue;
 mod crawl_resume;
+mod openapi;
+mod search;
 mod signatures;
 mod sites;
 mod support;
