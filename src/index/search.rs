@@ -88,7 +88,15 @@ impl LibraryIndex {
             let snippet = if snippet.highlighted().is_empty() {
                 opening(&document.text)
             } else {
-                snippet.to_html()
+                // Ellipses say that the fragment is cut out of a longer text.
+                let range = snippet.fragment_range();
+                let text = &document.text;
+                let cut = |rest: Option<&str>| match rest {
+                    Some(rest) if rest.trim().is_empty() => "",
+                    _ => "…",
+                };
+                let (before, after) = (cut(text.get(..range.start)), cut(text.get(range.end..)));
+                format!("{before}{}{after}", snippet.to_html())
             };
             hits.push(SearchHit {
                 snippet,
