@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::{ApiError, AppState};
-use crate::index::{DocumentPage, QueryError, SearchError, SearchResults, SortKey};
+use crate::index::{DocumentPage, QueryError, SearchError, SearchResults, SortKey, SortOrder};
 use crate::library::LibraryError;
 
 /// Longest query, in bytes.
@@ -85,10 +85,10 @@ pub(super) async fn list_documents(
     };
     let order = match params.order.as_deref() {
         // Newest and most recent first; names in alphabetical order.
-        None if matches!(sort, SortKey::AddedAt | SortKey::Year) => tantivy::Order::Desc,
-        None => tantivy::Order::Asc,
-        Some("asc") => tantivy::Order::Asc,
-        Some("desc") => tantivy::Order::Desc,
+        None if matches!(sort, SortKey::AddedAt | SortKey::Year) => SortOrder::Desc,
+        None => SortOrder::Asc,
+        Some("asc") => SortOrder::Asc,
+        Some("desc") => SortOrder::Desc,
         Some(other) => {
             return Err(ApiError::bad_request(
                 "invalid_order",

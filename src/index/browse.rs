@@ -43,6 +43,22 @@ impl SortKey {
     }
 }
 
+/// Which way a listing runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortOrder {
+    Asc,
+    Desc,
+}
+
+impl From<SortOrder> for Order {
+    fn from(order: SortOrder) -> Order {
+        match order {
+            SortOrder::Asc => Order::Asc,
+            SortOrder::Desc => Order::Desc,
+        }
+    }
+}
+
 /// A document in a listing: everything but its text.
 #[derive(Debug, Clone, Serialize)]
 pub struct DocumentSummary {
@@ -98,10 +114,11 @@ impl LibraryIndex {
     pub fn browse(
         &self,
         sort: SortKey,
-        order: Order,
+        order: SortOrder,
         limit: usize,
         offset: usize,
     ) -> Result<DocumentPage, IndexError> {
+        let order = Order::from(order);
         let searcher = self.searcher();
         let path = self.dir().join("content");
         let top = TopDocs::with_limit(limit.max(1)).and_offset(offset);

@@ -14,7 +14,7 @@ mod stats;
 mod stopwords;
 mod tokenizer;
 
-pub use browse::{DocumentPage, DocumentSummary, SortKey};
+pub use browse::{DocumentPage, DocumentSummary, SortKey, SortOrder};
 pub use document::{PreparedDocument, StoredDocument, StoredForCheck, content_hash, doc_key};
 pub use error::IndexError;
 pub use library_index::{IndexOptions, IndexSummary, LibraryIndex, ShingleHits, ShingleSearch};

@@ -65,3 +65,20 @@ export const manuscript = [
 
 export const htmlPage = `<!doctype html><html><head><title>Draft</title><style>p{color:red}</style></head>
 <body><nav>Menu</nav><h1>Draft chapter</h1><p>Wider letter spacing improved reading speed and accuracy for the children with dyslexia, whereas the typeface had no measurable effect once spacing was held constant.</p><script>var x = 1;</script></body></html>`;
+
+// A tiny journal site for the crawler: a contents page linking four articles.
+export function sitePage(path) {
+  const articles = documents.slice(2, 6);
+  if (path === '/') {
+    const links = articles.map((d, i) => `<li><a href="/article/${i + 1}">${d.title}</a></li>`).join('');
+    return `<!doctype html><html><head><title>Demo site</title></head><body><h1>Contents</h1><ul>${links}</ul></body></html>`;
+  }
+  const found = /^\/article\/(\d+)$/.exec(path);
+  const article = found && articles[Number(found[1]) - 1];
+  if (!article) return null;
+  // The same studies, retold: a second library with related but different texts.
+  const text = article.text.split('. ').reverse().join('. ');
+  return `<!doctype html><html><head><title>${article.title}</title>
+<meta name="citation_title" content="${article.title} (site edition)"></head>
+<body><article><h1>${article.title}</h1><p>${text}</p></article></body></html>`;
+}

@@ -13,7 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
-import { documents, htmlPage, manuscript, typed } from './fixtures.mjs';
+import { createServer } from 'node:http';
+
+import { documents, htmlPage, manuscript, sitePage, typed } from './fixtures.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const binary = process.env.DUPFINDER_BIN || resolve(here, '../../target/debug/dupfinder');
@@ -24,6 +26,8 @@ const PHONE = { width: 390, height: 844 };
 
 let server;
 let base;
+let site;
+let siteUrl;
 let context;
 let page;
 const scratch = mkdtempSync(join(tmpdir(), 'dupfinder-ui-'));
@@ -34,7 +38,8 @@ function startServer() {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(binary, ['--data-dir', join(scratch, 'data'), 'serve', '--listen', '127.0.0.1:0'], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, RUST_LOG: 'warn' },
+      // The crawl test's site is on loopback.
+      env: { ...process.env, RUST_LOG: 'warn', DUPFINDER_CRAWL_ALLOW_PRIVATE_NETWORKS: 'true' },
     });
     let stderr = '';
     const timer = setTimeout(() => reject(new Error(`the server did not start:\n${stderr}`)), 30_000);
@@ -63,8 +68,22 @@ async function shootBoth(name) {
   await page.setViewportSize(DESKTOP);
 }
 
+// Serves the fixture site on a free loopback port.
+function startSite() {
+  return new Promise((resolvePromise) => {
+    const http = createServer((request, response) => {
+      const body = sitePage(new URL(request.url, 'http://x').pathname);
+      response.writeHead(body ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' });
+      response.end(body || 'not found');
+    });
+    http.listen(0, '127.0.0.1', () => resolvePromise(http));
+  });
+}
+
 before(async () => {
   mkdirSync(artifacts, { recursive: true });
+  site = await startSite();
+  siteUrl = `http://127.0.0.1:${site.address().port}/`;
   const started = await startServer();
   server = started.child;
   base = started.url;
@@ -88,6 +107,7 @@ before(async () => {
 after(async () => {
   await context?.close();
   server?.kill('SIGTERM');
+  site?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -243,16 +263,44 @@ describe('the web UI', () => {
     await page.getByRole('link', { name: 'Crawl queue' }).click();
     await page.getByRole('heading', { level: 1, name: 'Crawl queue' }).waitFor();
     await page.getByText('The queue is empty').waitFor();
-    await shootBoth('10-queue');
+    await shootBoth('10-queue-empty');
+  });
+
+  it('crawls a site from the queue with live progress', async () => {
+    await page.getByRole('link', { name: 'Libraries', exact: true }).click();
+    await page.getByLabel('Identifier').fill('site');
+    await page.getByLabel('Name', { exact: true }).fill('Demo site');
+    await page.getByText('Crawl a site (optional)').click();
+    await page.getByLabel('Start URL').fill(siteUrl);
+    await page.getByLabel('Article URLs contain').fill('/article/');
+    await page.getByRole('button', { name: 'Add library' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Demo site' }).waitFor();
+
+    await page.getByRole('link', { name: 'Crawl queue' }).click();
+    await page.getByLabel('Library to crawl').selectOption('site');
+    await page.getByRole('button', { name: 'Add to the queue' }).click();
+    await page.getByText('site was added to the queue.').waitFor();
+    // The queue view polls: the crawl shows up with its stage, then leaves the queue when done.
+    const row = page.locator('table.queue tbody tr', { hasText: 'site' });
+    await row.waitFor({ timeout: 5_000 });
+    assert.match(await row.locator('.badge').textContent(), /queued|discovering|analyzing|crawling|signing/);
+    await shootBoth('11-queue-crawling');
+    await page.getByText('The queue is empty').waitFor({ timeout: 60_000 });
+
+    await page.getByRole('link', { name: 'Libraries', exact: true }).click();
+    const library = page.locator('table.libraries tbody tr', { hasText: 'Demo site' });
+    await library.locator('.badge', { hasText: 'done' }).waitFor();
+    assert.equal(await library.locator('td[data-label=Documents]').textContent(), '4');
   });
 
   it('shows the libraries with their figures', async () => {
     await page.getByRole('link', { name: 'Libraries', exact: true }).click();
     const row = page.locator('table.libraries tbody tr', { hasText: 'Demo journal' });
     await row.waitFor();
+    await page.locator('table.libraries tbody tr').nth(1).waitFor();
     assert.equal(await row.locator('td[data-label=Documents]').textContent(), String(documents.length + 1));
     assert.equal(await row.locator('.badge').textContent(), 'ready');
-    await shootBoth('11-libraries');
+    await shootBoth('12-libraries');
   });
 
   it('raised no script errors', () => {

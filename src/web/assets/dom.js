@@ -72,7 +72,9 @@ export function badge(status, label) {
 // A notice for an API error, with the server's message and code.
 export function errorNotice(error, retry) {
   const box = h('div', { class: 'notice error', role: 'alert' },
-    h('strong', {}, error.status === 401 ? 'Access token needed. ' : 'Something went wrong. '),
+    error.status === 401 ? h('strong', {}, 'Access token needed. ')
+      : error.status >= 400 && error.status < 500 ? null
+        : h('strong', {}, 'Something went wrong. '),
     error.message || String(error),
     error.code ? h('span', { class: 'code' }, ` (${error.code})`) : null);
   if (error.status === 401) {
