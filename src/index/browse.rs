@@ -25,7 +25,8 @@ pub enum SortKey {
     AddedAt,
     /// Case-insensitive title; untitled documents last.
     Title,
-    /// Publication year; documents without one last.
+    /// Publication year; documents without one sort below every year (last when descending,
+    /// first when ascending).
     Year,
     DocId,
 }
