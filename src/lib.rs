@@ -10,6 +10,7 @@
 //!   extraction, sitemaps and OAI-PMH.
 //! - [`check`]: candidates, verification and the verdict.
 //! - [`api`]: the HTTP API.
+//! - [`web`]: the web UI's assets, served by the API.
 
 pub mod analysis;
 pub mod api;
@@ -20,3 +21,4 @@ pub mod eval;
 pub mod index;
 pub mod library;
 pub mod signature;
+pub mod web;

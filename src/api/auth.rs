@@ -1,7 +1,9 @@
 //! Access: when a token is configured, operator endpoints (everything that writes: creating and
 //! deleting libraries, sending documents, the crawl queue) need `Authorization: Bearer <token>`;
-//! with `server.protect_reads`, reading endpoints need it too. `/healthz` never does, and a
-//! check is a reading endpoint (portals call it). Tokens are compared in constant time.
+//! with `server.protect_reads`, reading endpoints need it too. `/healthz`, the web UI's files
+//! and the OpenAPI document never do (they hold no data; the UI sends the token with its own
+//! API calls), and a check is a reading endpoint (portals call it). Tokens are compared in
+//! constant time.
 
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
@@ -15,6 +17,11 @@ fn is_operator(method: &Method, path: &str) -> bool {
     !(method == Method::GET
         || method == Method::HEAD
         || (method == Method::POST && path == "/api/v1/check"))
+}
+
+/// Whether a path is open to everyone whatever the configuration.
+fn is_public(path: &str) -> bool {
+    path == "/healthz" || path == "/" || path == "/api/v1/openapi.json" || path.starts_with("/ui/")
 }
 
 /// Compares two byte strings in time that depends only on their lengths.
@@ -34,7 +41,7 @@ pub(super) async fn require_token(
     };
     let path = request.uri().path();
     let needs_token =
-        path != "/healthz" && (server.protect_reads || is_operator(request.method(), path));
+        !is_public(path) && (server.protect_reads || is_operator(request.method(), path));
     if !needs_token {
         return next.run(request).await;
     }

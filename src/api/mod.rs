@@ -1,5 +1,5 @@
-//! The HTTP API (axum): routes, handlers, request bodies, errors, metrics, the crawl queue and
-//! the server.
+//! The HTTP API (axum): routes, handlers, request bodies, errors, metrics, the crawl queue,
+//! search and listings, the OpenAPI document, the web UI's assets and the server.
 
 mod auth;
 mod body;
@@ -9,11 +9,14 @@ mod handlers;
 mod jobs;
 mod metrics;
 mod routes;
+mod search;
 mod server;
 mod state;
+mod web;
 
 pub use error::ApiError;
 pub use metrics::Metrics;
 pub use routes::router;
 pub use server::{ServeError, serve};
 pub use state::AppState;
+pub use web::OPENAPI;

@@ -11,12 +11,16 @@ use super::crawl::{dequeue, enqueue, list_queue};
 use super::handlers::*;
 use super::jobs::{abort_job, get_job, list_jobs, start_reindex};
 use super::metrics;
+use super::search::{list_documents, search_library};
 use super::state::AppState;
+use super::web::{openapi, ui_asset, ui_page};
 
 /// Builds the application's router.
 pub fn router(state: AppState) -> Router {
     let body_limit = state.catalog.config().limits.max_body_bytes;
     Router::new()
+        .route("/", get(ui_page))
+        .route("/ui/{file}", get(ui_asset))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route(
@@ -27,7 +31,11 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/libraries/{id}",
             get(get_library).delete(delete_library),
         )
-        .route("/api/v1/libraries/{id}/documents", post(add_documents))
+        .route("/api/v1/openapi.json", get(openapi))
+        .route(
+            "/api/v1/libraries/{id}/documents",
+            post(add_documents).get(list_documents),
+        )
         .route("/api/v1/libraries/{id}/search", get(search_library))
         .route(
             "/api/v1/libraries/{id}/documents/{*doc_id}",

@@ -21,6 +21,7 @@ use tantivy::{
     TantivyDocument,
 };
 
+use super::browse::TitleOrder;
 use super::document::{decode_shingles, decode_term_counts, encode_shingles, encode_term_counts};
 use super::postings::live_docs;
 use super::signatures::SignatureIndex;
@@ -98,6 +99,8 @@ pub struct LibraryIndex {
     /// Serializes re-indexes of this library.
     pub(super) rebuild_gate: Mutex<()>,
     pub(super) robust: RobustScheme,
+    /// Title order per segment, for listings sorted by title.
+    pub(super) title_order: TitleOrder,
 }
 
 impl LibraryIndex {
@@ -170,6 +173,7 @@ impl LibraryIndex {
             changed_since_snapshot: AtomicU64::new(0),
             rebuild_gate: Mutex::new(()),
             robust: options.robust,
+            title_order: TitleOrder::default(),
         };
         if damaged {
             library.rebuild_statistics(|_| {})?;

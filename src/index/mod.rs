@@ -1,10 +1,12 @@
 //! Per-library tantivy indexes: the schema declared in `index_schema/`, the content index,
 //! statistics snapshots built from its postings, and per-generation signature indexes.
 
+mod browse;
 mod document;
 mod error;
 mod library_index;
 mod postings;
+mod query;
 mod rebuild;
 mod schema;
 mod search;
@@ -13,9 +15,11 @@ mod stats;
 mod stopwords;
 mod tokenizer;
 
+pub use browse::{DocumentPage, DocumentSummary, SortKey, SortOrder};
 pub use document::{PreparedDocument, StoredDocument, StoredForCheck, content_hash, doc_key};
 pub use error::IndexError;
 pub use library_index::{IndexOptions, IndexSummary, LibraryIndex, ShingleHits, ShingleSearch};
+pub use query::{QueryError, translate_query};
 pub use rebuild::{RebuildControl, RebuildOutcome};
 pub use schema::{ContentSchema, SignatureSchema};
 pub use search::{SearchError, SearchHit, SearchResults};

@@ -1,13 +1,17 @@
 //! Full-text search over a library: BM25 over title and text with the same analyzer as
 //! everything else, words combined with AND, `"quoted phrases"` exact (positions are indexed),
-//! `title:` field filters, and snippets with the matched words marked.
+//! the field filters of [`translate_query`](super::translate_query) (`title:`, `author:`,
+//! `lang:`, `year:`), and snippets with the matched words marked.
 
 use serde::Serialize;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::QueryParser;
 use tantivy::snippet::SnippetGenerator;
 
-use super::{IndexError, LibraryIndex};
+use super::{IndexError, LibraryIndex, QueryError, translate_query};
+
+/// Longest snippet, in characters.
+const SNIPPET_CHARS: usize = 240;
 
 /// One search hit.
 #[derive(Debug, Clone, Serialize)]
@@ -15,8 +19,12 @@ pub struct SearchHit {
     pub doc_id: String,
     pub url: Option<String>,
     pub title: Option<String>,
+    pub authors: Vec<String>,
+    pub lang: String,
+    pub year: Option<u64>,
     pub score: f32,
-    /// A fragment of the text around the matches, HTML-escaped, matches in `<b>`.
+    /// A fragment of the text around the matches, HTML-escaped, matches in `<b>`; the text's
+    /// beginning when only the title or filters matched.
     pub snippet: String,
 }
 
@@ -34,6 +42,8 @@ pub enum SearchError {
     #[error("the query cannot be parsed: {0}")]
     InvalidQuery(String),
     #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error(transparent)]
     Index(#[from] IndexError),
 }
 
@@ -50,7 +60,7 @@ impl LibraryIndex {
             QueryParser::for_index(self.tantivy_index(), vec![schema.title, schema.body]);
         parser.set_conjunction_by_default();
         let query = parser
-            .parse_query(query)
+            .parse_query(&translate_query(query)?)
             .map_err(|e| SearchError::InvalidQuery(e.to_string()))?;
         let searcher = self.searcher();
         let tantivy_error = |e| IndexError::Tantivy {
@@ -70,18 +80,78 @@ impl LibraryIndex {
             .map_err(tantivy_error)?;
         let mut snippets =
             SnippetGenerator::create(&searcher, &*query, schema.body).map_err(tantivy_error)?;
-        snippets.set_max_num_chars(240);
+        snippets.set_max_num_chars(SNIPPET_CHARS);
         let mut hits = Vec::with_capacity(top.len());
         for (score, address) in top {
             let document = self.stored(&searcher, address)?;
+            let snippet = snippets.snippet(&document.text);
+            let snippet = if snippet.highlighted().is_empty() {
+                opening(&document.text)
+            } else {
+                // Ellipses say that the fragment is cut out of a longer text.
+                let range = snippet.fragment_range();
+                let text = &document.text;
+                let cut = |rest: Option<&str>| match rest {
+                    Some(rest) if rest.trim().is_empty() => "",
+                    _ => "…",
+                };
+                let (before, after) = (cut(text.get(..range.start)), cut(text.get(range.end..)));
+                format!("{before}{}{after}", snippet.to_html())
+            };
             hits.push(SearchHit {
-                snippet: snippets.snippet(&document.text).to_html(),
+                snippet,
                 doc_id: document.doc_id,
                 url: document.url,
                 title: document.title,
+                authors: document.authors,
+                lang: document.lang,
+                year: document.year,
                 score,
             });
         }
         Ok(SearchResults { total, hits })
+    }
+}
+
+/// The first words of a text, HTML-escaped, cut at a word boundary.
+fn opening(text: &str) -> String {
+    let text = text.trim_start();
+    let mut end = text
+        .char_indices()
+        .nth(SNIPPET_CHARS)
+        .map_or(text.len(), |(i, _)| i);
+    if end < text.len() {
+        end = text[..end].rfind(char::is_whitespace).unwrap_or(end);
+    }
+    let mut out = String::with_capacity(end + 8);
+    for c in text[..end].chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    if end < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::opening;
+
+    #[test]
+    fn opening_is_escaped_and_cut_at_a_word() {
+        assert_eq!(opening("  a <b> & c"), "a &lt;b&gt; &amp; c");
+        let long = "word ".repeat(100);
+        let cut = opening(&long);
+        assert!(
+            cut.ends_with("word…") && cut.chars().count() <= 241,
+            "{cut}"
+        );
     }
 }

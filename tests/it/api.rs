@@ -467,7 +467,7 @@ async fn operator_endpoints_need_the_configured_token() {
 }
 
 #[tokio::test]
-async fn protect_reads_closes_reading_endpoints_but_not_healthz() {
+async fn protect_reads_closes_reading_endpoints_but_not_healthz_the_ui_or_openapi() {
     let (_dir, catalog) = crate::support::catalog_with(|c| {
         c.server.token = Some("s3cret".to_string());
         c.server.protect_reads = true;
@@ -484,8 +484,19 @@ async fn protect_reads_closes_reading_endpoints_but_not_healthz() {
     )
     .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = send_with_token(&app, "GET", "/healthz", None, Value::Null).await;
-    assert_eq!(status, StatusCode::OK);
+    for open in ["/healthz", "/", "/ui/app.js", "/api/v1/openapi.json"] {
+        let (status, _) = send_with_token(&app, "GET", open, None, Value::Null).await;
+        assert_eq!(status, StatusCode::OK, "{open}");
+    }
+    let (status, _) = send_with_token(
+        &app,
+        "GET",
+        "/api/v1/libraries/x/documents",
+        None,
+        Value::Null,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
 
 #[test]

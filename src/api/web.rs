@@ -1,0 +1,48 @@
+//! The web UI's page and assets, and the OpenAPI document of the whole HTTP API.
+
+use axum::extract::Path;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::ApiError;
+use crate::web;
+
+/// The OpenAPI 3.1 document of every route, maintained by hand beside the router (a test holds
+/// the two together).
+pub const OPENAPI: &str = include_str!("openapi.json");
+
+/// Browsers revalidate: the assets are small, and a new binary must show its own UI.
+const CACHE: &str = "no-cache";
+
+pub(super) async fn ui_page() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, CACHE),
+        ],
+        web::INDEX_HTML,
+    )
+        .into_response()
+}
+
+pub(super) async fn ui_asset(Path(file): Path<String>) -> Result<Response, ApiError> {
+    let asset = web::asset(&file).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("the UI has no file `{file}`"),
+        )
+    })?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, asset.content_type),
+            (header::CACHE_CONTROL, CACHE),
+        ],
+        asset.body,
+    )
+        .into_response())
+}
+
+pub(super) async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+}

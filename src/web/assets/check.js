@@ -1,0 +1,182 @@
+// Check a text: paste it or load a .txt / .html file, choose libraries, and read the verdict,
+// the matches with their similarity, and the copied passages side by side.
+
+import { api, path } from './api.js';
+import { badge, emptyState, errorNotice, field, fill, h, heading, htmlToText, loading, number, percent, readFile } from './dom.js';
+import { renderMarked, reveal, sourceClass } from './highlight.js';
+
+const VERDICTS = {
+  duplicate: 'Duplicate — the text, or most of it, is already in the library.',
+  partial: 'Partial copy — passages of the text are found in the library.',
+  original: 'Original — nothing in the checked libraries matches this text.',
+};
+
+// Text handed over by the document page ("Check this text").
+export const PREFILL_KEY = 'dupfinder.check.prefill';
+
+export async function checkView(view) {
+  fill(view, heading('Check a text', 'Paste a manuscript or load a file; dupfinder compares it with the libraries and shows what was copied.'));
+  const textarea = h('textarea', { id: 'check-text', rows: 12, required: true, spellcheck: 'false', placeholder: 'Paste the text of a manuscript, an abstract or a thesis chapter…' });
+  const prefill = sessionStorage.getItem(PREFILL_KEY);
+  if (prefill) {
+    textarea.value = prefill;
+    sessionStorage.removeItem(PREFILL_KEY);
+  }
+  const file = h('input', { id: 'check-file', type: 'file', accept: '.txt,.html,.htm,text/plain,text/html' });
+  const fileStatus = h('p', { class: 'hint', role: 'status' });
+  file.addEventListener('change', async () => {
+    const chosen = file.files[0];
+    if (!chosen) return;
+    const raw = await readFile(chosen);
+    textarea.value = /\.html?$/i.test(chosen.name) || chosen.type === 'text/html' ? htmlToText(raw) : raw;
+    fileStatus.textContent = `Loaded ${chosen.name} (${number(Array.from(textarea.value).length)} characters).`;
+  });
+  const libraryBox = h('fieldset', { class: 'libraries-choice' }, h('legend', {}, 'Libraries to check against'), loading());
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Check');
+  const results = h('section', { id: 'check-results', 'aria-label': 'Check results' });
+  const form = h('form', { class: 'panel check-form', novalidate: true },
+    field('Text to check', textarea),
+    h('div', { class: 'form-row' },
+      field('…or load a file (.txt or .html)', file),
+      libraryBox),
+    fileStatus,
+    h('div', { class: 'actions' }, submit));
+  view.append(form, results);
+
+  let libraries = [];
+  try {
+    libraries = (await api('/api/v1/libraries')).libraries;
+    if (libraries.length === 0) {
+      fill(libraryBox, h('legend', {}, 'Libraries to check against'),
+        h('p', { class: 'muted' }, 'No libraries yet — ', h('a', { href: '#/libraries' }, 'add one'), ' first.'));
+    } else {
+      fill(libraryBox, h('legend', {}, 'Libraries to check against'),
+        ...libraries.map((lib) => h('label', { class: 'check' },
+          h('input', { type: 'checkbox', name: 'library', value: lib.id, checked: true }),
+          ` ${lib.name} `, h('span', { class: 'muted' }, `(${number(lib.documents)} documents)`))));
+    }
+  } catch (error) {
+    fill(libraryBox, h('legend', {}, 'Libraries to check against'), errorNotice(error));
+  }
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const text = textarea.value;
+    if (!text.trim()) {
+      fill(results, errorNotice({ message: 'There is no text to check: paste some or load a file.' }));
+      textarea.focus();
+      return;
+    }
+    const chosen = [...form.querySelectorAll('input[name=library]:checked')].map((i) => i.value);
+    if (libraries.length > 0 && chosen.length === 0) {
+      fill(results, errorNotice({ message: 'Choose at least one library.' }));
+      return;
+    }
+    submit.disabled = true;
+    fill(results, loading('Checking…'));
+    try {
+      const body = { text, passages: true };
+      if (libraries.length > 0) body.libraries = chosen;
+      const report = await api('/api/v1/check', { method: 'POST', body });
+      await showReport(results, text, report);
+      results.querySelector('h2')?.focus();
+    } catch (error) {
+      fill(results, errorNotice(error));
+    } finally {
+      submit.disabled = false;
+    }
+  });
+}
+
+async function showReport(results, text, report) {
+  const title = h('h2', { tabindex: -1, class: 'verdict-title' }, 'Verdict: ', badge(report.verdict, report.verdict));
+  const summary = h('div', { class: `verdict verdict-${report.verdict}` },
+    title,
+    h('p', {}, VERDICTS[report.verdict]),
+    h('p', { class: 'muted' },
+      `${number(report.matches.length)} matching document${report.matches.length === 1 ? '' : 's'}`,
+      report.matches.length ? ` · ${percent(report.query_coverage)} of the text lies in copied passages` : '',
+      ` · answered in ${report.took_ms.toFixed(1)} ms`));
+  fill(results, summary);
+  if (report.matches.length === 0) {
+    results.append(emptyState('No copied passages found.', h('p', {}, 'Try other libraries, or check a longer part of the text.')));
+    return;
+  }
+  const matches = report.matches.map((m, i) => ({ ...m, index: i }));
+  const compare = h('section', { class: 'compare', 'aria-label': 'Side-by-side comparison' });
+  const table = h('table', { class: 'data matches' },
+    h('caption', {}, 'Matching documents, most similar first. Choose one to compare it side by side.'),
+    h('thead', {}, h('tr', {},
+      h('th', { scope: 'col' }, 'Source'), h('th', { scope: 'col' }, 'Verdict'),
+      h('th', { scope: 'col', class: 'num' }, 'Similarity'), h('th', { scope: 'col', class: 'num' }, 'Of the text'),
+      h('th', { scope: 'col', class: 'num' }, 'Of the source'), h('th', { scope: 'col' }, 'Found by'),
+      h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Compare')))),
+    h('tbody', {}, matches.map((m) => h('tr', { dataset: { match: m.index } },
+      h('td', { 'data-label': 'Source' },
+        h('span', { class: `swatch ${sourceClass(m.index)}`, 'aria-hidden': 'true' }),
+        h('a', { href: `#/libraries/${path(m.library)}/documents/${path(m.doc_id)}` }, m.title || m.doc_id),
+        h('div', { class: 'muted small' }, `${m.library} · ${m.doc_id}`)),
+      h('td', { 'data-label': 'Verdict' }, badge(m.verdict)),
+      h('td', { class: 'num', 'data-label': 'Similarity' }, percent(Math.max(m.resemblance, m.containment_query, m.containment_doc))),
+      h('td', { class: 'num', 'data-label': 'Of the text' }, percent(m.containment_query)),
+      h('td', { class: 'num', 'data-label': 'Of the source' }, percent(m.containment_doc)),
+      h('td', { 'data-label': 'Found by' }, m.methods.join(', ')),
+      h('td', {}, h('button', { type: 'button', class: 'small', onclick: () => select(m.index, true) }, 'Compare'))))));
+  results.append(h('div', { class: 'table-wrap' }, table), compare);
+
+  const legend = h('ul', { class: 'legend', 'aria-label': 'Colour of each source' },
+    matches.map((m) => h('li', {}, h('span', { class: `swatch ${sourceClass(m.index)}`, 'aria-hidden': 'true' }), m.title || m.doc_id)));
+  const left = h('div', { class: 'pane-text', id: 'pane-query', tabindex: 0, 'aria-label': 'The checked text' });
+  const right = h('div', { class: 'pane-text', id: 'pane-source', tabindex: 0, 'aria-label': 'The matched document' });
+  const rightTitle = h('h3', {});
+  fill(compare, h('h2', {}, 'Copied passages'),
+    h('p', { class: 'hint' }, 'Each colour is one source. Select a highlighted passage to see it in both texts.'),
+    legend,
+    h('div', { class: 'panes' },
+      h('div', { class: 'pane' }, h('h3', {}, 'Checked text'), left),
+      h('div', { class: 'pane' }, rightTitle, right)));
+
+  const querySpans = [];
+  for (const m of matches) {
+    (m.passages || []).forEach((p, j) => querySpans.push({
+      start: p.query.start, end: p.query.end, source: m.index, key: `${m.index}-${j}`,
+      label: `Passage copied from ${m.title || m.doc_id}`,
+    }));
+  }
+  let selected = -1;
+  const sourceTexts = new Map();
+  renderMarked(left, text, querySpans, (span) => activate(span.key));
+
+  async function select(index, scroll) {
+    selected = index;
+    const m = matches[index];
+    table.querySelectorAll('tbody tr').forEach((tr) => tr.classList.toggle('selected', Number(tr.dataset.match) === index));
+    fill(rightTitle, h('span', { class: `swatch ${sourceClass(index)}`, 'aria-hidden': 'true' }), m.title || m.doc_id);
+    if (!sourceTexts.has(index)) {
+      fill(right, loading());
+      try {
+        const doc = await api(`/api/v1/libraries/${path(m.library)}/documents/${path(m.doc_id)}`);
+        sourceTexts.set(index, doc.text);
+      } catch (error) {
+        fill(right, errorNotice(error));
+        return;
+      }
+    }
+    const spans = (m.passages || []).map((p, j) => ({
+      start: p.doc.start, end: p.doc.end, source: index, key: `${index}-${j}`,
+      label: `Passage also in the checked text`,
+    }));
+    renderMarked(right, sourceTexts.get(index), spans, (span) => activate(span.key));
+    if (scroll && spans.length) activate(spans[0].key);
+    if (scroll) compare.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  }
+
+  async function activate(key) {
+    const index = Number(key.split('-')[0]);
+    if (index !== selected) await select(index, false);
+    reveal(left, key);
+    reveal(right, key);
+  }
+
+  await select(0, false);
+}

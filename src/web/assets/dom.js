@@ -1,0 +1,137 @@
+// Small helpers to build the views: elements, formatting, notices and status badges.
+
+// Creates an element: h('a', { href: '#/' , class: 'x', onclick: fn }, 'text', child…).
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith('on') && typeof value === 'function') {
+      el.addEventListener(key.slice(2), value);
+    } else if (key === 'class') {
+      el.className = value;
+    } else if (key === 'dataset') {
+      Object.assign(el.dataset, value);
+    } else if (value === true) {
+      el.setAttribute(key, '');
+    } else {
+      el.setAttribute(key, value);
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+// Replaces an element's content.
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+const numbers = new Intl.NumberFormat('en');
+
+export function number(n) {
+  return n === null || n === undefined ? '—' : numbers.format(n);
+}
+
+export function percent(x, digits = 0) {
+  return x === null || x === undefined ? '—' : `${(x * 100).toFixed(digits)} %`;
+}
+
+// A Unix time (seconds) as a readable date and time.
+export function date(seconds) {
+  if (!seconds) return '—';
+  const d = new Date(seconds * 1000);
+  return d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+// A <time> element for a Unix time.
+export function time(seconds) {
+  if (!seconds) return h('span', { class: 'muted' }, 'never');
+  return h('time', { datetime: new Date(seconds * 1000).toISOString() }, date(seconds));
+}
+
+const BADGES = {
+  ready: 'good', done: 'good', original: 'good',
+  empty: 'neutral', queued: 'neutral', stopped: 'neutral',
+  discovering: 'busy', analyzing: 'busy', crawling: 'busy', signing: 'busy',
+  partial: 'warn', failed: 'bad', duplicate: 'bad',
+};
+
+export function badge(status, label) {
+  return h('span', { class: `badge badge-${BADGES[status] || 'neutral'}` }, label || status);
+}
+
+// A notice for an API error, with the server's message and code.
+export function errorNotice(error, retry) {
+  const box = h('div', { class: 'notice error', role: 'alert' },
+    error.status === 401 ? h('strong', {}, 'Access token needed. ')
+      : error.status >= 400 && error.status < 500 ? null
+        : h('strong', {}, 'Something went wrong. '),
+    error.message || String(error),
+    error.code ? h('span', { class: 'code' }, ` (${error.code})`) : null);
+  if (error.status === 401) {
+    box.append(' ', h('button', { type: 'button', class: 'link', onclick: () => document.getElementById('token-button').click() }, 'Enter the access token'));
+  }
+  if (retry) box.append(' ', h('button', { type: 'button', class: 'link', onclick: retry }, 'Try again'));
+  return box;
+}
+
+export function emptyState(title, ...body) {
+  return h('div', { class: 'empty' }, h('p', { class: 'empty-title' }, title), ...body);
+}
+
+export function loading(label = 'Loading…') {
+  return h('p', { class: 'loading', role: 'status' }, label);
+}
+
+// A page heading with an optional line under it.
+export function heading(title, subtitle) {
+  return h('div', { class: 'page-head' }, h('h1', {}, title), subtitle ? h('p', { class: 'subtitle' }, subtitle) : null);
+}
+
+// A labelled form field.
+export function field(label, input, hint) {
+  const id = input.id || `f-${Math.random().toString(36).slice(2, 9)}`;
+  input.id = id;
+  const hintEl = hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null;
+  if (hintEl) input.setAttribute('aria-describedby', hintEl.id);
+  return h('div', { class: 'field' }, h('label', { for: id }, label), input, hintEl);
+}
+
+// Reads a chosen file as text.
+export function readFile(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsText(file);
+  });
+}
+
+// The readable text of an HTML page.
+export function htmlToText(html) {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  doc.querySelectorAll('script, style, noscript, nav, header, footer, template').forEach((n) => n.remove());
+  const blocks = [];
+  const walk = (node) => {
+    for (const child of node.childNodes) {
+      if (child.nodeType === Node.TEXT_NODE) blocks.push(child.textContent);
+      else if (child.nodeType === Node.ELEMENT_NODE) {
+        const block = /^(P|DIV|H[1-6]|LI|BR|TR|SECTION|ARTICLE|BLOCKQUOTE|PRE)$/.test(child.tagName);
+        if (block) blocks.push('\n');
+        walk(child);
+        if (block) blocks.push('\n');
+      }
+    }
+  };
+  walk(doc.body || doc.documentElement);
+  return blocks.join('').replace(/[ \t\u00a0]+/g, ' ').replace(/\s*\n\s*/g, '\n\n').replace(/\n{3,}/g, '\n\n').trim();
+}

@@ -1,0 +1,309 @@
+// End-to-end tests of the web UI: the real `dupfinder serve` on a free loopback port with a
+// temporary data directory, driven in headless Chromium. Every page is saved as a screenshot
+// (desktop and phone) in tests/browser/artifacts/.
+//
+// Run: `npm ci && npm test` in tests/browser after `cargo build` (or set DUPFINDER_BIN).
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+import { createServer } from 'node:http';
+
+import { documents, htmlPage, manuscript, sitePage, typed } from './fixtures.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const binary = process.env.DUPFINDER_BIN || resolve(here, '../../target/debug/dupfinder');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const artifacts = join(here, 'artifacts');
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+let server;
+let base;
+let site;
+let siteUrl;
+let context;
+let page;
+const scratch = mkdtempSync(join(tmpdir(), 'dupfinder-ui-'));
+const pageErrors = [];
+
+// Starts the server and resolves with its address, read from its "listening on" line.
+function startServer() {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(binary, ['--data-dir', join(scratch, 'data'), 'serve', '--listen', '127.0.0.1:0'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      // The crawl test's site is on loopback.
+      env: { ...process.env, RUST_LOG: 'warn', DUPFINDER_CRAWL_ALLOW_PRIVATE_NETWORKS: 'true' },
+    });
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${stderr}`)), 30_000);
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const found = /listening on (http:\/\/[\d.:]+)/.exec(stderr);
+      if (found) {
+        clearTimeout(timer);
+        resolvePromise({ child, url: found[1] });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`the server exited with ${code}:\n${stderr}`)));
+  });
+}
+
+async function shoot(name) {
+  await page.waitForLoadState('networkidle');
+  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+}
+
+// Screenshots of the current page at desktop and phone widths.
+async function shootBoth(name) {
+  await shoot(`${name}-desktop`);
+  await page.setViewportSize(PHONE);
+  await shoot(`${name}-phone`);
+  await page.setViewportSize(DESKTOP);
+}
+
+// Serves the fixture site on a free loopback port.
+function startSite() {
+  return new Promise((resolvePromise) => {
+    const http = createServer((request, response) => {
+      const body = sitePage(new URL(request.url, 'http://x').pathname);
+      response.writeHead(body ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' });
+      response.end(body || 'not found');
+    });
+    http.listen(0, '127.0.0.1', () => resolvePromise(http));
+  });
+}
+
+before(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  site = await startSite();
+  siteUrl = `http://127.0.0.1:${site.address().port}/`;
+  const started = await startServer();
+  server = started.child;
+  base = started.url;
+  context = await chromium.launchPersistentContext(join(scratch, 'chromium'), {
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: DESKTOP,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+  });
+  page = context.pages()[0] || (await context.newPage());
+  page.setDefaultTimeout(10_000);
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) pageErrors.push(message.text());
+  });
+});
+
+after(async () => {
+  await context?.close();
+  server?.kill('SIGTERM');
+  site?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('the web UI', () => {
+  it('shows the empty state, then creates a library', async () => {
+    await page.goto(`${base}/`);
+    await page.getByText('No libraries yet').waitFor();
+    await shootBoth('01-libraries-empty');
+
+    await page.getByLabel('Identifier').fill('Bad Id');
+    await page.getByLabel('Name', { exact: true }).fill('Demo journal');
+    await page.getByRole('button', { name: 'Add library' }).click();
+    // The browser refuses the pattern; the server refuses what gets past it.
+    assert.equal(await page.locator('#view input[name=id]').evaluate((i) => i.validity.valid), false);
+    await page.getByLabel('Identifier').fill('demo');
+    await page.getByRole('button', { name: 'Add library' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Demo journal' }).waitFor();
+    await page.getByText('This library has no documents yet').waitFor();
+    assert.match(page.url(), /#\/libraries\/demo$/);
+  });
+
+  it('imports documents from a JSON Lines file and from the form', async () => {
+    const lines = documents.map((d) => JSON.stringify(d)).join('\n') + '\n';
+    await page.setInputFiles('#import-file', { name: 'demo.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(lines) });
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.getByText(`${documents.length} documents added.`).waitFor();
+
+    await page.getByText('Type or paste one document').click();
+    await page.getByLabel('Title').fill(typed.title);
+    await page.getByLabel('Authors').fill(typed.authors);
+    await page.getByLabel('Year').fill(typed.year);
+    await page.getByLabel('Text', { exact: true }).fill(typed.text);
+    await page.getByRole('button', { name: 'Add document' }).click();
+    await page.getByText('1 document added.').waitFor();
+
+    const total = documents.length + 1;
+    await page.getByRole('heading', { name: `All ${total} documents` }).waitFor();
+    assert.equal(await page.locator('table.documents tbody tr').count(), total);
+    // The statistics show the documents.
+    assert.equal(await page.locator('.stat', { hasText: 'Documents' }).locator('dd').textContent(), String(total));
+    await shootBoth('02-library-listing');
+
+    // Sorting by title puts the titles in alphabetical order.
+    await page.getByRole('link', { name: 'Title' }).click();
+    await page.locator('th[aria-sort=ascending]', { hasText: 'Title' }).waitFor();
+    const titles = await page.locator('table.documents tbody tr td:first-child a').allTextContents();
+    assert.deepEqual(titles, [...titles].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
+    assert.equal(titles[0], 'Atmospheric stability and wake losses in a large offshore wind farm');
+  });
+
+  it('searches with words, phrases and field filters', async () => {
+    await page.getByLabel('Search this library').fill('glaciers melt');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('heading', { name: '1 document matches' }).waitFor();
+    const hit = page.locator('.hit').first();
+    assert.equal(await hit.locator('h3').textContent(), documents[0].title);
+    assert.ok((await hit.locator('.snippet b').count()) >= 2, 'matched words are marked');
+    await shootBoth('03-search-results');
+
+    await page.getByLabel('Search this library').fill('author:okafor');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('heading', { name: '2 documents match' }).waitFor();
+
+    await page.getByLabel('Search this library').fill('"letter spacing" year:2015..2018');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('heading', { name: '1 document matches' }).waitFor();
+
+    await page.getByLabel('Search this library').fill('cooling year:1990');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByText('Nothing matches').waitFor();
+    await shoot('04-search-nothing-desktop');
+
+    await page.getByLabel('Search this library').fill('year:recent');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('alert').getByText('invalid_query').waitFor();
+    await shoot('05-search-error-desktop');
+  });
+
+  it('opens a document', async () => {
+    await page.getByLabel('Search this library').fill('title:honeybees');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('link', { name: documents[3].title }).click();
+    await page.getByRole('heading', { level: 1, name: documents[3].title }).waitFor();
+    await page.getByText('Lucia Ferrante').waitFor();
+    assert.equal((await page.locator('.document-text').textContent()).trim(), documents[3].text);
+    await shootBoth('06-document');
+  });
+
+  it('checks a copied text and highlights the passages in both texts', async () => {
+    await page.getByRole('link', { name: 'Check a text' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Check a text' }).waitFor();
+    await page.getByLabel('Demo journal').waitFor();
+    await shootBoth('07-check-form');
+
+    // An HTML file is read as its text.
+    await page.setInputFiles('#check-file', { name: 'draft.html', mimeType: 'text/html', buffer: Buffer.from(htmlPage) });
+    await page.getByText('Loaded draft.html').waitFor();
+    const loaded = await page.getByLabel('Text to check').inputValue();
+    assert.ok(loaded.includes('Wider letter spacing') && !loaded.includes('var x') && !loaded.includes('Menu'), loaded);
+
+    await page.getByLabel('Text to check').fill(manuscript);
+    await page.getByRole('button', { name: 'Check', exact: true }).click();
+    await page.locator('.verdict').waitFor();
+    assert.equal(await page.locator('.verdict .badge').textContent(), 'partial');
+    const sources = await page.locator('table.matches tbody tr td:first-child a').allTextContents();
+    assert.ok(sources.includes(documents[0].title) && sources.includes(documents[1].title), sources.join(' | '));
+
+    // Both sources are highlighted in the checked text, each in its own colour.
+    const left = page.locator('#pane-query');
+    const right = page.locator('#pane-source');
+    await left.locator('mark.src-0').first().waitFor();
+    await left.locator('mark.src-1').first().waitFor();
+    const copied = await left.locator('mark.passage').allTextContents();
+    assert.ok(copied.some((t) => t.includes('moored temperature records')), copied.join(' | '));
+    assert.ok(copied.some((t) => t.includes('paired sensors on twelve vegetated')), copied.join(' | '));
+    assert.ok(!copied.some((t) => t.includes('Taken together')), 'the original ending is not marked');
+    // The first source is open on the right with its passage marked.
+    await right.locator('mark.passage').first().waitFor();
+    const firstTitle = sources[0];
+    assert.ok((await page.locator('.pane h3').nth(1).textContent()).includes(firstTitle));
+    await shootBoth('08-check-result');
+
+    // Selecting the other source's passage on the left opens that source on the right and
+    // scrolls both to the passage.
+    const otherIndex = sources.findIndex((s) => s !== firstTitle);
+    await left.locator(`mark.src-${otherIndex}`).first().click();
+    await page.locator('.pane h3').nth(1).getByText(sources[otherIndex]).waitFor();
+    const current = right.locator('mark.passage.current').first();
+    await current.waitFor();
+    assert.ok((await current.textContent()).length > 40);
+    await page.waitForTimeout(600);
+    const inView = await current.evaluate((mark) => {
+      const pane = mark.closest('.pane-text').getBoundingClientRect();
+      const box = mark.getBoundingClientRect();
+      return box.bottom > pane.top && box.top < pane.bottom;
+    });
+    assert.ok(inView, 'the passage is scrolled into view in the source pane');
+    // The keyboard reaches the passages too.
+    await left.locator('mark.passage').first().focus();
+    await page.keyboard.press('Enter');
+    await right.locator('mark.passage.current').first().waitFor();
+    await shoot('09-check-other-source-desktop');
+  });
+
+  it('reports an original text as original', async () => {
+    await page.getByLabel('Text to check').fill('Medieval monastic scribes copied manuscripts by hand, and their marginal notes reveal how they understood the texts they preserved for later readers.');
+    await page.getByRole('button', { name: 'Check', exact: true }).click();
+    await page.locator('.verdict .badge', { hasText: 'original' }).waitFor();
+    await page.getByText('No copied passages found').waitFor();
+  });
+
+  it('shows the crawl queue', async () => {
+    await page.getByRole('link', { name: 'Crawl queue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Crawl queue' }).waitFor();
+    await page.getByText('The queue is empty').waitFor();
+    await shootBoth('10-queue-empty');
+  });
+
+  it('crawls a site from the queue with live progress', async () => {
+    await page.getByRole('link', { name: 'Libraries', exact: true }).click();
+    await page.getByLabel('Identifier').fill('site');
+    await page.getByLabel('Name', { exact: true }).fill('Demo site');
+    await page.getByText('Crawl a site (optional)').click();
+    await page.getByLabel('Start URL').fill(siteUrl);
+    await page.getByLabel('Article URLs contain').fill('/article/');
+    await page.getByRole('button', { name: 'Add library' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Demo site' }).waitFor();
+
+    await page.getByRole('link', { name: 'Crawl queue' }).click();
+    await page.getByLabel('Library to crawl').selectOption('site');
+    await page.getByRole('button', { name: 'Add to the queue' }).click();
+    await page.getByText('site was added to the queue.').waitFor();
+    // The queue view polls: the crawl shows up with its stage, then leaves the queue when done.
+    const row = page.locator('table.queue tbody tr', { hasText: 'site' });
+    await row.waitFor({ timeout: 5_000 });
+    assert.match(await row.locator('.badge').textContent(), /queued|discovering|analyzing|crawling|signing/);
+    await shootBoth('11-queue-crawling');
+    await page.getByText('The queue is empty').waitFor({ timeout: 60_000 });
+
+    await page.getByRole('link', { name: 'Libraries', exact: true }).click();
+    const library = page.locator('table.libraries tbody tr', { hasText: 'Demo site' });
+    await library.locator('.badge', { hasText: 'done' }).waitFor();
+    assert.equal(await library.locator('td[data-label=Documents]').textContent(), '4');
+  });
+
+  it('shows the libraries with their figures', async () => {
+    await page.getByRole('link', { name: 'Libraries', exact: true }).click();
+    const row = page.locator('table.libraries tbody tr', { hasText: 'Demo journal' });
+    await row.waitFor();
+    await page.locator('table.libraries tbody tr').nth(1).waitFor();
+    assert.equal(await row.locator('td[data-label=Documents]').textContent(), String(documents.length + 1));
+    assert.equal(await row.locator('.badge').textContent(), 'ready');
+    await shootBoth('12-libraries');
+  });
+
+  it('raised no script errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});
