@@ -9,6 +9,7 @@
 //! cargo bench --bench scale -- acl ../shared/corpus/acl_abstracts.jsonl.gz
 //! # options (after the sizes or the path): --dir DIR (default /tmp/dupfinder-scale)
 //! #   --queries N (1000)  --load-secs S (10)  --concurrency C (16)
+//! #   --reuse: measure an already built library again (no import; ingest is not reported)
 //! ```
 //! Each library is built and measured in its own process (the bench runs itself again), so the
 //! peak memory reported is that library's alone. One JSON object per library is appended to
@@ -35,6 +36,7 @@ struct Options {
     queries: usize,
     load_secs: u64,
     concurrency: usize,
+    reuse: bool,
 }
 
 /// The texts a run needs: the library file, and the queries of each kind with their source.
@@ -57,6 +59,7 @@ fn main() {
         queries: 1000,
         load_secs: 10,
         concurrency: 16,
+        reuse: false,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -66,6 +69,7 @@ fn main() {
             "--queries" => options.queries = value().parse().expect("--queries N"),
             "--load-secs" => options.load_secs = value().parse().expect("--load-secs S"),
             "--concurrency" => options.concurrency = value().parse().expect("--concurrency C"),
+            "--reuse" => options.reuse = true,
             _ => positional.push(arg.clone()),
         }
     }
@@ -99,6 +103,7 @@ fn run_child(what: &[&str], options: &Options) {
         .args(["--queries", &options.queries.to_string()])
         .args(["--load-secs", &options.load_secs.to_string()])
         .args(["--concurrency", &options.concurrency.to_string()])
+        .args(options.reuse.then_some("--reuse"))
         .status()
         .unwrap();
     assert!(status.success(), "{what:?} failed");
@@ -107,7 +112,7 @@ fn run_child(what: &[&str], options: &Options) {
 fn synthetic_workload(size: u64, options: &Options) -> Workload {
     let corpus = SyntheticCorpus::new(VOCABULARY, 1.0, 42);
     let path = options.dir.join(format!("synthetic-{size}.jsonl"));
-    if !path.exists() {
+    if !path.exists() && !options.reuse {
         let started = Instant::now();
         let tmp = path.with_extension("tmp");
         let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).unwrap());
@@ -251,14 +256,29 @@ fn round(x: f64) -> f64 {
 
 fn measure(workload: Workload, options: &Options) {
     let data = options.dir.join(format!("data-{}", workload.label));
-    let _ = std::fs::remove_dir_all(&data);
+    if !options.reuse {
+        let _ = std::fs::remove_dir_all(&data);
+    }
     let mut config = Config::default();
     config.storage.data_dir = data.clone();
     let catalog = Arc::new(Catalog::open(&config).unwrap());
 
-    eprintln!("{}: importing", workload.label);
-    let summary = import_file(&catalog, LIBRARY, &workload.library_file, &()).unwrap();
-    let (_, peak_import) = memory_mb();
+    let ingest = if options.reuse {
+        json!(null)
+    } else {
+        eprintln!("{}: importing", workload.label);
+        let summary = import_file(&catalog, LIBRARY, &workload.library_file, &()).unwrap();
+        let (_, peak_import) = memory_mb();
+        json!({
+            "seconds": round(summary.import_seconds),
+            "docs_per_s": round(summary.accepted as f64 / summary.import_seconds),
+            "mb_per_s": round(summary.bytes as f64 / 1e6 / summary.import_seconds),
+            "json_mb": round(summary.bytes as f64 / 1e6),
+            "rejected": summary.rejected.len(),
+            "merge_snapshot_sign_seconds": round(summary.signing_seconds),
+            "peak_rss_mb": round(peak_import),
+        })
+    };
     let index = catalog.index(LIBRARY).unwrap();
     let documents = index.summary().documents;
     eprintln!("{}: re-indexing", workload.label);
@@ -338,18 +358,10 @@ fn measure(workload: Workload, options: &Options) {
     let result = json!({
         "library": workload.label,
         "documents": documents,
-        "rejected": summary.rejected.len(),
-        "ingest": {
-            "seconds": round(summary.import_seconds),
-            "docs_per_s": round(summary.accepted as f64 / summary.import_seconds),
-            "mb_per_s": round(summary.bytes as f64 / 1e6 / summary.import_seconds),
-            "json_mb": round(summary.bytes as f64 / 1e6),
-        },
-        "merge_snapshot_sign_seconds": round(summary.signing_seconds),
+        "ingest": ingest,
         "reindex_seconds": round(reindex_seconds),
         "index_bytes_per_doc": index_bytes / documents.max(1),
         "index_mb": round(index_bytes as f64 / 1e6),
-        "peak_rss_mb_import": round(peak_import),
         "peak_rss_mb": round(peak),
         "rss_mb_end": round(rss),
         "checks": checks,
