@@ -46,6 +46,13 @@ const ASSETS: &[(&str, Asset)] = &[
         },
     ),
     (
+        "reindex.js",
+        Asset {
+            content_type: JS,
+            body: include_str!("assets/reindex.js"),
+        },
+    ),
+    (
         "dom.js",
         Asset {
             content_type: JS,

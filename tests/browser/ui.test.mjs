@@ -156,6 +156,14 @@ describe('the web UI', () => {
     const titles = await page.locator('table.documents tbody tr td:first-child a').allTextContents();
     assert.deepEqual(titles, [...titles].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
     assert.equal(titles[0], 'Atmospheric stability and wake losses in a large offshore wind farm');
+
+    // Re-indexing from the page: the job's outcome shows, then the new statistics generation.
+    const generation = await page.locator('.stat', { hasText: 'Statistics' }).locator('dd').textContent();
+    await page.getByRole('button', { name: 'Re-index' }).click();
+    await page.getByText(/Re-indexed: statistics generation \d+\./).waitFor();
+    await shoot('02-library-reindexed-desktop');
+    const next = `generation ${Number(generation.replace('generation ', '')) + 1}`;
+    await page.locator('.stat', { hasText: 'Statistics' }).locator('dd', { hasText: next }).waitFor();
   });
 
   it('searches with words, phrases and field filters', async () => {

@@ -2,6 +2,7 @@
 // documents with sorting and pages, and adding documents (a form, or a JSON Lines / text file).
 
 import { api, path } from './api.js';
+import { reindexPanel } from './reindex.js';
 import { badge, emptyState, errorNotice, field, fill, h, loading, number, percent, readFile, time } from './dom.js';
 
 const PAGE = 20;
@@ -25,6 +26,7 @@ export async function libraryView(view, id, params) {
     h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: '#/libraries' }, 'Libraries'), ' / ', h('span', { 'aria-current': 'page' }, lib.name)),
     h('div', { class: 'page-head' }, h('h1', {}, lib.name), h('p', { class: 'subtitle' }, badge(lib.status), ' ', h('span', { class: 'mono muted' }, lib.id))),
     stats(lib),
+    reindexPanel(lib, () => setTimeout(() => libraryView(view, id, params), 800)),
     searchForm(id, q, params),
     results,
     addDocuments(id, () => libraryView(view, id, params)));
