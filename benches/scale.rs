@@ -212,18 +212,36 @@ fn replace_words(text: &str, share: f64, corpus: &[Value], seed: usize) -> Strin
     words.join(" ")
 }
 
-/// Resident and peak resident memory of this process, in MB (Linux).
-fn memory_mb() -> (f64, f64) {
+/// A field of /proc/self/status in MB (Linux).
+fn status_mb(name: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<f64>().ok())
-            .map_or(0.0, |kb| kb / 1024.0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
+    status
+        .lines()
+        .find(|l| l.starts_with(name))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Resident and peak resident memory of this process, in MB. Both count the pages of the index
+/// files tantivy maps and has touched, which the kernel can drop at any time.
+fn memory_mb() -> (f64, f64) {
+    (status_mb("VmRSS:"), status_mb("VmHWM:"))
+}
+
+/// The largest anonymous resident memory (heap and stacks, not mapped files) seen by a thread
+/// sampling every 50 ms: what the process itself holds.
+fn track_anonymous_peak() -> Arc<std::sync::atomic::AtomicU64> {
+    let peak = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let sampled = peak.clone();
+    std::thread::spawn(move || {
+        loop {
+            let kb = (status_mb("RssAnon:") * 1024.0) as u64;
+            sampled.fetch_max(kb, std::sync::atomic::Ordering::Relaxed);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    peak
 }
 
 fn dir_bytes(path: &Path) -> u64 {
@@ -255,6 +273,9 @@ fn round(x: f64) -> f64 {
 }
 
 fn measure(workload: Workload, options: &Options) {
+    let anonymous_peak = track_anonymous_peak();
+    let anonymous_mb =
+        || round(anonymous_peak.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1024.0);
     let data = options.dir.join(format!("data-{}", workload.label));
     if !options.reuse {
         let _ = std::fs::remove_dir_all(&data);
@@ -277,6 +298,7 @@ fn measure(workload: Workload, options: &Options) {
             "rejected": summary.rejected.len(),
             "merge_snapshot_sign_seconds": round(summary.signing_seconds),
             "peak_rss_mb": round(peak_import),
+            "peak_anonymous_mb": anonymous_mb(),
         })
     };
     let index = catalog.index(LIBRARY).unwrap();
@@ -363,6 +385,7 @@ fn measure(workload: Workload, options: &Options) {
         "index_bytes_per_doc": index_bytes / documents.max(1),
         "index_mb": round(index_bytes as f64 / 1e6),
         "peak_rss_mb": round(peak),
+        "peak_anonymous_mb": anonymous_mb(),
         "rss_mb_end": round(rss),
         "checks": checks,
         "analysis_floor_ms": floor,

@@ -89,6 +89,7 @@ impl LibraryIndex {
         let _one_at_a_time = self.rebuild_gate.lock().expect("rebuild gate poisoned");
         let generation = self.signatures().generation() + 1;
         let (signatures, building, changes_before) = self.next_generation(generation)?;
+        signatures.pause_merges();
         let signed = signatures.signed_keys()?;
         let mut done = signed.len() as u64;
         progress(done);
@@ -115,6 +116,9 @@ impl LibraryIndex {
                 signed: done,
             });
         }
+        signatures.commit_partial(self.content_opstamp()?, building)?;
+        // Before the switch, and outside the write gate: checks get one segment to look up.
+        signatures.merge_into_one()?;
         self.go_live(signatures, building, changes_before)?;
         Ok(RebuildOutcome::Finished { generation })
     }

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use tantivy::directory::MmapDirectory;
 use tantivy::schema::{Term, Value};
+use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
 use super::postings::live_docs;
@@ -203,6 +204,37 @@ impl SignatureIndex {
         };
         prepared.set_payload(&serde_json::to_string(&payload).expect("payload serializes"));
         prepared.commit().map_err(IndexError::tantivy(&self.path))?;
+        drop(writer);
+        self.reader
+            .reload()
+            .map_err(IndexError::tantivy(&self.path))
+    }
+
+    /// Stops background merges: a re-index writes many segments that [`merge_into_one`] then
+    /// merges once, instead of merging and re-merging them as they come.
+    ///
+    /// [`merge_into_one`]: SignatureIndex::merge_into_one
+    pub(crate) fn pause_merges(&self) {
+        let writer = self.writer.lock().expect("signature writer lock poisoned");
+        writer.set_merge_policy(Box::new(NoMergePolicy));
+    }
+
+    /// Merges every committed segment into one, so that each lookup of a check reads one term
+    /// dictionary, then lets background merges resume for the writes to come.
+    pub(crate) fn merge_into_one(&self) -> Result<(), IndexError> {
+        let mut writer = self.writer.lock().expect("signature writer lock poisoned");
+        let segments = self
+            .index
+            .searchable_segment_ids()
+            .map_err(IndexError::tantivy(&self.path))?;
+        if segments.len() > 1 {
+            writer
+                .merge(&segments)
+                .wait()
+                .map_err(IndexError::tantivy(&self.path))?;
+            let _ = writer.garbage_collect_files().wait();
+        }
+        writer.set_merge_policy(Box::new(LogMergePolicy::default()));
         drop(writer);
         self.reader
             .reload()
