@@ -3,14 +3,17 @@
 
 mod auth;
 mod body;
+mod check;
 mod crawl;
 mod error;
 mod handlers;
+mod limits;
 mod metrics;
 mod routes;
 mod server;
 mod state;
 
+pub use check::parse_check_request;
 pub use error::ApiError;
 pub use metrics::Metrics;
 pub use routes::router;

@@ -171,6 +171,20 @@ impl Catalog {
         &self.data_dir
     }
 
+    /// Whether the data directory can take a write now: creates, fills (1 MiB), syncs and
+    /// removes a probe file. Used after a write failed, to tell a full or read-only data
+    /// directory from other failures when the index library reports its I/O errors as text.
+    pub fn probe_storage(&self) -> Result<(), std::io::Error> {
+        use std::io::Write;
+        let path = self.data_dir.join(".storage-probe");
+        let written = std::fs::File::create(&path).and_then(|mut file| {
+            file.write_all(&[0u8; 1 << 20])?;
+            file.sync_all()
+        });
+        let _ = std::fs::remove_file(&path);
+        written
+    }
+
     /// Declares a new library and creates its (empty) indexes.
     pub fn create(&self, spec: NewLibrary) -> Result<LibraryInfo, LibraryError> {
         let id = LibraryId::parse(&spec.id).map_err(LibraryError::InvalidId)?;

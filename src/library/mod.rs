@@ -16,6 +16,6 @@ pub use id::LibraryId;
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
 pub use ingest::{
     AnalyzedText, Authors, DocumentError, DocumentInput, IdValue, JsonLine, analyze_text,
-    parse_document, parse_json_lines, parse_lang, prepare,
+    check_json_depth, parse_document, parse_json_lines, parse_lang, prepare,
 };
 pub use registry::{LibraryRecord, Registry, RegistryError};

@@ -9,7 +9,7 @@ use tower::ServiceExt;
 
 use crate::support::{app, catalog, synthetic_text};
 
-async fn send(
+pub(crate) async fn send(
     app: &axum::Router,
     method: &str,
     uri: &str,
@@ -43,7 +43,7 @@ async fn json_request(
     send(app, method, uri, "application/json", body.to_string()).await
 }
 
-fn error_code(body: &Value) -> &str {
+pub(crate) fn error_code(body: &Value) -> &str {
     body["error"]["code"]
         .as_str()
         .unwrap_or_else(|| panic!("not an error body: {body}"))

@@ -1,50 +1,16 @@
 //! Crash consistency against a real server process: SIGKILL during a JSON Lines import, then
 //! restart: every document whose request was answered 2xx is there.
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::support::{http, synthetic_text};
-
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-fn start_server(data_dir: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dupfinder"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(data_dir)
-        .env("DUPFINDER_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starting dupfinder serve");
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("server exited before listening")
-            .unwrap();
-        if let Some(addr) = line.strip_prefix("dupfinder listening on http://") {
-            break addr.trim().parse().unwrap();
-        }
-    };
-    // Keep draining stderr so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    Server { child, addr }
-}
+use crate::support::{http, start_server, synthetic_text};
 
 #[test]
 fn sigkill_during_json_lines_import_loses_no_acknowledged_document() {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = start_server(dir.path());
+    let mut server = start_server(dir.path(), &[]);
     let created = http(
         server.addr,
         "POST",
@@ -103,7 +69,7 @@ fn sigkill_during_json_lines_import_loses_no_acknowledged_document() {
         acknowledged.len()
     );
 
-    let mut server = start_server(dir.path());
+    let mut server = start_server(dir.path(), &[]);
     for id in &acknowledged {
         let response = http(
             server.addr,

@@ -6,6 +6,8 @@ mod crash;
 mod crawl;
 mod crawl_queue;
 mod crawl_resume;
+mod limits;
 mod signatures;
 mod sites;
+mod storage;
 mod support;
