@@ -75,17 +75,12 @@ impl From<LibraryError> for ApiError {
             LibraryError::Registry(RegistryError::Exists(_)) => {
                 ApiError::new(StatusCode::CONFLICT, "library_exists", e.to_string())
             }
+            LibraryError::WriterStopped(_) => writer_stopped(),
             e => match StorageFault::of(&e) {
                 Some(fault) => fault.into_api_error(&e),
                 None if e.to_string().contains("index writer was killed") => {
                     tracing::error!(error = %e, "index writer stopped");
-                    ApiError::new(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "writer_stopped",
-                        "this library's index writer stopped after an earlier storage failure; \
-                         its documents can still be read and checked, writes need a server \
-                         restart",
-                    )
+                    writer_stopped()
                 }
                 None => ApiError::internal(e),
             },
@@ -128,6 +123,15 @@ impl From<CrawlError> for ApiError {
             (None, e) => ApiError::internal(e),
         }
     }
+}
+
+fn writer_stopped() -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "writer_stopped",
+        "this library takes no more writes after an earlier failed write (see the server log); \
+         its documents can still be read and checked; a server restart reopens it",
+    )
 }
 
 /// The answer to a failed write: when it would be `500 internal` or `503 writer_stopped` but the

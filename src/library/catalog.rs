@@ -1,7 +1,7 @@
 //! The catalog: every library of a data directory — its registry record and its open indexes —
 //! and the operations the API and the CLI share.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -33,6 +33,11 @@ pub enum LibraryError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "library `{0}` takes no more writes after a failed one; restart the server to reopen its \
+         index at its last commit"
+    )]
+    WriterStopped(String),
 }
 
 /// A new library as declared by an operator.
@@ -108,6 +113,10 @@ pub struct Catalog {
     analyzer: Analyzer,
     config: Config,
     indexes: RwLock<HashMap<String, Arc<LibraryIndex>>>,
+    /// Libraries whose index writer failed a write. After a failed commit the writer's state is
+    /// unknown (a later commit has been seen to answer `Ok` without the documents), so such a
+    /// library refuses writes until the process reopens it.
+    stopped_writers: RwLock<HashSet<String>>,
 }
 
 impl Catalog {
@@ -125,6 +134,7 @@ impl Catalog {
             analyzer: default_analyzer(),
             config: config.clone(),
             indexes: RwLock::new(HashMap::new()),
+            stopped_writers: RwLock::new(HashSet::new()),
         };
         for record in catalog.registry.list()? {
             let index = catalog.open_index(&record.id)?;
@@ -311,6 +321,10 @@ impl Catalog {
             return Err(LibraryError::NotFound(id.to_string()));
         };
         self.registry.remove(id)?;
+        self.stopped_writers
+            .write()
+            .expect("catalog lock poisoned")
+            .remove(id);
         drop(index);
         let dir = self.library_dir(id);
         if let Err(e) = std::fs::remove_dir_all(&dir) {
@@ -358,7 +372,22 @@ impl Catalog {
         if prepared.is_empty() {
             return Ok(report);
         }
-        index.add(&prepared)?;
+        if self
+            .stopped_writers
+            .read()
+            .expect("catalog lock poisoned")
+            .contains(id)
+        {
+            return Err(LibraryError::WriterStopped(id.to_string()));
+        }
+        if let Err(e) = index.add(&prepared) {
+            tracing::error!(library = id, error = %e, "write failed; the library takes no more writes until restart");
+            self.stopped_writers
+                .write()
+                .expect("catalog lock poisoned")
+                .insert(id.to_string());
+            return Err(e.into());
+        }
         report.accepted = prepared.len();
         if index.signatures().generation() == 0 {
             index.rebuild_statistics(|_| {})?;
