@@ -178,11 +178,6 @@ impl StorageFault {
             {
                 return Some(fault);
             }
-            if let Some(tantivy::TantivyError::IoError(io)) = e.downcast_ref()
-                && let Some(fault) = by_kind(io.kind())
-            {
-                return Some(fault);
-            }
             current = e.source();
         }
         let rendered = format!("{error} {error:?}");
@@ -221,5 +216,34 @@ impl StorageFault {
 impl From<tokio::task::JoinError> for ApiError {
     fn from(e: tokio::task::JoinError) -> Self {
         ApiError::internal(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("tantivy error at /data: An IO error occurred: '{0}'")]
+    struct Flattened(String);
+
+    #[test]
+    fn storage_faults_are_found_in_the_chain_or_in_the_message() {
+        let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
+        assert_eq!(StorageFault::of(&full), Some(StorageFault::Full));
+        let wrapped = LibraryError::Io {
+            path: "/data".into(),
+            source: std::io::Error::from(std::io::ErrorKind::ReadOnlyFilesystem),
+        };
+        assert_eq!(StorageFault::of(&wrapped), Some(StorageFault::Unavailable));
+        let flattened = Flattened("No space left on device (os error 28)".into());
+        assert_eq!(StorageFault::of(&flattened), Some(StorageFault::Full));
+        let flattened = Flattened("Read-only file system (os error 30)".into());
+        assert_eq!(
+            StorageFault::of(&flattened),
+            Some(StorageFault::Unavailable)
+        );
+        let other = Flattened("Data corrupted (os error 5)".into());
+        assert_eq!(StorageFault::of(&other), None);
     }
 }
