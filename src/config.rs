@@ -101,6 +101,18 @@ pub struct Limits {
     pub max_text_bytes: usize,
     /// The largest accepted request body, in bytes.
     pub max_body_bytes: usize,
+    /// The deepest nesting of JSON arrays and objects accepted in a body or a JSON Lines line.
+    pub max_json_depth: usize,
+    /// The most non-blank lines one JSON Lines request may carry.
+    pub max_json_lines: usize,
+    /// The most libraries one check may name in `libraries`.
+    pub max_libraries_per_check: usize,
+    /// The longest search query (`q`), in bytes.
+    pub max_query_bytes: usize,
+    /// How long a client may take to send a request body, in milliseconds.
+    pub body_timeout_ms: u64,
+    /// How long a reading request (check, search, listing) may take to answer, in milliseconds.
+    pub request_timeout_ms: u64,
 }
 
 /// The check: candidate search and the verdict rules (see README, "Verdicts").
@@ -262,6 +274,12 @@ impl Default for Limits {
             min_words: 10,
             max_text_bytes: 5_000_000,
             max_body_bytes: 32 * 1024 * 1024,
+            max_json_depth: 32,
+            max_json_lines: 100_000,
+            max_libraries_per_check: 64,
+            max_query_bytes: 2_000,
+            body_timeout_ms: 60_000,
+            request_timeout_ms: 30_000,
         }
     }
 }
@@ -330,9 +348,10 @@ mod tests {
             file.storage.writer_memory_mb,
             built_in.storage.writer_memory_mb
         );
-        assert_eq!(file.limits.min_words, built_in.limits.min_words);
-        assert_eq!(file.limits.max_text_bytes, built_in.limits.max_text_bytes);
-        assert_eq!(file.limits.max_body_bytes, built_in.limits.max_body_bytes);
+        assert_eq!(
+            format!("{:?}", file.limits),
+            format!("{:?}", built_in.limits)
+        );
         assert_eq!(format!("{:?}", file.check), format!("{:?}", built_in.check));
         assert_eq!(file.signatures.scheme(), built_in.signatures.scheme());
         assert_eq!(format!("{:?}", file.crawl), format!("{:?}", built_in.crawl));

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use super::{ApiError, AppState};
 
 /// Whether a request writes (and so is an operator's).
-fn is_operator(method: &Method, path: &str) -> bool {
+pub(super) fn is_operator(method: &Method, path: &str) -> bool {
     !(method == Method::GET
         || method == Method::HEAD
         || (method == Method::POST && path == "/api/v1/check"))
@@ -54,12 +54,16 @@ pub(super) async fn require_token(
         Some(presented) if constant_time_eq(presented.as_bytes(), token.as_bytes()) => {
             next.run(request).await
         }
-        Some(_) => ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "invalid_token",
-            "the bearer token is not valid",
-        )
-        .into_response(),
+        Some(_) => {
+            // The presented token itself is never logged.
+            tracing::warn!(method = %request.method(), path = %path, "refused: invalid bearer token");
+            ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "invalid_token",
+                "the bearer token is not valid",
+            )
+            .into_response()
+        }
         None => ApiError::new(
             StatusCode::UNAUTHORIZED,
             "missing_token",

@@ -8,6 +8,8 @@ use serde::de::DeserializeOwned;
 
 use super::ApiError;
 use super::state::AppState;
+use crate::config::Limits;
+use crate::library::check_json_depth;
 use axum::http::StatusCode;
 
 /// The raw body, at most `limits.max_body_bytes`, checked to be UTF-8.
@@ -26,23 +28,34 @@ impl FromRequest<AppState> for TextBody {
             .get(axum::http::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(|v| v.to_ascii_lowercase());
-        // The router's `DefaultBodyLimit` makes this fail past `max_body_bytes`.
-        let bytes =
-            Bytes::from_request(request, state)
-                .await
-                .map_err(|rejection| match rejection {
-                    BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(_)) => {
-                        ApiError::new(
-                            StatusCode::PAYLOAD_TOO_LARGE,
-                            "body_too_large",
-                            format!("the request body is larger than {limit} bytes"),
-                        )
-                    }
-                    other => ApiError::bad_request(
-                        "invalid_body",
-                        format!("could not read the request body: {other}"),
-                    ),
-                })?;
+        let timeout_ms = state.catalog.config().limits.body_timeout_ms;
+        // The router's `DefaultBodyLimit` makes this fail past `max_body_bytes`; a client that
+        // trickles its body is given up after `body_timeout_ms`.
+        let read = tokio::time::timeout(
+            std::time::Duration::from_millis(timeout_ms.max(1)),
+            Bytes::from_request(request, state),
+        )
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "body_timeout",
+                format!("the request body did not arrive within {timeout_ms} ms"),
+            )
+        })?;
+        let bytes = read.map_err(|rejection| match rejection {
+            BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(_)) => {
+                ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "body_too_large",
+                    format!("the request body is larger than {limit} bytes"),
+                )
+            }
+            other => ApiError::bad_request(
+                "invalid_body",
+                format!("could not read the request body: {other}"),
+            ),
+        })?;
         let text = String::from_utf8(bytes.to_vec()).map_err(|e| {
             ApiError::bad_request(
                 "invalid_utf8",
@@ -64,18 +77,20 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, ApiError> {
         let body = TextBody::from_request(request, state).await?;
-        parse_json(&body.text).map(JsonBody)
+        parse_json(&body.text, &state.catalog.config().limits).map(JsonBody)
     }
 }
 
-/// Parses JSON, telling a missing field apart from malformed JSON.
-pub(super) fn parse_json<T: DeserializeOwned>(text: &str) -> Result<T, ApiError> {
+/// Parses JSON, telling a missing field apart from malformed JSON. JSON nested deeper than
+/// `limits.max_json_depth` is refused before parsing (`json_too_deep`).
+pub(super) fn parse_json<T: DeserializeOwned>(text: &str, limits: &Limits) -> Result<T, ApiError> {
     if text.trim().is_empty() {
         return Err(ApiError::bad_request(
             "invalid_json",
             "the request body is empty; a JSON object is expected",
         ));
     }
+    check_json_depth(text, limits.max_json_depth)?;
     serde_json::from_str(text).map_err(|e| {
         let message = e.to_string();
         if let Some(rest) = message.strip_prefix("missing field `") {

@@ -12,8 +12,8 @@ use serde_json::json;
 
 use super::body::{JsonBody, TextBody, parse_json};
 use super::crawl::with_crawl_status;
+use super::error::write_failure;
 use super::{ApiError, AppState};
-use crate::check::{CheckReport, CheckRequest, Verdict, check};
 use crate::library::{
     DocumentInput, IngestReport, LibraryId, NewLibrary, parse_json_lines, prepare,
 };
@@ -81,7 +81,9 @@ pub(super) async fn create_library(
         oai_set: body.oai_set,
     };
     let catalog = state.catalog.clone();
-    let info = tokio::task::spawn_blocking(move || catalog.create(spec)).await??;
+    let info = tokio::task::spawn_blocking(move || catalog.create(spec))
+        .await?
+        .map_err(|e| write_failure(&state.catalog, e.into()))?;
     // A library created again under the id of a deleted one starts with no crawl state.
     state.crawl.forget(&info.id).await?;
     Ok((StatusCode::CREATED, Json(with_crawl_status(&state, info)?)))
@@ -115,7 +117,9 @@ pub(super) async fn delete_library(
     // Stop a crawl of the library before its index goes away.
     state.crawl.forget(&id).await?;
     let catalog = state.catalog.clone();
-    tokio::task::spawn_blocking(move || catalog.delete(&id)).await??;
+    tokio::task::spawn_blocking(move || catalog.delete(&id))
+        .await?
+        .map_err(|e| write_failure(&state.catalog, e.into()))?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -142,16 +146,33 @@ pub(super) async fn add_documents(
     state.catalog.index(&id)?;
     let catalog = state.catalog.clone();
     let json_lines = is_json_lines(body.content_type.as_deref());
+    let limits = &state.catalog.config().limits;
+    if json_lines {
+        let lines = body.text.lines().filter(|l| !l.trim().is_empty()).count();
+        if lines > limits.max_json_lines {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "too_many_lines",
+                format!(
+                    "{lines} JSON Lines documents; at most {} per request",
+                    limits.max_json_lines
+                ),
+            ));
+        }
+    }
     let report = tokio::task::spawn_blocking(move || -> Result<IngestReport, ApiError> {
+        let limits = &catalog.config().limits;
         if json_lines {
-            return Ok(catalog.ingest(&id, parse_json_lines(&body.text))?);
+            let lines = parse_json_lines(&body.text, limits.max_json_depth);
+            return Ok(catalog.ingest(&id, lines)?);
         }
         // One document: any problem with it is the request's error, not a rejected line.
-        let input: DocumentInput = parse_json(&body.text)?;
-        let document = prepare(catalog.analyzer(), &catalog.config().limits, input)?;
+        let input: DocumentInput = parse_json(&body.text, limits)?;
+        let document = prepare(catalog.analyzer(), limits, input)?;
         Ok(catalog.ingest_prepared(&id, vec![document], Vec::new())?)
     })
-    .await??;
+    .await?
+    .map_err(|e| write_failure(&state.catalog, e))?;
     state
         .metrics
         .documents_ingested
@@ -180,40 +201,6 @@ pub(super) async fn get_document(
             format!("library `{id}` has no document `{doc_id_for_error}`"),
         )
     })
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct CheckBody {
-    text: String,
-    libraries: Option<Vec<String>>,
-    #[serde(default)]
-    passages: bool,
-    #[serde(default)]
-    min_similarity: f64,
-    lang: Option<String>,
-}
-
-pub(super) async fn check_text(
-    State(state): State<AppState>,
-    JsonBody(body): JsonBody<CheckBody>,
-) -> Result<Json<CheckReport>, ApiError> {
-    let request = CheckRequest {
-        text: body.text,
-        libraries: body.libraries,
-        passages: body.passages,
-        min_similarity: body.min_similarity,
-        lang: body.lang,
-    };
-    let catalog = state.catalog.clone();
-    let report = tokio::task::spawn_blocking(move || check(&catalog, &request)).await??;
-    let counter = match report.verdict {
-        Verdict::Duplicate => &state.metrics.checks_duplicate,
-        Verdict::Partial => &state.metrics.checks_partial,
-        Verdict::Original => &state.metrics.checks_original,
-    };
-    counter.fetch_add(1, Ordering::Relaxed);
-    Ok(Json(report))
 }
 
 pub(super) async fn not_found() -> ApiError {

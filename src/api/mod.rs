@@ -3,10 +3,12 @@
 
 mod auth;
 mod body;
+mod check;
 mod crawl;
 mod error;
 mod handlers;
 mod jobs;
+mod limits;
 mod metrics;
 mod routes;
 mod search;
@@ -14,6 +16,7 @@ mod server;
 mod state;
 mod web;
 
+pub use check::parse_check_request;
 pub use error::ApiError;
 pub use metrics::Metrics;
 pub use routes::router;

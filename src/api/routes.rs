@@ -1,5 +1,5 @@
 //! The router: every route of the v1 API, the JSON 404/405 fallbacks, the body limit, access
-//! control, tracing and metrics layers.
+//! control, time limits, tracing and metrics layers.
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -7,9 +7,11 @@ use axum::routing::{delete, get, post};
 use tower_http::trace::TraceLayer;
 
 use super::auth;
+use super::check::check_text;
 use super::crawl::{dequeue, enqueue, list_queue};
 use super::handlers::*;
 use super::jobs::{abort_job, get_job, list_jobs, start_reindex};
+use super::limits;
 use super::metrics;
 use super::search::{list_documents, search_library};
 use super::state::AppState;
@@ -50,6 +52,10 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            limits::request_timeout,
+        ))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             metrics::record,

@@ -11,8 +11,6 @@ use super::{ApiError, AppState};
 use crate::index::{DocumentPage, QueryError, SearchError, SearchResults, SortKey, SortOrder};
 use crate::library::LibraryError;
 
-/// Longest query, in bytes.
-const MAX_QUERY_BYTES: usize = 2_000;
 /// Deepest page of search results.
 const MAX_SEARCH_OFFSET: usize = 10_000;
 /// Deepest page of a listing.
@@ -38,10 +36,11 @@ pub(super) async fn search_library(
             "the parameter `q` is required",
         ));
     }
-    if query.len() > MAX_QUERY_BYTES {
+    let max_query = state.catalog.config().limits.max_query_bytes;
+    if query.len() > max_query {
         return Err(ApiError::bad_request(
             "query_too_long",
-            format!("the query is longer than {MAX_QUERY_BYTES} bytes"),
+            format!("the query is longer than {max_query} bytes"),
         ));
     }
     let limit = page_limit(params.limit, 10)?;

@@ -4,6 +4,13 @@
 //! the most text (a small readability score), never navigation, comments, footers, forms or
 //! scripts.
 //!
+//! Extraction is linear in the page's size however deeply its elements nest: facts about every
+//! element (inside page furniture or not, text and link-text lengths) are gathered in one
+//! iterative pass, and text is collected without recursion, so that deep nesting can overflow
+//! no thread's stack. The HTML parser itself spends time quadratic in the nesting depth (its
+//! scope checks walk the stack of open elements), so a page nesting elements deeper than
+//! [`MAX_NESTING`] is refused by a linear scan before it is parsed ([`ExtractError::TooDeep`]).
+//!
 //! ```
 //! use dupfinder::crawl::extract;
 //! let html = r#"<html lang="en"><head><title>Site | A paper</title>
@@ -12,7 +19,7 @@
 //!   <body><nav><a href="/list?page=2">next</a></nav>
 //!   <article><p>Signatures of documents find fuzzy duplicates in large collections.</p></article>
 //!   <footer>Copyright</footer></body></html>"#;
-//! let page = extract(html, &url::Url::parse("https://j.org/post/1").unwrap());
+//! let page = extract(html, &url::Url::parse("https://j.org/post/1").unwrap()).unwrap();
 //! assert_eq!(page.title.as_deref(), Some("On signatures"));
 //! assert_eq!(page.authors, ["Ilyinsky, S."]);
 //! assert_eq!(page.text, "Signatures of documents find fuzzy duplicates in large collections.");
@@ -20,8 +27,9 @@
 //! assert_eq!(page.links[0].as_str(), "https://j.org/list?page=2");
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use ego_tree::{NodeId, NodeRef};
 use scraper::{ElementRef, Html, Node, Selector};
 use url::Url;
 
@@ -133,8 +141,31 @@ fn selector(css: &str) -> Selector {
     Selector::parse(css).expect("a valid built-in selector")
 }
 
+/// The deepest element nesting a page may have. Real article pages nest a few dozen levels;
+/// at this depth parsing still takes milliseconds, at 100,000 it takes most of a minute.
+pub const MAX_NESTING: usize = 2_000;
+
+/// Why a page was not parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExtractError {
+    #[error("elements nest deeper than {limit} levels")]
+    TooDeep { limit: usize },
+}
+
+impl ExtractError {
+    /// The stable code of this failure, as recorded for the page.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ExtractError::TooDeep { .. } => "too_deep",
+        }
+    }
+}
+
 /// Extracts the article and the links of an HTML page fetched from `page_url`.
-pub fn extract(html: &str, page_url: &Url) -> ExtractedPage {
+pub fn extract(html: &str, page_url: &Url) -> Result<ExtractedPage, ExtractError> {
+    if nesting_exceeds(html, MAX_NESTING) {
+        return Err(ExtractError::TooDeep { limit: MAX_NESTING });
+    }
     let document = Html::parse_document(html);
     let meta = meta_tags(&document);
     let first = |names: &[&str]| -> Option<String> {
@@ -210,7 +241,7 @@ pub fn extract(html: &str, page_url: &Url) -> ExtractedPage {
         text = abstract_text;
     }
 
-    ExtractedPage {
+    Ok(ExtractedPage {
         title,
         authors,
         doi: first(&["citation_doi", "dc.identifier.doi"]),
@@ -221,7 +252,78 @@ pub fn extract(html: &str, page_url: &Url) -> ExtractedPage {
         has_citation_meta,
         text,
         links: links(&document, &base),
+    })
+}
+
+/// Elements that never hold others open: void elements, and those whose end tag the parser
+/// implies when a sibling starts.
+const NON_NESTING: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr", "p", "li", "dt", "dd", "option", "optgroup", "tr", "td", "th", "thead",
+    "tbody", "tfoot", "rt", "rp", "caption", "colgroup",
+];
+
+/// Elements whose content is text up to their end tag.
+const RAW_TEXT: &[&str] = &[
+    "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes",
+];
+
+/// Whether the elements of `html` nest deeper than `limit`, by one linear scan of its tags (an
+/// approximation of the parser's stack of open elements: comments and raw text are skipped,
+/// unmatched end tags never go below zero).
+fn nesting_exceeds(html: &str, limit: usize) -> bool {
+    let bytes = html.as_bytes();
+    let find = |from: usize, needle: &[u8]| -> usize {
+        (from..bytes.len())
+            .find(|&i| {
+                bytes[i..].len() >= needle.len()
+                    && bytes[i..i + needle.len()].eq_ignore_ascii_case(needle)
+            })
+            .unwrap_or(bytes.len())
+    };
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(offset) = bytes[i..].iter().position(|&b| b == b'<') {
+        let start = i + offset + 1;
+        let rest = &bytes[start..];
+        if rest.starts_with(b"!--") {
+            i = find(start, b"-->");
+            continue;
+        }
+        let closing = rest.first() == Some(&b'/');
+        let name_start = start + usize::from(closing);
+        let name_end = (name_start..bytes.len())
+            .find(|&j| !(bytes[j].is_ascii_alphanumeric() || bytes[j] == b'-' || bytes[j] == b':'))
+            .unwrap_or(bytes.len());
+        let name = html[name_start..name_end].to_ascii_lowercase();
+        // The end of the tag, past quoted attribute values.
+        let mut j = name_end;
+        let mut quote = None;
+        while j < bytes.len() {
+            match (quote, bytes[j]) {
+                (None, b'>') => break,
+                (None, q @ (b'"' | b'\'')) => quote = Some(q),
+                (Some(q), b) if b == q => quote = None,
+                _ => {}
+            }
+            j += 1;
+        }
+        i = j;
+        if name.is_empty() || !name.as_bytes()[0].is_ascii_alphabetic() {
+            continue;
+        }
+        if closing {
+            depth = depth.saturating_sub(1);
+        } else if RAW_TEXT.contains(&name.as_str()) {
+            i = find(j, format!("</{name}").as_bytes());
+        } else if !NON_NESTING.contains(&name.as_str()) {
+            depth += 1;
+            if depth > limit {
+                return true;
+            }
+        }
     }
+    false
 }
 
 /// `<meta name|property=… content=…>` values by lowercase name, in document order.
@@ -287,23 +389,92 @@ fn is_boilerplate(element: &ElementRef) -> bool {
     value.classes().any(marks) || value.id().is_some_and(marks)
 }
 
-fn inside_boilerplate(element: &ElementRef) -> bool {
-    element
-        .ancestors()
-        .filter_map(ElementRef::wrap)
-        .any(|a| is_boilerplate(&a))
+/// What extraction needs to know about every element, gathered in one pass.
+struct PageFacts {
+    /// Elements with an ancestor that is page furniture.
+    inside_furniture: HashSet<NodeId>,
+    /// Bytes of text under each element, and of the text of links under it.
+    text_bytes: HashMap<NodeId, usize>,
+    link_bytes: HashMap<NodeId, usize>,
+}
+
+impl PageFacts {
+    fn gather(document: &Html) -> PageFacts {
+        let mut inside_furniture = HashSet::new();
+        let mut text_bytes: HashMap<NodeId, usize> = HashMap::new();
+        let mut link_bytes: HashMap<NodeId, usize> = HashMap::new();
+        // Pre-order, so that every element comes after its ancestors.
+        let mut elements = Vec::new();
+        let mut stack = vec![(document.tree.root(), false)];
+        while let Some((node, inside)) = stack.pop() {
+            let mut furniture = inside;
+            if let Some(element) = ElementRef::wrap(node) {
+                if inside {
+                    inside_furniture.insert(node.id());
+                }
+                furniture = inside || is_boilerplate(&element);
+                elements.push(element);
+            } else if let (Node::Text(text), Some(parent)) = (node.value(), node.parent()) {
+                *text_bytes.entry(parent.id()).or_default() += text.len();
+            }
+            stack.extend(node.children().map(|child| (child, furniture)));
+        }
+        // Backwards, every element is done before its parent: sums flow upwards.
+        for element in elements.iter().rev() {
+            let id = element.id();
+            let text = text_bytes.get(&id).copied().unwrap_or(0);
+            let links = if element.value().name() == "a" {
+                text
+            } else {
+                link_bytes.get(&id).copied().unwrap_or(0)
+            };
+            link_bytes.insert(id, links);
+            if let Some(parent) = element.parent() {
+                *text_bytes.entry(parent.id()).or_default() += text;
+                *link_bytes.entry(parent.id()).or_default() += links;
+            }
+        }
+        PageFacts {
+            inside_furniture,
+            text_bytes,
+            link_bytes,
+        }
+    }
+
+    fn is_furniture(&self, element: &ElementRef) -> bool {
+        is_boilerplate(element) || self.inside_furniture.contains(&element.id())
+    }
+}
+
+/// The elements matching `selector` that have no matching ancestor. An outer match holds the
+/// text of the matches inside it, so only outer ones need their text collected.
+fn outermost<'a>(document: &'a Html, selector: &Selector) -> Vec<ElementRef<'a>> {
+    let matched: HashSet<NodeId> = document.select(selector).map(|e| e.id()).collect();
+    let mut out = Vec::new();
+    let mut stack = vec![document.tree.root()];
+    while let Some(node) = stack.pop() {
+        if matched.contains(&node.id())
+            && let Some(element) = ElementRef::wrap(node)
+        {
+            out.push(element);
+            continue;
+        }
+        stack.extend(node.children().rev());
+    }
+    out
 }
 
 /// The article body of the page.
 fn article_text(document: &Html) -> String {
+    let facts = PageFacts::gather(document);
     let body = document
         .select(&selector("body"))
         .next()
         .unwrap_or_else(|| document.root_element());
     let longest = |css: &str| -> Option<(ElementRef, String)> {
-        document
-            .select(&selector(css))
-            .filter(|e| !is_boilerplate(e) && !inside_boilerplate(e))
+        outermost(document, &selector(css))
+            .into_iter()
+            .filter(|e| !facts.is_furniture(e))
             .map(|e| (e, block_text(e)))
             .max_by_key(|(_, text)| text.len())
             .filter(|(_, text)| text.split_whitespace().count() >= 10)
@@ -314,7 +485,7 @@ fn article_text(document: &Html) -> String {
     if let Some((_, text)) = longest("main, [role=main]") {
         return text;
     }
-    match densest_block(document) {
+    match densest_block(document, &facts) {
         Some(block) => block_text(block),
         None => block_text(body),
     }
@@ -322,22 +493,18 @@ fn article_text(document: &Html) -> String {
 
 /// The element whose paragraphs hold the most text that is not link text: every paragraph
 /// scores its parent fully and its grandparent by half.
-fn densest_block(document: &Html) -> Option<ElementRef<'_>> {
+fn densest_block<'a>(document: &'a Html, facts: &PageFacts) -> Option<ElementRef<'a>> {
     let mut scores = HashMap::new();
     let mut elements = HashMap::new();
     for paragraph in document.select(&selector("p, pre, blockquote, td, dd")) {
-        if inside_boilerplate(&paragraph) {
+        if facts.inside_furniture.contains(&paragraph.id()) {
             continue;
         }
-        let length = paragraph.text().map(str::len).sum::<usize>();
+        let length = facts.text_bytes.get(&paragraph.id()).copied().unwrap_or(0);
         if length < 25 {
             continue;
         }
-        let link_length: usize = paragraph
-            .select(&selector("a"))
-            .flat_map(|a| a.text())
-            .map(str::len)
-            .sum();
+        let link_length = facts.link_bytes.get(&paragraph.id()).copied().unwrap_or(0);
         let score = length.saturating_sub(link_length) as f64;
         let mut weight = 1.0;
         for ancestor in paragraph.ancestors().filter_map(ElementRef::wrap).take(2) {
@@ -363,27 +530,46 @@ fn block_text(element: ElementRef) -> String {
         .join("\n")
 }
 
+/// Appends the text under `element` in document order, with an explicit stack instead of
+/// recursion (pages may nest elements a hundred thousand deep).
 fn collect_text(element: ElementRef, out: &mut String) {
-    for child in element.children() {
-        match child.value() {
+    enum Step<'a> {
+        Visit(NodeRef<'a, Node>),
+        /// After an element's children: what separates it from what follows.
+        Close(Option<char>),
+    }
+    let mut stack: Vec<Step> = element.children().rev().map(Step::Visit).collect();
+    while let Some(step) = stack.pop() {
+        let node = match step {
+            Step::Close(separator) => {
+                out.extend(separator);
+                continue;
+            }
+            Step::Visit(node) => node,
+        };
+        match node.value() {
             Node::Text(text) => out.push_str(text),
             Node::Element(_) => {
-                let Some(child) = ElementRef::wrap(child) else {
+                let Some(child) = ElementRef::wrap(node) else {
                     continue;
                 };
                 if is_boilerplate(&child) {
                     continue;
                 }
-                let block = BLOCK_ELEMENTS.contains(&child.value().name());
+                let name = child.value().name();
+                let block = BLOCK_ELEMENTS.contains(&name);
                 if block {
                     out.push('\n');
                 }
-                collect_text(child, out);
-                if block {
-                    out.push('\n');
-                } else if matches!(child.value().name(), "td" | "th" | "span" | "a") {
-                    out.push(' ');
-                }
+                let separator = if block {
+                    Some('\n')
+                } else if matches!(name, "td" | "th" | "span" | "a") {
+                    Some(' ')
+                } else {
+                    None
+                };
+                stack.push(Step::Close(separator));
+                stack.extend(node.children().rev().map(Step::Visit));
             }
             _ => {}
         }
@@ -421,8 +607,64 @@ fn primary_subtag(tag: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn nesting_is_measured_on_tags_outside_comments_and_scripts() {
+        let nested =
+            |n: usize| format!("{}x{}", "<div class=\"a>b\">".repeat(n), "</div>".repeat(n));
+        assert!(!nesting_exceeds(&nested(10), 10));
+        assert!(nesting_exceeds(&nested(11), 10));
+        // Siblings, paragraphs and void elements do not nest.
+        assert!(!nesting_exceeds(
+            &"<div></div><p><li><br><img>".repeat(100),
+            10
+        ));
+        // Tags inside comments, scripts and styles are text.
+        let hidden = format!(
+            "<!-- {} --><script>var s = '{}';</script><STYLE>{}</style>",
+            "<div>".repeat(50),
+            "<div>".repeat(50),
+            "<div>".repeat(50)
+        );
+        assert!(!nesting_exceeds(&hidden, 10));
+        // Unmatched end tags do not make room for more.
+        let unbalanced = format!("{}{}", "</div>".repeat(50), "<div>".repeat(11));
+        assert!(nesting_exceeds(&unbalanced, 10));
+    }
+
+    #[test]
+    fn a_page_nested_too_deep_is_refused_before_parsing() {
+        let html = format!(
+            "{}text{}",
+            "<div>".repeat(100_000),
+            "</div>".repeat(100_000)
+        );
+        let started = std::time::Instant::now();
+        let refused = extract(&html, &Url::parse("https://j.org/").unwrap());
+        assert_eq!(refused, Err(ExtractError::TooDeep { limit: MAX_NESTING }));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    #[test]
+    fn deep_but_allowed_nesting_is_extracted_without_recursion() {
+        // Within the limit, on a thread with a small stack: no recursion over the depth.
+        let depth = MAX_NESTING - 10;
+        let html = format!(
+            "<html><body>{}<p>Deeply nested text of an article that has more than ten words in it.</p>{}</body></html>",
+            "<blockquote>".repeat(depth),
+            "</blockquote>".repeat(depth)
+        );
+        let page = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || extract(&html, &Url::parse("https://j.org/").unwrap()))
+            .unwrap()
+            .join()
+            .unwrap()
+            .unwrap();
+        assert!(page.text.contains("Deeply nested text"), "{page:?}");
+    }
+
     fn page(html: &str) -> ExtractedPage {
-        extract(html, &Url::parse("https://lib.org/post/5/").unwrap())
+        extract(html, &Url::parse("https://lib.org/post/5/").unwrap()).unwrap()
     }
 
     #[test]

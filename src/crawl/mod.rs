@@ -32,7 +32,7 @@ mod worker;
 
 pub use address::{NonPublicAddress, check_host, is_non_public};
 pub use error::CrawlError;
-pub use extract::{ExtractedPage, extract};
+pub use extract::{ExtractError, ExtractedPage, MAX_NESTING, extract};
 pub use fetch::{FetchError, FetchKind, Fetched, Fetcher};
 pub use frontier::{Frontier, Reserved};
 pub use job::{Counters, CrawlMode, IdRange, JobRecord, OaiProgress, Outcome, Stage};

@@ -543,7 +543,20 @@ fn parse_and_record(
     let frontier = &ctx.frontier;
     frontier.fetched(&page.url)?;
     let text = fetched.text();
-    let extracted = extract(&text, &fetched.url);
+    let extracted = match extract(&text, &fetched.url) {
+        Ok(extracted) => extracted,
+        Err(e) => {
+            frontier.failed(
+                &page.url,
+                Failure {
+                    code: e.code().to_string(),
+                    message: format!("{}: {e}", page.url),
+                    transient: false,
+                },
+            )?;
+            return Ok(false);
+        }
+    };
     let final_url = fetched.url;
     let article = frontier.is_article(&final_url);
     let links = if follow_links {

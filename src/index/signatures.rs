@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use tantivy::directory::MmapDirectory;
-use tantivy::schema::{Term, Value};
 use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
+use tantivy::schema::{Term, Value};
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
 use super::postings::live_docs;

@@ -1,7 +1,7 @@
 //! The catalog: every library of a data directory — its registry record and its open indexes —
 //! and the operations the API and the CLI share.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -33,6 +33,11 @@ pub enum LibraryError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "library `{0}` takes no more writes after a failed one; restart the server to reopen its \
+         index at its last commit"
+    )]
+    WriterStopped(String),
 }
 
 /// A new library as declared by an operator.
@@ -108,6 +113,10 @@ pub struct Catalog {
     analyzer: Analyzer,
     config: Config,
     indexes: RwLock<HashMap<String, Arc<LibraryIndex>>>,
+    /// Libraries whose index writer failed a write. After a failed commit the writer's state is
+    /// unknown (a later commit has been seen to answer `Ok` without the documents), so such a
+    /// library refuses writes until the process reopens it.
+    stopped_writers: RwLock<HashSet<String>>,
 }
 
 impl Catalog {
@@ -125,6 +134,7 @@ impl Catalog {
             analyzer: default_analyzer(),
             config: config.clone(),
             indexes: RwLock::new(HashMap::new()),
+            stopped_writers: RwLock::new(HashSet::new()),
         };
         for record in catalog.registry.list()? {
             let index = catalog.open_index(&record.id)?;
@@ -169,6 +179,20 @@ impl Catalog {
     /// The data directory.
     pub fn data_dir(&self) -> &Path {
         &self.data_dir
+    }
+
+    /// Whether the data directory can take a write now: creates, fills (1 MiB), syncs and
+    /// removes a probe file. Used after a write failed, to tell a full or read-only data
+    /// directory from other failures when the index library reports its I/O errors as text.
+    pub fn probe_storage(&self) -> Result<(), std::io::Error> {
+        use std::io::Write;
+        let path = self.data_dir.join(".storage-probe");
+        let written = std::fs::File::create(&path).and_then(|mut file| {
+            file.write_all(&[0u8; 1 << 20])?;
+            file.sync_all()
+        });
+        let _ = std::fs::remove_file(&path);
+        written
     }
 
     /// Declares a new library and creates its (empty) indexes.
@@ -297,6 +321,10 @@ impl Catalog {
             return Err(LibraryError::NotFound(id.to_string()));
         };
         self.registry.remove(id)?;
+        self.stopped_writers
+            .write()
+            .expect("catalog lock poisoned")
+            .remove(id);
         drop(index);
         let dir = self.library_dir(id);
         if let Err(e) = std::fs::remove_dir_all(&dir) {
@@ -344,7 +372,22 @@ impl Catalog {
         if prepared.is_empty() {
             return Ok(report);
         }
-        index.add(&prepared)?;
+        if self
+            .stopped_writers
+            .read()
+            .expect("catalog lock poisoned")
+            .contains(id)
+        {
+            return Err(LibraryError::WriterStopped(id.to_string()));
+        }
+        if let Err(e) = index.add(&prepared) {
+            tracing::error!(library = id, error = %e, "write failed; the library takes no more writes until restart");
+            self.stopped_writers
+                .write()
+                .expect("catalog lock poisoned")
+                .insert(id.to_string());
+            return Err(e.into());
+        }
         report.accepted = prepared.len();
         if index.signatures().generation() == 0 {
             index.rebuild_statistics(|_| {})?;

@@ -66,6 +66,8 @@ pub enum DocumentError {
     InvalidDocId(String),
     #[error("invalid year `{0}`: expected a number such as 2021")]
     InvalidYear(String),
+    #[error("JSON nested deeper than {max} levels")]
+    JsonTooDeep { max: usize },
 }
 
 impl DocumentError {
@@ -80,6 +82,7 @@ impl DocumentError {
             DocumentError::InvalidLang(_) => "invalid_lang",
             DocumentError::InvalidDocId(_) => "invalid_doc_id",
             DocumentError::InvalidYear(_) => "invalid_year",
+            DocumentError::JsonTooDeep { .. } => "json_too_deep",
         }
     }
 }
@@ -208,13 +211,49 @@ pub fn prepare(
 /// One line of a JSON Lines body: its 1-based number and the document or the reason it failed.
 pub type JsonLine = (usize, Result<DocumentInput, DocumentError>);
 
-/// Splits a JSON Lines body into documents; blank lines are skipped.
-pub fn parse_json_lines(body: &str) -> Vec<JsonLine> {
+/// Splits a JSON Lines body into documents; blank lines are skipped, and a line nested deeper
+/// than `max_depth` is rejected without being parsed.
+pub fn parse_json_lines(body: &str, max_depth: usize) -> Vec<JsonLine> {
     body.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(i, line)| (i + 1, parse_document(line)))
+        .map(|(i, line)| {
+            let parsed = check_json_depth(line, max_depth).and_then(|()| parse_document(line));
+            (i + 1, parsed)
+        })
         .collect()
+}
+
+/// Refuses JSON whose arrays and objects nest deeper than `max`, by a linear scan that needs
+/// no recursion, so that a hostile body is turned away before a recursive parser sees it.
+/// Brackets inside strings do not count; malformed JSON is left for the parser to report.
+pub fn check_json_depth(json: &str, max: usize) -> Result<(), DocumentError> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for byte in json.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return Err(DocumentError::JsonTooDeep { max });
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Parses one JSON document.
@@ -241,7 +280,7 @@ mod tests {
         let body = format!(
             "{{\"id\":\"a\",\"text\":\"{TEXT}\"}}\n\n{{broken\n{{\"id\":2,\"text\":\"{TEXT}\",\"year\":\"1999\"}}\n"
         );
-        let lines = parse_json_lines(&body);
+        let lines = parse_json_lines(&body, 32);
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0].0, 1);
         assert_eq!(lines[1].0, 3);
@@ -251,6 +290,28 @@ mod tests {
         let doc = prepare(&analyzer, &Limits::default(), lines[2].1.clone().unwrap()).unwrap();
         assert_eq!(doc.doc_id, "2");
         assert_eq!(doc.year, Some(1999));
+    }
+
+    #[test]
+    fn json_depth_counts_brackets_outside_strings_only() {
+        assert_eq!(check_json_depth(r#"{"a":[[1]]}"#, 3), Ok(()));
+        assert_eq!(
+            check_json_depth(r#"{"a":[[[1]]]}"#, 3),
+            Err(DocumentError::JsonTooDeep { max: 3 })
+        );
+        // Brackets and escaped quotes inside strings are text.
+        assert_eq!(check_json_depth(r#"{"t":"[[[[\"{{{{"}"#, 1), Ok(()));
+        // Siblings do not add up.
+        assert_eq!(check_json_depth("[[1],[2],[3],[4]]", 2), Ok(()));
+    }
+
+    #[test]
+    fn a_deeply_nested_json_line_is_rejected_without_parsing() {
+        let deep = format!("{}{}", "[".repeat(1_000_000), "]".repeat(1_000_000));
+        let body = format!("{deep}\n{{\"id\":\"a\",\"text\":\"{TEXT}\"}}\n");
+        let lines = parse_json_lines(&body, 32);
+        assert_eq!(lines[0].1.as_ref().unwrap_err().code(), "json_too_deep");
+        assert!(lines[1].1.is_ok());
     }
 
     #[test]

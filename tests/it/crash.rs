@@ -2,55 +2,16 @@
 //! restart: every document whose request was answered 2xx is there. SIGKILL during a re-index,
 //! then restart: the index opens on one whole generation and the re-index resumes.
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::support::{http, synthetic_text};
-
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-fn start_server(data_dir: &Path) -> Server {
-    start_server_with(data_dir, &[])
-}
-
-fn start_server_with(data_dir: &Path, extra: &[&std::ffi::OsStr]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dupfinder"))
-        .args(extra)
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(data_dir)
-        .env("DUPFINDER_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starting dupfinder serve");
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("server exited before listening")
-            .unwrap();
-        if let Some(addr) = line.strip_prefix("dupfinder listening on http://") {
-            break addr.trim().parse().unwrap();
-        }
-    };
-    // Keep draining stderr so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    Server { child, addr }
-}
+use crate::support::{http, start_server, synthetic_text};
 
 #[test]
 fn sigkill_during_json_lines_import_loses_no_acknowledged_document() {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = start_server(dir.path());
+    let mut server = start_server(dir.path(), &[]);
     let created = http(
         server.addr,
         "POST",
@@ -109,7 +70,7 @@ fn sigkill_during_json_lines_import_loses_no_acknowledged_document() {
         acknowledged.len()
     );
 
-    let mut server = start_server(dir.path());
+    let mut server = start_server(dir.path(), &[]);
     for id in &acknowledged {
         let response = http(
             server.addr,
@@ -142,7 +103,7 @@ fn sigkill_during_json_lines_import_loses_no_acknowledged_document() {
     server.child.wait().unwrap();
 }
 
-fn get_json(addr: SocketAddr, path: &str) -> serde_json::Value {
+fn get_json(addr: std::net::SocketAddr, path: &str) -> serde_json::Value {
     let response = http(addr, "GET", path, "application/json", b"").unwrap();
     assert_eq!(response.status, 200, "{path}: {}", response.body);
     serde_json::from_str(&response.body).unwrap()
@@ -164,9 +125,9 @@ fn sigkill_during_a_reindex_keeps_one_generation_and_the_reindex_resumes() {
         "[reindex]\nmax_docs_per_second = 300\ncommit_every = 50\nauto_drift = 0.0\n",
     )
     .unwrap();
-    let args = [std::ffi::OsStr::new("--config"), config.as_os_str()];
+    let env = [("DUPFINDER_CONFIG", config.to_str().unwrap())];
     let data = dir.path().join("data");
-    let mut server = start_server_with(&data, &args);
+    let mut server = start_server(&data, &env);
     let started = http(
         server.addr,
         "POST",
@@ -210,7 +171,7 @@ fn sigkill_during_a_reindex_keeps_one_generation_and_the_reindex_resumes() {
     }
 
     // The restarted server resumes the re-index from its last commit and finishes it.
-    let mut server = start_server_with(&data, &args);
+    let mut server = start_server(&data, &env);
     let deadline = Instant::now() + Duration::from_secs(60);
     let resumed = loop {
         let jobs = get_json(server.addr, "/api/v1/jobs");

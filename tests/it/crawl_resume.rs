@@ -12,10 +12,10 @@ use dupfinder::crawl::{CrawlStore, PageState};
 
 use crate::sites::{FixtureServer, Reply, article_page, link_page, slug};
 
-const ARTICLES: u64 = 80;
+pub(crate) const ARTICLES: u64 = 80;
 const PER_PAGE: u64 = 10;
 
-fn article_path(i: u64) -> String {
+pub(crate) fn article_path(i: u64) -> String {
     format!("/article/n/{}", slug(i))
 }
 
@@ -27,7 +27,7 @@ fn list_page(page: u64, articles: &[u64], more: bool) -> Reply {
     Reply::Html(link_page(&format!("Archive, page {page}"), &links))
 }
 
-fn site() -> HashMap<String, Reply> {
+pub(crate) fn site() -> HashMap<String, Reply> {
     let mut pages = HashMap::new();
     pages.insert(
         "/".to_string(),

@@ -35,6 +35,11 @@ pub(crate) enum Reply {
     Huge(usize),
     /// `429 Too Many Requests` with `Retry-After` the first time, the page afterwards.
     RateLimitedOnce(u64, String),
+    /// An HTML body that never ends: `chunk` bytes every `every`, forever.
+    Endless {
+        chunk: usize,
+        every: Duration,
+    },
 }
 
 /// A request the server received.
@@ -107,6 +112,23 @@ async fn serve_page(State(state): State<Arc<SiteState>>, uri: Uri) -> Response {
             let stream = futures_util::stream::iter(
                 (0..chunks).map(move |_| Ok::<_, std::io::Error>(chunk.clone())),
             );
+            let mut response = Body::from_stream(stream).into_response();
+            response
+                .headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html"));
+            response
+        }
+        Some(Reply::Endless { chunk, every }) => {
+            let chunk = axum::body::Bytes::from(vec![b'a'; chunk]);
+            let stream = futures_util::stream::unfold((), move |()| {
+                let chunk = chunk.clone();
+                async move {
+                    if !every.is_zero() {
+                        tokio::time::sleep(every).await;
+                    }
+                    Some((Ok::<_, std::io::Error>(chunk), ()))
+                }
+            });
             let mut response = Body::from_stream(stream).into_response();
             response
                 .headers_mut()

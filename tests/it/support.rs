@@ -1,8 +1,10 @@
 //! Shared test helpers: a catalog in a temporary directory, a router, a tiny HTTP/1.1 client
 //! for tests against a real server process, and fixture texts.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -54,6 +56,67 @@ pub(crate) fn corpus() -> Vec<serde_json::Value> {
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
+}
+
+/// A `dupfinder serve` child process.
+pub(crate) struct ServerProcess {
+    pub(crate) child: Child,
+    pub(crate) addr: SocketAddr,
+    /// The server's standard error, line by line, as it is drained.
+    pub(crate) log: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl ServerProcess {
+    /// SIGKILL, and wait for the process to go.
+    pub(crate) fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Starts `dupfinder serve` on a free loopback port over `data_dir`, with extra environment
+/// variables, and waits until it listens.
+pub(crate) fn start_server(data_dir: &Path, env: &[(&str, &str)]) -> ServerProcess {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dupfinder"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .env("DUPFINDER_LOG", "warn")
+        .envs(env.iter().copied())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting dupfinder serve");
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let log: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let addr = loop {
+        let Some(line) = lines.next() else {
+            let status = child.wait().unwrap();
+            panic!(
+                "the server exited ({status}) before listening: {:?}",
+                log.lock().unwrap()
+            );
+        };
+        let line = line.unwrap();
+        if let Some(addr) = line.strip_prefix("dupfinder listening on http://") {
+            break addr.trim().parse().unwrap();
+        }
+        log.lock().unwrap().push(line);
+    };
+    // Keep draining stderr so the server never blocks on a full pipe.
+    let drained = log.clone();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            drained.lock().unwrap().push(line);
+        }
+    });
+    ServerProcess { child, addr, log }
 }
 
 /// A response from [`http`].

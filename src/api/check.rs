@@ -1,0 +1,90 @@
+//! `POST /api/v1/check`: the request body turned into a [`CheckRequest`] under the configured
+//! limits (JSON depth, number of libraries), then the check on the blocking pool.
+
+use std::sync::atomic::Ordering;
+
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+
+use super::body::{TextBody, parse_json};
+use super::{ApiError, AppState};
+use crate::check::{CheckReport, CheckRequest, Verdict, check};
+use crate::config::Limits;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckBody {
+    text: String,
+    libraries: Option<Vec<String>>,
+    #[serde(default)]
+    passages: bool,
+    #[serde(default)]
+    min_similarity: f64,
+    lang: Option<String>,
+}
+
+/// Parses and validates a check body: at most `limits.max_json_depth` levels of JSON, at most
+/// `limits.max_libraries_per_check` libraries named. The text itself is validated by the check.
+pub fn parse_check_request(body: &str, limits: &Limits) -> Result<CheckRequest, ApiError> {
+    let body: CheckBody = parse_json(body, limits)?;
+    if let Some(libraries) = &body.libraries
+        && libraries.len() > limits.max_libraries_per_check
+    {
+        return Err(ApiError::bad_request(
+            "too_many_libraries",
+            format!(
+                "{} libraries named; a check may name at most {} (leave `libraries` out to \
+                 check against all)",
+                libraries.len(),
+                limits.max_libraries_per_check
+            ),
+        ));
+    }
+    Ok(CheckRequest {
+        text: body.text,
+        libraries: body.libraries,
+        passages: body.passages,
+        min_similarity: body.min_similarity,
+        lang: body.lang,
+    })
+}
+
+pub(super) async fn check_text(
+    State(state): State<AppState>,
+    body: TextBody,
+) -> Result<Json<CheckReport>, ApiError> {
+    let request = parse_check_request(&body.text, &state.catalog.config().limits)?;
+    let catalog = state.catalog.clone();
+    let report = tokio::task::spawn_blocking(move || check(&catalog, &request)).await??;
+    let counter = match report.verdict {
+        Verdict::Duplicate => &state.metrics.checks_duplicate,
+        Verdict::Partial => &state.metrics.checks_partial,
+        Verdict::Original => &state.metrics.checks_original,
+    };
+    counter.fetch_add(1, Ordering::Relaxed);
+    Ok(Json(report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_many_libraries_and_too_deep_bodies_have_their_codes() {
+        let limits = Limits {
+            max_libraries_per_check: 2,
+            ..Limits::default()
+        };
+        let ok = parse_check_request(r#"{"text":"t","libraries":["a","b"]}"#, &limits).unwrap();
+        assert_eq!(ok.libraries.unwrap().len(), 2);
+        let err =
+            parse_check_request(r#"{"text":"t","libraries":["a","b","c"]}"#, &limits).unwrap_err();
+        assert_eq!(err.code, "too_many_libraries");
+        let deep = format!(r#"{{"text":"t","x":{}{}}}"#, "[".repeat(40), "]".repeat(40));
+        assert_eq!(
+            parse_check_request(&deep, &limits).unwrap_err().code,
+            "json_too_deep"
+        );
+    }
+}
