@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::QueryParser;
+use tantivy::query::{QueryParser, QueryParserError};
 use tantivy::snippet::SnippetGenerator;
 
 use super::{IndexError, LibraryIndex, QueryError, translate_query};
@@ -59,9 +59,24 @@ impl LibraryIndex {
         let mut parser =
             QueryParser::for_index(self.tantivy_index(), vec![schema.title, schema.body]);
         parser.set_conjunction_by_default();
-        let query = parser
-            .parse_query(&translate_query(query)?)
-            .map_err(|e| SearchError::InvalidQuery(e.to_string()))?;
+        let translated = translate_query(query)?;
+        let query = match parser.parse_query(&translated) {
+            Ok(query) => query,
+            // Every word was a stop word (or too short to index): nothing can match, which is
+            // an answer, not an error. A query of excluded words alone stays an error.
+            Err(QueryParserError::AllButQueryForbidden) if !has_exclusion(&translated) => {
+                return Ok(SearchResults {
+                    total: 0,
+                    hits: Vec::new(),
+                });
+            }
+            Err(QueryParserError::AllButQueryForbidden) => {
+                return Err(SearchError::InvalidQuery(
+                    "the query has only excluded words; add a word to look for".to_string(),
+                ));
+            }
+            Err(e) => return Err(SearchError::InvalidQuery(e.to_string())),
+        };
         let searcher = self.searcher();
         let tantivy_error = |e| IndexError::Tantivy {
             path: self.dir().to_path_buf(),
@@ -154,4 +169,11 @@ mod tests {
             "{cut}"
         );
     }
+}
+
+/// Whether a query excludes something (`-word`, `NOT word`).
+fn has_exclusion(query: &str) -> bool {
+    query
+        .split_whitespace()
+        .any(|word| word.starts_with('-') || word == "NOT")
 }

@@ -282,3 +282,31 @@ async fn listing_validates_its_parameters() {
         (StatusCode::NOT_FOUND, "library_not_found")
     );
 }
+
+#[tokio::test]
+async fn a_query_of_stop_words_finds_nothing_and_excluded_words_alone_are_refused() {
+    let (_dir, app, _) = library().await;
+    let found = search(&app, "the of and").await;
+    assert_eq!(found["total"], 0, "{found}");
+    assert_eq!(found["hits"], json!([]));
+
+    let (status, body) = send(
+        &app,
+        "GET",
+        "/api/v1/libraries/fx/search?q=-glacier",
+        "",
+        "",
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::BAD_REQUEST, "invalid_query")
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("only excluded words"),
+        "{body}"
+    );
+}
