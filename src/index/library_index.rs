@@ -96,6 +96,8 @@ pub struct LibraryIndex {
     /// Serializes writers: ingest batches and re-indexing.
     pub(super) write_gate: Mutex<()>,
     pub(super) changed_since_snapshot: AtomicU64,
+    /// Documents written but not committed yet (see [`LibraryIndex::stage`]).
+    staged: AtomicU64,
     /// Serializes re-indexes of this library.
     pub(super) rebuild_gate: Mutex<()>,
     pub(super) robust: RobustScheme,
@@ -171,6 +173,7 @@ impl LibraryIndex {
             signatures: RwLock::new(Arc::new(signatures)),
             write_gate: Mutex::new(()),
             changed_since_snapshot: AtomicU64::new(0),
+            staged: AtomicU64::new(0),
             rebuild_gate: Mutex::new(()),
             robust: options.robust,
             title_order: TitleOrder::default(),
@@ -248,6 +251,35 @@ impl LibraryIndex {
     pub fn add(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
         let _gate = self.write_gate.lock().expect("write gate poisoned");
         let signatures = self.signatures();
+        let guard = self.stage_documents(&signatures, documents)?;
+        let staged = self.staged.swap(0, Ordering::Relaxed);
+        self.commit(guard, &signatures, staged)
+    }
+
+    /// Writes documents like [`LibraryIndex::add`] but leaves them uncommitted: they become
+    /// durable and visible with the next commit ([`LibraryIndex::add`] or
+    /// [`LibraryIndex::commit_staged`]). A bulk import commits every few batches this way, so
+    /// that it writes fewer, larger segments.
+    pub fn stage(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
+        let _gate = self.write_gate.lock().expect("write gate poisoned");
+        let signatures = self.signatures();
+        self.stage_documents(&signatures, documents).map(drop)
+    }
+
+    /// Commits what [`LibraryIndex::stage`] wrote.
+    pub fn commit_staged(&self) -> Result<(), IndexError> {
+        let _gate = self.write_gate.lock().expect("write gate poisoned");
+        let signatures = self.signatures();
+        let guard = self.writer.lock().expect("content writer lock poisoned");
+        let staged = self.staged.swap(0, Ordering::Relaxed);
+        self.commit(guard, &signatures, staged)
+    }
+
+    fn stage_documents(
+        &self,
+        signatures: &SignatureIndex,
+        documents: &[PreparedDocument],
+    ) -> Result<MutexGuard<'_, Option<IndexWriter<TantivyDocument>>>, IndexError> {
         let mut guard = self.writer.lock().expect("content writer lock poisoned");
         let writer = guard.as_mut().expect("the content writer is present");
         for document in documents {
@@ -257,7 +289,9 @@ impl LibraryIndex {
                 .map_err(IndexError::tantivy(&self.content_path))?;
             signatures.stage(&document.doc_id, &document.term_counts);
         }
-        self.commit(guard, &signatures, documents.len() as u64)
+        self.staged
+            .fetch_add(documents.len() as u64, Ordering::Relaxed);
+        Ok(guard)
     }
 
     /// Commits the content index (durable from here on), makes it visible, then commits the

@@ -1,8 +1,9 @@
 //! Bulk import of corpus files: JSON Lines, plain or gzip-compressed (`.jsonl`, `.jsonl.gz`).
 //!
 //! Lines are parsed and analyzed on one thread while the previous batch is written on another;
-//! each batch is committed, so an interrupted import keeps every batch it reported. When the file
-//! is done the library's statistics are rebuilt and every document is re-signed.
+//! every [`COMMIT_EVERY`] documents are committed together (fewer, larger segments to merge), so
+//! an interrupted import keeps every group it committed. When the file is done the library's
+//! statistics are rebuilt and every document is re-signed.
 
 use std::path::Path;
 use std::sync::mpsc;
@@ -15,6 +16,8 @@ use super::corpus::CorpusReader;
 use super::ingest::prepare;
 
 const BATCH: usize = 2_000;
+/// Documents per commit.
+const COMMIT_EVERY: usize = 20_000;
 
 /// What an import did.
 #[derive(Debug, Clone, Serialize)]
@@ -88,14 +91,22 @@ pub fn import_file(
             let _ = sender.send((batch, rejected));
             Ok(reader.bytes())
         });
+        let mut uncommitted = 0;
         for (batch, rejected) in receiver {
             summary.rejected.extend(rejected);
             if !batch.is_empty() {
-                index.add(&batch)?;
-                summary.accepted += batch.len();
+                index.stage(&batch)?;
+                uncommitted += batch.len();
+                if uncommitted >= COMMIT_EVERY {
+                    index.commit_staged()?;
+                    summary.accepted += uncommitted;
+                    uncommitted = 0;
+                }
             }
             progress.read(consumed.load(std::sync::atomic::Ordering::Relaxed));
         }
+        index.commit_staged()?;
+        summary.accepted += uncommitted;
         summary.bytes = preparer
             .join()
             .expect("import reader panicked")
