@@ -155,6 +155,13 @@ fn opening(text: &str) -> String {
     out
 }
 
+/// Whether a query excludes something (`-word`, `NOT word`).
+fn has_exclusion(query: &str) -> bool {
+    query
+        .split_whitespace()
+        .any(|word| word.starts_with('-') || word == "NOT")
+}
+
 #[cfg(test)]
 mod tests {
     use super::opening;
@@ -169,11 +176,4 @@ mod tests {
             "{cut}"
         );
     }
-}
-
-/// Whether a query excludes something (`-word`, `NOT word`).
-fn has_exclusion(query: &str) -> bool {
-    query
-        .split_whitespace()
-        .any(|word| word.starts_with('-') || word == "NOT")
 }
