@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use url::Url;
 
-use super::job::{CrawlMode, JobRecord, Outcome};
+use super::job::{CrawlMode, JobRecord, Outcome, Stage};
 use super::pattern::{Clarifications, Site};
 use super::store::{CrawlStore, Failure, PageRecord, PageState, StoreError, Tables};
 
@@ -208,6 +208,9 @@ impl Frontier {
                 && let Some(position) = t.queue_position(&self.library)?
             {
                 t.remove_queued(position)?;
+            }
+            if outcome == Outcome::Done {
+                job.stage = Stage::Done;
             }
             job.outcome = Some(outcome);
             job.finished_at = Some(finished_at);

@@ -14,7 +14,7 @@ use super::address::check_host;
 use super::error::CrawlError;
 use super::fetch::Fetcher;
 use super::frontier::Frontier;
-use super::job::{Counters, CrawlMode, JobRecord, Outcome, Stage};
+use super::job::{Counters, CrawlMode, JobRecord, Outcome};
 use super::pattern::{Clarifications, Site};
 use super::store::CrawlStore;
 use super::worker::{self, CrawlContext, has_sources};
@@ -89,10 +89,6 @@ fn status_of(job: Option<&JobRecord>, queue_position: Option<usize>, running: bo
     let default = JobRecord::new("");
     let job = job.unwrap_or(&default);
     let status = match (queue_position, running, &job.outcome) {
-        // The worker reaches its last stage a moment before the crawl is recorded as finished
-        // and leaves the queue: until then it is still wrapping up its signing stage, so that
-        // `done` is only ever shown outside the queue.
-        (_, true, _) if job.stage == Stage::Done => Stage::Signing.as_str(),
         (_, true, _) => job.stage.as_str(),
         (Some(_), false, _) => "queued",
         (None, false, Some(Outcome::Done)) => "done",

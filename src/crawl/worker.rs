@@ -138,7 +138,9 @@ pub(crate) async fn run(ctx: &Arc<CrawlContext>) -> Result<Outcome, CrawlError> 
             }
             Stage::Signing => {
                 sign(ctx).await?;
-                Stage::Done
+                // `Frontier::finish` records the stage `done` in the same transaction that
+                // takes the library out of the queue, so `done` is never seen in the queue.
+                return Ok(Outcome::Done);
             }
             Stage::Done => return Ok(Outcome::Done),
         };
