@@ -7,6 +7,9 @@
 //! ```
 //! Each figure runs in its own process so that one does not inflate the other's memory.
 
+#[path = "common/memory.rs"]
+mod memory;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -20,19 +23,7 @@ use dupfinder::library::{Catalog, NewLibrary};
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
-/// Resident and peak resident memory of this process, in MB (Linux).
-fn memory_mb() -> (f64, f64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<f64>().ok())
-            .map_or(0.0, |kb| kb / 1024.0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
+use memory::memory_mb;
 
 fn frontier(urls: usize) {
     let dir = tempfile::tempdir().unwrap();

@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "common/memory.rs"]
+mod memory;
+
 use dupfinder::api::{AppState, Metrics, router};
 use dupfinder::check::{CheckRequest, Verdict, check};
 use dupfinder::config::Config;
@@ -27,6 +30,8 @@ use dupfinder::crawl::CrawlService;
 use dupfinder::eval::synthetic::SyntheticCorpus;
 use dupfinder::library::{Catalog, Jobs, analyze_text, import_file};
 use serde_json::{Value, json};
+
+use memory::{memory_mb, status_mb};
 
 const LIBRARY: &str = "bench";
 const VOCABULARY: usize = 200_000;
@@ -210,23 +215,6 @@ fn replace_words(text: &str, share: f64, corpus: &[Value], seed: usize) -> Strin
         words[at] = donor[(k * 11) % donor.len()].to_string();
     }
     words.join(" ")
-}
-
-/// A field of /proc/self/status in MB (Linux).
-fn status_mb(name: &str) -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with(name))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
-
-/// Resident and peak resident memory of this process, in MB. Both count the pages of the index
-/// files tantivy maps and has touched, which the kernel can drop at any time.
-fn memory_mb() -> (f64, f64) {
-    (status_mb("VmRSS:"), status_mb("VmHWM:"))
 }
 
 /// The largest anonymous resident memory (heap and stacks, not mapped files) seen by a thread

@@ -406,7 +406,8 @@ impl Catalog {
     }
 }
 
-fn unix_now() -> u64 {
+/// Seconds since the Unix epoch.
+pub(super) fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::catalog::{Catalog, LibraryError};
+use super::catalog::{Catalog, LibraryError, unix_now};
 use crate::config::ReindexConfig;
 use crate::index::{RebuildControl, RebuildOutcome};
 
@@ -316,11 +316,4 @@ fn forget_old(table: &mut BTreeMap<u64, Arc<Job>>) {
     for number in finished.into_iter().take(excess) {
         table.remove(&number);
     }
-}
-
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }

@@ -60,8 +60,7 @@ fn sigkill_during_json_lines_import_loses_no_acknowledged_document() {
     while batches_done.load(Ordering::SeqCst) < 6 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }
-    server.child.kill().unwrap(); // SIGKILL
-    server.child.wait().unwrap();
+    server.kill(); // SIGKILL
     client.join().unwrap();
     let acknowledged = acknowledged.lock().unwrap().clone();
     assert!(
@@ -87,20 +86,24 @@ fn sigkill_during_json_lines_import_loses_no_acknowledged_document() {
         );
     }
     // And they are still checkable by signature after the restart.
-    let text = synthetic_text(0, 200);
+    let report = check_over_http(server.addr, &synthetic_text(0, 200));
+    assert_eq!(report["matches"][0]["doc_id"], "b0-0", "{report}");
+    server.kill();
+}
+
+/// The answer of `POST /api/v1/check` for `text`.
+fn check_over_http(addr: std::net::SocketAddr, text: &str) -> serde_json::Value {
     let body = serde_json::json!({"text": text}).to_string();
-    let report = http(
-        server.addr,
+    let response = http(
+        addr,
         "POST",
         "/api/v1/check",
         "application/json",
         body.as_bytes(),
     )
     .unwrap();
-    let report: serde_json::Value = serde_json::from_str(&report.body).unwrap();
-    assert_eq!(report["matches"][0]["doc_id"], "b0-0", "{report}");
-    server.child.kill().unwrap();
-    server.child.wait().unwrap();
+    assert_eq!(response.status, 200, "{}", response.body);
+    serde_json::from_str(&response.body).unwrap()
 }
 
 fn get_json(addr: std::net::SocketAddr, path: &str) -> serde_json::Value {
@@ -155,8 +158,7 @@ fn sigkill_during_a_reindex_keeps_one_generation_and_the_reindex_resumes() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    server.child.kill().unwrap(); // SIGKILL
-    server.child.wait().unwrap();
+    server.kill(); // SIGKILL
 
     // On its own, the library opens on generation 1, whole: every document signed against it.
     {
@@ -190,17 +192,7 @@ fn sigkill_during_a_reindex_keeps_one_generation_and_the_reindex_resumes() {
     assert_eq!(resumed["done"], 600);
     let library = get_json(server.addr, "/api/v1/libraries/lib");
     assert_eq!(library["stats_generation"], 2, "{library}");
-    let text = synthetic_text(42, 40 + (42 * 13) % 120);
-    let body = serde_json::json!({"text": text}).to_string();
-    let report = http(
-        server.addr,
-        "POST",
-        "/api/v1/check",
-        "application/json",
-        body.as_bytes(),
-    )
-    .unwrap();
-    let report: serde_json::Value = serde_json::from_str(&report.body).unwrap();
+    let report = check_over_http(server.addr, &synthetic_text(42, 40 + (42 * 13) % 120));
     assert_eq!(report["matches"][0]["doc_id"], "d42", "{report}");
     assert!(
         report["matches"][0]["methods"]
@@ -209,6 +201,5 @@ fn sigkill_during_a_reindex_keeps_one_generation_and_the_reindex_resumes() {
             .contains(&serde_json::json!("signature")),
         "{report}"
     );
-    server.child.kill().unwrap();
-    server.child.wait().unwrap();
+    server.kill();
 }
