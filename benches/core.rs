@@ -11,10 +11,11 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use dupfinder::analysis::analyze_text;
 use dupfinder::check::{CheckRequest, check};
 use dupfinder::config::Config;
 use dupfinder::eval::synthetic::SyntheticCorpus;
-use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary, analyze_text};
+use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary};
 use dupfinder::signature::{RobustScheme, robust_signatures, seed_signature};
 
 fn corpus() -> SyntheticCorpus {
@@ -68,9 +69,9 @@ fn analysis(c: &mut Criterion) {
             b.iter(|| {
                 analyze_text(
                     catalog.analyzer(),
-                    &catalog.config().limits,
                     black_box(text),
                     None,
+                    catalog.config().limits.text(),
                 )
                 .unwrap()
             })
@@ -90,9 +91,9 @@ fn signing(c: &mut Criterion) {
         .clone();
     let query = analyze_text(
         catalog.analyzer(),
-        &catalog.config().limits,
         &corpus.document(7),
         None,
+        catalog.config().limits.text(),
     )
     .unwrap();
     let mut group = c.benchmark_group("signing");

@@ -23,12 +23,13 @@ use std::time::{Duration, Instant};
 #[path = "common/memory.rs"]
 mod memory;
 
+use dupfinder::analysis::analyze_text;
 use dupfinder::api::{AppState, Metrics, router};
 use dupfinder::check::{CheckRequest, Verdict, check};
 use dupfinder::config::Config;
 use dupfinder::crawl::CrawlService;
 use dupfinder::eval::synthetic::SyntheticCorpus;
-use dupfinder::library::{Catalog, Jobs, analyze_text, import_file};
+use dupfinder::library::{Catalog, Jobs, import_file};
 use serde_json::{Value, json};
 
 use memory::{memory_mb, status_mb};
@@ -352,8 +353,12 @@ fn measure(workload: Workload, options: &Options) {
             .iter()
             .map(|text| {
                 let started = Instant::now();
-                let analyzed =
-                    analyze_text(catalog.analyzer(), &catalog.config().limits, text, None);
+                let analyzed = analyze_text(
+                    catalog.analyzer(),
+                    text,
+                    None,
+                    catalog.config().limits.text(),
+                );
                 std::hint::black_box(&analyzed);
                 started.elapsed().as_secs_f64() * 1000.0
             })

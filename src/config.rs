@@ -115,6 +115,16 @@ pub struct Limits {
     pub request_timeout_ms: u64,
 }
 
+impl Limits {
+    /// The bounds on a document's or a checked text's text.
+    pub fn text(&self) -> crate::analysis::TextLimits {
+        crate::analysis::TextLimits {
+            max_bytes: self.max_text_bytes,
+            min_words: self.min_words,
+        }
+    }
+}
+
 /// The check: candidate search and the verdict rules (see README, "Verdicts").
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]

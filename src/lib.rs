@@ -15,6 +15,7 @@
 pub mod analysis;
 pub mod api;
 pub mod check;
+pub mod clock;
 pub mod config;
 pub mod crawl;
 pub mod eval;

@@ -12,7 +12,9 @@
 //! - `language` knows the languages, their ISO codes, their stemmers and the
 //!   script of each character;
 //! - `analyzer` runs the steps, detects the language of Latin-script text,
-//!   drops short words, numbers and stop words, and stems what remains.
+//!   drops short words, numbers and stop words, and stems what remains;
+//! - `text` analyzes a whole document or query once: term counts, shingles and
+//!   the content hash, with the bounds every text passes.
 //!
 //! This module does no I/O: stop words arrive as strings, and texts as `&str`.
 //!
@@ -33,6 +35,7 @@ mod language;
 mod normalize;
 mod shingle;
 mod stopwords;
+mod text;
 mod tokenize;
 
 pub use analyzer::{Analyzed, Analyzer, Token};
@@ -41,3 +44,4 @@ pub use shingle::{
     SHINGLE_SAMPLE, SHINGLE_WORDS, is_sampled, sampled_shingles, shingle_hash, shingles,
 };
 pub use stopwords::StopWords;
+pub use text::{AnalyzedText, TextError, TextLimits, analyze_text, content_hash};

@@ -1,9 +1,9 @@
 //! Prometheus metrics: request counts and latencies per route, documents ingested, checks by
 //! verdict. Written by hand in the text exposition format: a few counters do not need a crate.
 
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -39,7 +39,7 @@ pub struct Metrics {
 
 impl Metrics {
     fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {
-        let mut routes = self.routes.lock().expect("metrics lock poisoned");
+        let mut routes = self.routes.lock();
         let stats = routes
             .entry((method.to_string(), route.to_string()))
             .or_default();
@@ -56,7 +56,7 @@ impl Metrics {
     /// The metrics in Prometheus text format.
     pub fn render(&self) -> String {
         let mut out = String::new();
-        let routes = self.routes.lock().expect("metrics lock poisoned");
+        let routes = self.routes.lock();
         out.push_str("# HELP dupfinder_http_requests_total HTTP requests by route and status.\n");
         out.push_str("# TYPE dupfinder_http_requests_total counter\n");
         for ((method, route), stats) in routes.iter() {

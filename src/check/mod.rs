@@ -1,12 +1,23 @@
 //! The check: a submitted text against one or more libraries — candidates from the content
-//! hash and the signatures, each verified and scored, and the verdict.
+//! hash, the signatures and the shingles, each verified and scored, and the verdict.
+//!
+//! One file per concern: `request` and `report` (what is asked and answered), `gather`
+//! (candidates from one read view of a library), `decide` (the verdict rules as pure code),
+//! `verify` (scores of one candidate), `passages` and `similarity` (the arithmetic), `engine`
+//! (the check across libraries).
 
+mod decide;
 mod engine;
+mod gather;
 mod passages;
+mod report;
+mod request;
 mod similarity;
+mod verify;
 
-pub use engine::{
-    CheckError, CheckReport, CheckRequest, MatchReport, Method, Verdict, check, raw_candidates,
-};
+pub use decide::{Scores, decide, may_match, worth_reading};
+pub use engine::{check, raw_candidates};
 pub use passages::{PassageMatch, Span};
+pub use report::{CheckReport, MatchReport, Method, Verdict};
+pub use request::{CheckError, CheckRequest};
 pub use similarity::{Similarity, bag_similarity};

@@ -7,8 +7,10 @@
 //! revisited once per run to find links to new articles — seed 000's "handshakes" — while an
 //! indexed article is never fetched again.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+
+use parking_lot::Mutex;
 
 use url::Url;
 
@@ -69,7 +71,7 @@ impl Frontier {
 
     /// A copy of the job record as it stands.
     pub fn job(&self) -> JobRecord {
-        self.job.lock().expect("job lock poisoned").clone()
+        self.job.lock().clone()
     }
 
     pub(crate) fn articles_known(&self) -> u64 {
@@ -104,7 +106,7 @@ impl Frontier {
         durable: bool,
         f: impl FnOnce(&mut Tables, &mut JobRecord) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let mut guard = self.job.lock().expect("job lock poisoned");
+        let mut guard = self.job.lock();
         let mut job = guard.clone();
         let value = self.store.write(durable, |tables| {
             let value = f(tables, &mut job)?;

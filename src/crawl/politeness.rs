@@ -3,7 +3,9 @@
 //! the host for as long as it asks. Each host's robots.txt is read once per crawl.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use tokio::sync::OnceCell;
@@ -51,7 +53,7 @@ impl Politeness {
     }
 
     fn with_host<T>(&self, authority: &str, f: impl FnOnce(&mut HostState) -> T) -> T {
-        let mut hosts = self.hosts.lock().expect("politeness lock poisoned");
+        let mut hosts = self.hosts.lock();
         let state = hosts
             .entry(authority.to_string())
             .or_insert_with(|| HostState {

@@ -1,7 +1,9 @@
 //! The crawl service: the persistent queue of libraries, crawled one at a time in queue order,
 //! and what the API and the CLI see of it (queue entries, each library's crawl status).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -18,6 +20,7 @@ use super::job::{Counters, CrawlMode, JobRecord, Outcome};
 use super::pattern::{Clarifications, Site};
 use super::store::CrawlStore;
 use super::worker::{self, CrawlContext, has_sources};
+use crate::clock::unix_now;
 use crate::config::CrawlConfig;
 use crate::library::{Catalog, LibraryError, LibraryId, LibraryRecord};
 
@@ -81,7 +84,7 @@ struct RunningGuard<'a>(&'a CrawlService);
 
 impl Drop for RunningGuard<'_> {
     fn drop(&mut self) {
-        *self.0.running.lock().expect("running lock poisoned") = None;
+        *self.0.running.lock() = None;
     }
 }
 
@@ -120,13 +123,6 @@ fn status_of(job: Option<&JobRecord>, queue_position: Option<usize>, running: bo
     }
 }
 
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
 impl CrawlService {
     /// Opens the crawl store of the catalog's data directory. Crawl state of libraries that no
     /// longer exist is dropped.
@@ -157,7 +153,6 @@ impl CrawlService {
     fn running_library(&self) -> Option<(String, Arc<Frontier>)> {
         self.running
             .lock()
-            .expect("running lock poisoned")
             .as_ref()
             .map(|r| (r.library.clone(), r.frontier.clone()))
     }
@@ -213,7 +208,7 @@ impl CrawlService {
     pub fn dequeue(&self, id: &str) -> Result<(), CrawlError> {
         LibraryId::parse(id).map_err(|m| CrawlError::Library(LibraryError::InvalidId(m)))?;
         let was_queued = self.store.dequeue(id)?;
-        let running = self.running.lock().expect("running lock poisoned");
+        let running = self.running.lock();
         match running.as_ref() {
             Some(r) if r.library == id => {
                 r.cancel.cancel();
@@ -227,7 +222,7 @@ impl CrawlService {
     /// Forgets a deleted library: stops its crawl and drops its crawl state.
     pub async fn forget(&self, id: &str) -> Result<(), CrawlError> {
         let cancelled = {
-            let running = self.running.lock().expect("running lock poisoned");
+            let running = self.running.lock();
             match running.as_ref() {
                 Some(r) if r.library == id => {
                     r.cancel.cancel();
@@ -308,7 +303,7 @@ impl CrawlService {
             self.config.max_depth,
         )?);
         {
-            let mut running = self.running.lock().expect("running lock poisoned");
+            let mut running = self.running.lock();
             if let Some(r) = running.as_ref() {
                 return Err(CrawlError::Busy(r.library.clone()));
             }

@@ -9,9 +9,11 @@
 //! reserved but did not start go back to the frontier.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
@@ -27,6 +29,7 @@ use super::job::{CrawlMode, IdRange, Outcome, Stage};
 use super::pattern::IdPattern;
 use super::sources;
 use super::store::{Failure, StoreError};
+use crate::clock::unix_now;
 use crate::config::CrawlConfig;
 use crate::index::PreparedDocument;
 use crate::library::{
@@ -52,18 +55,18 @@ impl CrawlContext {
 
     fn set_fatal(&self, error: CrawlError) {
         tracing::error!(library = %self.library.id, %error, "crawl failed");
-        let mut fatal = self.fatal.lock().expect("fatal lock poisoned");
+        let mut fatal = self.fatal.lock();
         if fatal.is_none() {
             *fatal = Some(error);
         }
     }
 
     fn take_fatal(&self) -> Option<CrawlError> {
-        self.fatal.lock().expect("fatal lock poisoned").take()
+        self.fatal.lock().take()
     }
 
     fn has_fatal(&self) -> bool {
-        self.fatal.lock().expect("fatal lock poisoned").is_some()
+        self.fatal.lock().is_some()
     }
 
     /// Runs a frontier operation on the blocking pool.
@@ -100,13 +103,6 @@ impl CrawlContext {
                 source,
             })
     }
-}
-
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 /// Whether the library harvests sitemaps or OAI-PMH instead of walking links.

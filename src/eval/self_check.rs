@@ -140,7 +140,7 @@ pub fn self_check(
                 report.found_by_exact += usize::from(found.methods.contains(&Method::Exact));
             }
             None => {
-                let in_library = catalog.index(library)?.document_address(&id)?.is_some();
+                let in_library = catalog.index(library)?.contains(&id)?;
                 report.misses.push(SelfCheckMiss {
                     doc_id: id,
                     words,

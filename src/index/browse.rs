@@ -7,7 +7,9 @@
 //! is read.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use serde::Serialize;
 use tantivy::collector::TopDocs;
@@ -190,11 +192,7 @@ impl LibraryIndex {
     /// Each segment's title order, computed for segments not seen before.
     fn title_orders(&self, searcher: &tantivy::Searcher) -> Result<Vec<SegmentTitles>, IndexError> {
         let path = self.dir().join("content");
-        let mut cache = self
-            .title_order
-            .segments
-            .lock()
-            .expect("title order lock poisoned");
+        let mut cache = self.title_order.segments.lock();
         let current: Vec<SegmentId> = searcher
             .segment_readers()
             .iter()

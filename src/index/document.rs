@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+pub use crate::analysis::content_hash;
 use crate::analysis::{Language, Token};
 
 /// A document that has been validated and analyzed, ready to be written. Preparing is the
@@ -42,20 +43,21 @@ pub struct StoredDocument {
     pub text: String,
 }
 
-/// The content hash of an analyzed document: xxh3 over its term sequence, so two texts that
-/// differ only in case, whitespace, punctuation, stop words or homoglyphs hash the same.
-pub fn content_hash(tokens: &[Token]) -> u64 {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    for token in tokens {
-        hasher.update(token.term.as_bytes());
-        hasher.update(&[0]);
-    }
-    hasher.digest()
-}
-
 /// The key the signature index refers to a document by: a 64-bit hash of its id.
 pub fn doc_key(doc_id: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(doc_id.as_bytes())
+}
+
+/// A document's stable name inside a library, whatever the segments: the hash of its id
+/// ([`doc_key`]). Outside `index/`, candidates are named by their key, never by an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DocKey(pub u64);
+
+impl DocKey {
+    /// The key of the document `doc_id`.
+    pub fn of(doc_id: &str) -> Self {
+        DocKey(doc_key(doc_id))
+    }
 }
 
 /// A stored document with what verification needs.

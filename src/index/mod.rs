@@ -5,6 +5,7 @@ mod browse;
 mod document;
 mod error;
 mod library_index;
+mod open;
 mod postings;
 mod query;
 mod rebuild;
@@ -13,12 +14,17 @@ mod search;
 mod signatures;
 mod stats;
 mod stopwords;
+mod stored;
 mod tokenizer;
+mod view;
+mod write;
 
 pub use browse::{DocumentPage, DocumentSummary, SortKey, SortOrder};
-pub use document::{PreparedDocument, StoredDocument, StoredForCheck, content_hash, doc_key};
+pub use document::{
+    DocKey, PreparedDocument, StoredDocument, StoredForCheck, content_hash, doc_key,
+};
 pub use error::IndexError;
-pub use library_index::{IndexOptions, IndexSummary, LibraryIndex, ShingleHits, ShingleSearch};
+pub use library_index::{IndexOptions, IndexSummary, LibraryIndex};
 pub use query::{QueryError, translate_query};
 pub use rebuild::{RebuildControl, RebuildOutcome};
 pub use schema::{ContentSchema, SignatureSchema};
@@ -26,3 +32,4 @@ pub use search::{SearchError, SearchHit, SearchResults};
 pub use signatures::SignatureIndex;
 pub use stopwords::default_analyzer;
 pub use tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME};
+pub use view::{LibraryView, ShingleHits, ShingleSearch};

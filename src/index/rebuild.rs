@@ -24,9 +24,12 @@ use std::time::{Duration, Instant};
 use tantivy::{DocAddress, Searcher, TantivyDocument};
 
 use super::IndexError;
-use super::library_index::{LibraryIndex, signature_path, unix_now, write_current};
+use super::LibraryIndex;
+use super::open::{signature_path, write_current};
+use super::schema::field_names;
 use super::signatures::{Building, SignatureIndex};
 use super::stats::{count_statistics, load_snapshot, save_snapshot, snapshot_path};
+use crate::clock::unix_now;
 
 /// How a re-index runs.
 #[derive(Debug, Clone, Copy)]
@@ -86,7 +89,7 @@ impl LibraryIndex {
         control: &RebuildControl<'_>,
         mut progress: impl FnMut(u64),
     ) -> Result<RebuildOutcome, IndexError> {
-        let _one_at_a_time = self.rebuild_gate.lock().expect("rebuild gate poisoned");
+        let _one_at_a_time = self.rebuild_gate.lock();
         let generation = self.signatures().generation() + 1;
         let (signatures, building, changes_before) = self.next_generation(generation)?;
         signatures.pause_merges();
@@ -153,7 +156,7 @@ impl LibraryIndex {
             std::fs::remove_dir_all(&path).map_err(IndexError::io(&path))?;
         }
         let (started_at, searcher, changes) = {
-            let _gate = self.write_gate.lock().expect("write gate poisoned");
+            let _gate = self.write_gate.lock();
             let changes = self.changed_since_snapshot.load(Ordering::Relaxed);
             (unix_now(), self.searcher(), changes)
         };
@@ -174,7 +177,7 @@ impl LibraryIndex {
         building: Building,
         changes_before: u64,
     ) -> Result<(), IndexError> {
-        let _gate = self.write_gate.lock().expect("write gate poisoned");
+        let _gate = self.write_gate.lock();
         let searcher = self.searcher();
         let (live, recent) = self.live_keys_and_recent(&searcher, building.started_at)?;
         signatures.stage_delete_missing(&live)?;
@@ -189,7 +192,7 @@ impl LibraryIndex {
         let generation = signatures.generation();
         let old = self.signatures();
         write_current(&self.dir, generation)?;
-        *self.signatures.write().expect("signature lock poisoned") = Arc::new(signatures);
+        *self.signatures.write() = Arc::new(signatures);
         let changes = self.changed_since_snapshot.load(Ordering::Relaxed);
         self.changed_since_snapshot
             .store(changes.saturating_sub(changes_before), Ordering::Relaxed);
@@ -215,8 +218,12 @@ impl LibraryIndex {
         let mut recent = Vec::new();
         for (ord, segment) in searcher.segment_readers().iter().enumerate() {
             let fast = segment.fast_fields();
-            let keys = fast.u64("doc_key").map_err(IndexError::tantivy(path))?;
-            let added = fast.u64("added_at").map_err(IndexError::tantivy(path))?;
+            let keys = fast
+                .u64(field_names::DOC_KEY)
+                .map_err(IndexError::tantivy(path))?;
+            let added = fast
+                .u64(field_names::ADDED_AT)
+                .map_err(IndexError::tantivy(path))?;
             for doc in segment.doc_ids_alive() {
                 live.extend(keys.first(doc));
                 if added.first(doc).is_some_and(|at| at >= since) {
@@ -236,5 +243,41 @@ fn pace(per_second: u32, done: u64, started: Instant) {
     let due = Duration::from_secs_f64(done as f64 / f64::from(per_second));
     if let Some(wait) = due.checked_sub(started.elapsed()) {
         std::thread::sleep(wait);
+    }
+}
+
+impl LibraryIndex {
+    /// Stages the signatures of every live document whose key is not in `skip` into
+    /// `signatures`, calling `after_each` with the number staged so far; stops when it answers
+    /// `false`. Returns whether every document was staged.
+    pub(super) fn sign_live(
+        &self,
+        signatures: &SignatureIndex,
+        skip: &HashSet<u64>,
+        mut after_each: impl FnMut(u64) -> Result<bool, IndexError>,
+    ) -> Result<bool, IndexError> {
+        let searcher = self.searcher();
+        let path = self.content_path.as_path();
+        let mut done = 0u64;
+        for segment in searcher.segment_readers() {
+            let keys = segment
+                .fast_fields()
+                .u64(field_names::DOC_KEY)
+                .map_err(IndexError::tantivy(path))?;
+            let store = segment.get_store_reader(64).map_err(IndexError::io(path))?;
+            let documents = store.iter::<TantivyDocument>(segment.alive_bitset());
+            for (doc, stored) in segment.doc_ids_alive().zip(documents) {
+                if keys.first(doc).is_some_and(|key| skip.contains(&key)) {
+                    continue;
+                }
+                let stored = stored.map_err(IndexError::tantivy(path))?;
+                signatures.stage_new(self.stored_doc_id(&stored), &self.decode_counts(&stored)?);
+                done += 1;
+                if !after_each(done)? {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
     }
 }

@@ -139,6 +139,13 @@ fn build(name: &str, declaration: &Declaration) -> Result<Schema, IndexError> {
     Ok(builder.build())
 }
 
+/// Names of the fields dupfinder reads by name (fast-field columns, the declarations).
+pub(crate) mod field_names {
+    pub(crate) const DOC_ID: &str = "doc_id";
+    pub(crate) const DOC_KEY: &str = "doc_key";
+    pub(crate) const ADDED_AT: &str = "added_at";
+}
+
 fn require(schema: &Schema, schema_name: &str, field: &str) -> Result<Field, IndexError> {
     schema.get_field(field).map_err(|_| IndexError::Schema {
         schema: schema_name.to_string(),
@@ -181,8 +188,8 @@ impl ContentSchema {
         let field = |name: &str| require(&schema, NAME, name);
         Ok(ContentSchema {
             version: declaration.version,
-            doc_id: field("doc_id")?,
-            doc_key: field("doc_key")?,
+            doc_id: field(field_names::DOC_ID)?,
+            doc_key: field(field_names::DOC_KEY)?,
             url: field("url")?,
             title: field("title")?,
             authors: field("authors")?,
@@ -195,7 +202,7 @@ impl ContentSchema {
             shingles: field("shingles")?,
             shingle_seq: field("shingle_seq")?,
             term_counts: field("term_counts")?,
-            added_at: field("added_at")?,
+            added_at: field(field_names::ADDED_AT)?,
             schema,
         })
     }
@@ -222,8 +229,8 @@ impl SignatureSchema {
         let field = |name: &str| require(&schema, NAME, name);
         Ok(SignatureSchema {
             version: declaration.version,
-            doc_id: field("doc_id")?,
-            doc_key: field("doc_key")?,
+            doc_id: field(field_names::DOC_ID)?,
+            doc_key: field(field_names::DOC_KEY)?,
             seed: field("seed")?,
             robust: field("robust")?,
             generation: field("generation")?,

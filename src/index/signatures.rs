@@ -9,14 +9,17 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use tantivy::directory::MmapDirectory;
 use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 use tantivy::schema::{Term, Value};
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument};
 
 use super::postings::live_docs;
+use super::schema::field_names;
 use super::{IndexError, SignatureSchema, doc_key};
 use crate::signature::{RobustScheme, StatsSnapshot, all_signatures};
 
@@ -143,7 +146,7 @@ impl SignatureIndex {
     }
 
     fn stage_with(&self, doc_id: &str, term_counts: &[(String, u32)], replace: bool) {
-        let writer = self.writer.lock().expect("signature writer lock poisoned");
+        let writer = self.writer.lock();
         if replace {
             writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
         }
@@ -165,7 +168,7 @@ impl SignatureIndex {
 
     /// Stages the removal of a document's signatures.
     pub(crate) fn stage_delete(&self, doc_id: &str) {
-        let writer = self.writer.lock().expect("signature writer lock poisoned");
+        let writer = self.writer.lock();
         writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
     }
 
@@ -193,7 +196,7 @@ impl SignatureIndex {
         content_opstamp: u64,
         building: Option<Building>,
     ) -> Result<(), IndexError> {
-        let mut writer = self.writer.lock().expect("signature writer lock poisoned");
+        let mut writer = self.writer.lock();
         let mut prepared = writer
             .prepare_commit()
             .map_err(IndexError::tantivy(&self.path))?;
@@ -215,14 +218,14 @@ impl SignatureIndex {
     ///
     /// [`merge_into_one`]: SignatureIndex::merge_into_one
     pub(crate) fn pause_merges(&self) {
-        let writer = self.writer.lock().expect("signature writer lock poisoned");
+        let writer = self.writer.lock();
         writer.set_merge_policy(Box::new(NoMergePolicy));
     }
 
     /// Merges every committed segment into one, so that each lookup of a check reads one term
     /// dictionary, then lets background merges resume for the writes to come.
     pub(crate) fn merge_into_one(&self) -> Result<(), IndexError> {
-        let mut writer = self.writer.lock().expect("signature writer lock poisoned");
+        let mut writer = self.writer.lock();
         let segments = self
             .index
             .searchable_segment_ids()
@@ -243,35 +246,54 @@ impl SignatureIndex {
 
     /// Removes every staged and committed signature (before a full re-sign).
     pub(crate) fn clear(&self) -> Result<(), IndexError> {
-        let writer = self.writer.lock().expect("signature writer lock poisoned");
+        let writer = self.writer.lock();
         writer
             .delete_all_documents()
             .map_err(IndexError::tantivy(&self.path))?;
         Ok(())
     }
 
-    /// Keys ([`doc_key`]) of the documents whose seed signature is `seed`, at most `limit`.
-    pub fn with_seed(&self, seed: u32, limit: usize) -> Result<Vec<u64>, IndexError> {
-        self.with_value(
-            Term::from_field_u64(self.schema.seed, u64::from(seed)),
-            limit,
-        )
+    /// A searcher over the signatures as last committed.
+    pub(crate) fn searcher(&self) -> Searcher {
+        self.reader.searcher()
     }
 
-    /// Keys of the documents having `signature` among their robust signatures.
-    pub fn with_robust(&self, signature: u64, limit: usize) -> Result<Vec<u64>, IndexError> {
-        self.with_value(Term::from_field_u64(self.schema.robust, signature), limit)
+    /// Keys ([`doc_key`]) of the documents whose seed signature is `seed` in `searcher` (one
+    /// of [`SignatureIndex::searcher`]), at most `limit`.
+    pub(crate) fn with_seed_in(
+        &self,
+        searcher: &Searcher,
+        seed: u32,
+        limit: usize,
+    ) -> Result<Vec<u64>, IndexError> {
+        let term = Term::from_field_u64(self.schema.seed, u64::from(seed));
+        self.with_value(searcher, term, limit)
     }
 
-    fn with_value(&self, term: Term, limit: usize) -> Result<Vec<u64>, IndexError> {
-        let searcher = self.reader.searcher();
+    /// Keys of the documents having `signature` among their robust signatures in `searcher`.
+    pub(crate) fn with_robust_in(
+        &self,
+        searcher: &Searcher,
+        signature: u64,
+        limit: usize,
+    ) -> Result<Vec<u64>, IndexError> {
+        let term = Term::from_field_u64(self.schema.robust, signature);
+        self.with_value(searcher, term, limit)
+    }
+
+    fn with_value(
+        &self,
+        searcher: &Searcher,
+        term: Term,
+        limit: usize,
+    ) -> Result<Vec<u64>, IndexError> {
         let mut keys = Vec::new();
-        for address in live_docs(&searcher, &term, limit, &self.path)? {
+        for address in live_docs(searcher, &term, limit, &self.path)? {
             // Keys come from a numeric column: no document store block to inflate.
             let column = searcher
                 .segment_reader(address.segment_ord)
                 .fast_fields()
-                .u64("doc_key")
+                .u64(field_names::DOC_KEY)
                 .map_err(IndexError::tantivy(&self.path))?;
             keys.extend(column.first(address.doc_id));
         }
@@ -304,7 +326,7 @@ impl SignatureIndex {
         for segment in searcher.segment_readers() {
             let column = segment
                 .fast_fields()
-                .u64("doc_key")
+                .u64(field_names::DOC_KEY)
                 .map_err(IndexError::tantivy(&self.path))?;
             for doc in segment.doc_ids_alive() {
                 keys.extend(column.first(doc));
@@ -320,7 +342,7 @@ impl SignatureIndex {
         for (ord, segment) in searcher.segment_readers().iter().enumerate() {
             let column = segment
                 .fast_fields()
-                .u64("doc_key")
+                .u64(field_names::DOC_KEY)
                 .map_err(IndexError::tantivy(&self.path))?;
             for doc in segment.doc_ids_alive() {
                 if column.first(doc).is_none_or(|key| live.contains(&key)) {

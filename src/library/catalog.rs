@@ -3,7 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
 
 use serde::Serialize;
 
@@ -11,6 +13,7 @@ use super::LibraryId;
 use super::ingest::{DocumentError, DocumentInput, prepare};
 use super::registry::{LibraryRecord, Registry, RegistryError};
 use crate::analysis::Analyzer;
+use crate::clock::unix_now;
 use crate::config::Config;
 use crate::index::{
     IndexError, IndexOptions, IndexSummary, LibraryIndex, PreparedDocument, default_analyzer,
@@ -138,11 +141,7 @@ impl Catalog {
         };
         for record in catalog.registry.list()? {
             let index = catalog.open_index(&record.id)?;
-            catalog
-                .indexes
-                .write()
-                .expect("catalog lock poisoned")
-                .insert(record.id, Arc::new(index));
+            catalog.indexes.write().insert(record.id, Arc::new(index));
         }
         Ok(catalog)
     }
@@ -210,7 +209,7 @@ impl Catalog {
             created_at: unix_now(),
             last_indexed: None,
         };
-        let mut indexes = self.indexes.write().expect("catalog lock poisoned");
+        let mut indexes = self.indexes.write();
         self.registry.insert(&record)?;
         // A directory left by a library deleted while its files were held open is stale.
         let dir = self.library_dir(id.as_str());
@@ -251,7 +250,6 @@ impl Catalog {
         LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
         self.indexes
             .read()
-            .expect("catalog lock poisoned")
             .get(id)
             .cloned()
             .ok_or_else(|| LibraryError::NotFound(id.to_string()))
@@ -259,13 +257,7 @@ impl Catalog {
 
     /// Ids of every library, sorted.
     pub fn ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self
-            .indexes
-            .read()
-            .expect("catalog lock poisoned")
-            .keys()
-            .cloned()
-            .collect();
+        let mut ids: Vec<String> = self.indexes.read().keys().cloned().collect();
         ids.sort();
         ids
     }
@@ -316,15 +308,12 @@ impl Catalog {
     /// Removes a library: its record, its indexes and its files.
     pub fn delete(&self, id: &str) -> Result<(), LibraryError> {
         LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
-        let mut indexes = self.indexes.write().expect("catalog lock poisoned");
+        let mut indexes = self.indexes.write();
         let Some(index) = indexes.remove(id) else {
             return Err(LibraryError::NotFound(id.to_string()));
         };
         self.registry.remove(id)?;
-        self.stopped_writers
-            .write()
-            .expect("catalog lock poisoned")
-            .remove(id);
+        self.stopped_writers.write().remove(id);
         drop(index);
         let dir = self.library_dir(id);
         if let Err(e) = std::fs::remove_dir_all(&dir) {
@@ -372,20 +361,12 @@ impl Catalog {
         if prepared.is_empty() {
             return Ok(report);
         }
-        if self
-            .stopped_writers
-            .read()
-            .expect("catalog lock poisoned")
-            .contains(id)
-        {
+        if self.stopped_writers.read().contains(id) {
             return Err(LibraryError::WriterStopped(id.to_string()));
         }
         if let Err(e) = index.add(&prepared) {
             tracing::error!(library = id, error = %e, "write failed; the library takes no more writes until restart");
-            self.stopped_writers
-                .write()
-                .expect("catalog lock poisoned")
-                .insert(id.to_string());
+            self.stopped_writers.write().insert(id.to_string());
             return Err(e.into());
         }
         report.accepted = prepared.len();
@@ -404,12 +385,4 @@ impl Catalog {
         }
         Ok(())
     }
-}
-
-/// Seconds since the Unix epoch.
-pub(super) fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }

@@ -3,9 +3,9 @@
 
 use serde::Deserialize;
 
-use crate::analysis::{Analyzer, Language, sampled_shingles, shingles};
+use crate::analysis::{Analyzer, Language, TextError, analyze_text, sampled_shingles};
 use crate::config::Limits;
-use crate::index::{PreparedDocument, content_hash};
+use crate::index::PreparedDocument;
 
 /// A document as submitted. Unknown fields are ignored, so corpus files with extra fields
 /// (`abstract`, `domain`, …) import as they are.
@@ -70,6 +70,16 @@ pub enum DocumentError {
     JsonTooDeep { max: usize },
 }
 
+impl From<TextError> for DocumentError {
+    fn from(e: TextError) -> Self {
+        match e {
+            TextError::Empty => DocumentError::TextEmpty,
+            TextError::TooShort { terms, min } => DocumentError::TextTooShort { terms, min },
+            TextError::TooLarge { bytes, max } => DocumentError::TextTooLarge { bytes, max },
+        }
+    }
+}
+
 impl DocumentError {
     /// The stable snake_case code of this error.
     pub fn code(&self) -> &'static str {
@@ -87,18 +97,6 @@ impl DocumentError {
     }
 }
 
-/// A text analyzed for indexing or checking.
-#[derive(Debug, Clone)]
-pub struct AnalyzedText {
-    pub lang: Language,
-    pub words: u64,
-    pub tokens: Vec<crate::analysis::Token>,
-    pub term_counts: Vec<(String, u32)>,
-    pub content_hash: u64,
-    /// The shingle starting at each token position.
-    pub shingles: Vec<u64>,
-}
-
 /// Parses an optional language code.
 pub fn parse_lang(lang: Option<&str>) -> Result<Option<Language>, DocumentError> {
     match lang.map(str::trim) {
@@ -107,40 +105,6 @@ pub fn parse_lang(lang: Option<&str>) -> Result<Option<Language>, DocumentError>
             .map(Some)
             .ok_or_else(|| DocumentError::InvalidLang(code.to_string())),
     }
-}
-
-/// Validates and analyzes a text: not empty, not too large, enough words.
-pub fn analyze_text(
-    analyzer: &Analyzer,
-    limits: &Limits,
-    text: &str,
-    lang: Option<Language>,
-) -> Result<AnalyzedText, DocumentError> {
-    if text.len() > limits.max_text_bytes {
-        return Err(DocumentError::TextTooLarge {
-            bytes: text.len(),
-            max: limits.max_text_bytes,
-        });
-    }
-    if text.trim().is_empty() {
-        return Err(DocumentError::TextEmpty);
-    }
-    let analyzed = analyzer.analyze(text, lang);
-    if analyzed.tokens.len() < limits.min_words {
-        return Err(DocumentError::TextTooShort {
-            terms: analyzed.tokens.len(),
-            min: limits.min_words,
-        });
-    }
-    let term_counts = Analyzer::term_counts(&analyzed.tokens);
-    Ok(AnalyzedText {
-        shingles: shingles(&analyzed.tokens),
-        lang: analyzed.language,
-        words: analyzed.words as u64,
-        content_hash: content_hash(&analyzed.tokens),
-        term_counts,
-        tokens: analyzed.tokens,
-    })
 }
 
 fn validate_doc_id(id: &str) -> Result<(), DocumentError> {
@@ -179,7 +143,7 @@ pub fn prepare(
                 .map_err(|_| DocumentError::InvalidYear(s))?,
         ),
     };
-    let analyzed = analyze_text(analyzer, limits, &text, lang)?;
+    let analyzed = analyze_text(analyzer, &text, lang, limits.text())?;
     let doc_id = match (input.id.map(IdValue::into_string), &input.url) {
         (Some(id), _) => id,
         (None, Some(url)) => url.clone(),

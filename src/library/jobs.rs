@@ -4,13 +4,16 @@
 //! resumes from its last commit the next time one is started for the library.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use serde::Serialize;
 
-use super::catalog::{Catalog, LibraryError, unix_now};
+use super::catalog::{Catalog, LibraryError};
+use crate::clock::unix_now;
 use crate::config::ReindexConfig;
 use crate::index::{RebuildControl, RebuildOutcome};
 
@@ -79,13 +82,13 @@ struct Job {
 
 impl Job {
     fn status(&self) -> JobStatus {
-        let mut status = self.status.lock().expect("job lock poisoned").clone();
+        let mut status = self.status.lock().clone();
         status.done = self.done.load(Ordering::Relaxed);
         status
     }
 
     fn update(&self, change: impl FnOnce(&mut JobStatus)) {
-        change(&mut self.status.lock().expect("job lock poisoned"));
+        change(&mut self.status.lock());
     }
 }
 
@@ -120,9 +123,9 @@ impl Jobs {
         trigger: JobTrigger,
     ) -> Result<JobStatus, LibraryError> {
         let index = self.catalog.index(library)?;
-        let mut table = self.table.lock().expect("jobs lock poisoned");
+        let mut table = self.table.lock();
         if let Some(job) = table.values().find(|job| {
-            let status = job.status.lock().expect("job lock poisoned");
+            let status = job.status.lock();
             status.library == library && !status.state.finished()
         }) {
             return Ok(job.status());
@@ -157,7 +160,7 @@ impl Jobs {
         std::thread::Builder::new()
             .name(format!("reindex-{library}"))
             .spawn(move || {
-                let _turn = runner.lock().unwrap_or_else(|e| e.into_inner());
+                let _turn = runner.lock();
                 run_reindex(&job, &index, &control_settings);
             })
             .map_err(|source| LibraryError::Io { path: dir, source })?;
@@ -171,7 +174,7 @@ impl Jobs {
 
     /// Every known job, the newest first.
     pub fn list(&self) -> Vec<JobStatus> {
-        let table = self.table.lock().expect("jobs lock poisoned");
+        let table = self.table.lock();
         table.values().rev().map(|job| job.status()).collect()
     }
 
@@ -185,22 +188,12 @@ impl Jobs {
 
     fn find(&self, job: &str) -> Option<Arc<Job>> {
         let number: u64 = job.strip_prefix("reindex-")?.parse().ok()?;
-        self.table
-            .lock()
-            .expect("jobs lock poisoned")
-            .get(&number)
-            .cloned()
+        self.table.lock().get(&number).cloned()
     }
 
     /// Aborts every job and waits (up to a minute) until they have stopped.
     pub fn stop_all(&self) {
-        let jobs: Vec<Arc<Job>> = self
-            .table
-            .lock()
-            .expect("jobs lock poisoned")
-            .values()
-            .cloned()
-            .collect();
+        let jobs: Vec<Arc<Job>> = self.table.lock().values().cloned().collect();
         for job in &jobs {
             job.cancel.store(true, Ordering::Relaxed);
         }
@@ -303,13 +296,7 @@ fn run_reindex(job: &Job, index: &crate::index::LibraryIndex, settings: &Reindex
 fn forget_old(table: &mut BTreeMap<u64, Arc<Job>>) {
     let finished: Vec<u64> = table
         .iter()
-        .filter(|(_, job)| {
-            job.status
-                .lock()
-                .expect("job lock poisoned")
-                .state
-                .finished()
-        })
+        .filter(|(_, job)| job.status.lock().state.finished())
         .map(|(number, _)| *number)
         .collect();
     let excess = finished.len().saturating_sub(KEPT_FINISHED);

@@ -16,8 +16,8 @@ pub use corpus::{CorpusLine, CorpusReader};
 pub use id::LibraryId;
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
 pub use ingest::{
-    AnalyzedText, Authors, DocumentError, DocumentInput, IdValue, JsonLine, analyze_text,
-    check_json_depth, parse_document, parse_json_lines, parse_lang, prepare,
+    Authors, DocumentError, DocumentInput, IdValue, JsonLine, check_json_depth, parse_document,
+    parse_json_lines, parse_lang, prepare,
 };
 pub use jobs::{JobState, JobStatus, JobTrigger, Jobs};
 pub use registry::{LibraryRecord, Registry, RegistryError};

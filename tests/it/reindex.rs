@@ -6,11 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use axum::http::StatusCode;
+use dupfinder::analysis::analyze_text;
 use dupfinder::config::Config;
 use dupfinder::index::{LibraryIndex, RebuildControl, RebuildOutcome};
-use dupfinder::library::{
-    Catalog, DocumentInput, IdValue, JobState, JobTrigger, Jobs, NewLibrary, analyze_text,
-};
+use dupfinder::library::{Catalog, DocumentInput, IdValue, JobState, JobTrigger, Jobs, NewLibrary};
 use dupfinder::signature::seed_signature;
 use serde_json::{Value, json};
 
@@ -51,9 +50,9 @@ pub(crate) fn assert_signed_consistently(catalog: &Catalog, index: &LibraryIndex
         let stored = index.document(doc_id).unwrap().unwrap();
         let query = analyze_text(
             catalog.analyzer(),
-            &catalog.config().limits,
             &stored.text,
             None,
+            catalog.config().limits.text(),
         )
         .unwrap();
         assert_eq!(

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use dupfinder::analysis::Language;
+use dupfinder::analysis::analyze_text;
 use dupfinder::check::{CheckRequest, Method, check};
-use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary, analyze_text};
+use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary};
 use dupfinder::signature::{seed_signature, seed_terms};
 use proptest::prelude::*;
 
@@ -90,7 +91,7 @@ proptest! {
         prop_assert!(stored_seed.is_some());
 
         let text = reformat(&stored.text, upper, newline);
-        let query = analyze_text(catalog.analyzer(), &catalog.config().limits, &text, None).unwrap();
+        let query = analyze_text(catalog.analyzer(), &text, None, catalog.config().limits.text()).unwrap();
         prop_assert_eq!(seed_signature(&query.term_counts, signatures.snapshot()), stored_seed);
 
         let report = check(catalog, &CheckRequest::new(text)).unwrap();

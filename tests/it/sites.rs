@@ -249,15 +249,12 @@ pub(crate) async fn crawl(service: &CrawlService, id: &str) -> CrawlReport {
 /// The ids of every live document of a library.
 pub(crate) fn doc_ids(catalog: &Catalog, id: &str) -> BTreeSet<String> {
     let index = catalog.index(id).unwrap();
-    let searcher = index.searcher();
-    let mut ids = BTreeSet::new();
-    for (ordinal, segment) in searcher.segment_readers().iter().enumerate() {
-        for doc in segment.doc_ids_alive() {
-            let address = tantivy::DocAddress::new(ordinal as u32, doc);
-            ids.insert(index.stored(&searcher, address).unwrap().doc_id);
-        }
-    }
-    ids
+    let view = index.view();
+    view.keys()
+        .unwrap()
+        .into_iter()
+        .map(|key| view.stored(key).unwrap().unwrap().doc_id)
+        .collect()
 }
 
 /// An article page: citation tags, navigation, the body, comments and a footer, and `links`.

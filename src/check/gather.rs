@@ -1,0 +1,89 @@
+//! Candidate gathering in one library: the content hash, the seed and robust signatures and the
+//! sampled shingles of the query, each looked up through one [`LibraryView`].
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use super::Method;
+use crate::analysis::AnalyzedText;
+use crate::config::CheckConfig;
+use crate::index::{DocKey, IndexError, LibraryView, ShingleHits};
+use crate::signature::{robust_signatures_of, seed_signature_of, top_terms, weigh_terms};
+
+/// One candidate document and how it was found.
+#[derive(Debug, Default)]
+pub(super) struct Candidate {
+    pub(super) methods: BTreeSet<Method>,
+    pub(super) hits: Option<ShingleHits>,
+}
+
+impl Candidate {
+    /// Found by its content hash or a signature, not by shingles alone.
+    pub(super) fn signed(&self) -> bool {
+        self.methods
+            .iter()
+            .any(|m| matches!(m, Method::Exact | Method::Signature | Method::Robust))
+    }
+}
+
+/// The candidates of one library, before verification.
+pub(super) struct Gathered {
+    /// The query's seed signature against the view's snapshot.
+    pub(super) signature: Option<u32>,
+    pub(super) candidates: HashMap<DocKey, Candidate>,
+    /// Distinct sampled query shingles that were looked up.
+    pub(super) usable: usize,
+    /// Sampled query shingles ignored as library boilerplate.
+    pub(super) frequent: HashSet<u64>,
+}
+
+/// Every candidate for `query` in `view`. With `all_methods`, every lookup runs even where an
+/// earlier one already settles the check (evaluation).
+pub(super) fn gather(
+    view: &LibraryView<'_>,
+    query: &AnalyzedText,
+    config: &CheckConfig,
+    all_methods: bool,
+) -> Result<Gathered, IndexError> {
+    #[cfg(test)]
+    super::engine::tests::between_lookups();
+    let limit = config.max_candidates;
+    let snapshot = view.snapshot();
+    // Weighed once: the seed signature and the robust ones take their terms from this order.
+    let ordered = top_terms(weigh_terms(&query.term_counts, snapshot), usize::MAX);
+    let signature = seed_signature_of(&ordered);
+    let mut candidates: HashMap<DocKey, Candidate> = HashMap::new();
+    let mut add = |keys: Vec<DocKey>, method: Method| {
+        for key in keys {
+            candidates.entry(key).or_default().methods.insert(method);
+        }
+    };
+
+    let exact_copies = view.with_content_hash(query.content_hash, limit)?;
+    let found_exact = !exact_copies.is_empty();
+    add(exact_copies, Method::Exact);
+    if let Some(seed) = signature {
+        add(view.with_seed(seed, limit)?, Method::Signature);
+    }
+    // An exact copy is its own best evidence, and its near-duplicates share its shingles;
+    // robust signatures add recall only for edited texts.
+    if !found_exact || all_methods {
+        for robust in robust_signatures_of(&ordered, view.scheme()) {
+            add(view.with_robust(robust, limit)?, Method::Robust);
+        }
+    }
+    let max_df = config
+        .frequent_shingle_docs
+        .max((snapshot.docs() as f64 * config.frequent_shingle_share) as u64);
+    let search = view.shingle_search(&query.shingles, max_df, config.min_shingle_hits, limit)?;
+    for (key, hits) in search.hits {
+        let candidate = candidates.entry(key).or_default();
+        candidate.methods.insert(Method::Shingles);
+        candidate.hits = Some(hits);
+    }
+    Ok(Gathered {
+        signature,
+        candidates,
+        usable: search.usable,
+        frequent: search.frequent,
+    })
+}

@@ -1,0 +1,91 @@
+//! The answer to a check: the verdict, each matching document with its scores and passages.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::PassageMatch;
+
+/// The overall or per-match verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Original,
+    Partial,
+    Duplicate,
+}
+
+/// How a match was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// The same analyzed text (content hash).
+    Exact,
+    /// The same seed TF-RIDF signature.
+    Signature,
+    /// A shared robust signature variant.
+    Robust,
+    /// Shared word shingles.
+    Shingles,
+}
+
+/// One matching document.
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchReport {
+    pub library: String,
+    pub doc_id: String,
+    pub url: Option<String>,
+    pub title: Option<String>,
+    pub methods: Vec<Method>,
+    pub verdict: Verdict,
+    /// Jaccard coefficient of the two texts' shingle sets.
+    pub resemblance: f64,
+    /// Share of the query's shingles found in the document.
+    pub containment_query: f64,
+    /// Share of the document's shingles found in the query.
+    pub containment_doc: f64,
+    /// Weighted Jaccard coefficient of the two bags of words: robust to word-level edits.
+    pub word_similarity: f64,
+    /// Share of the query's words inside passages shared with this document.
+    pub coverage: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passages: Option<Vec<PassageMatch>>,
+}
+
+impl MatchReport {
+    /// The figure `min_similarity` is compared with.
+    pub fn similarity(&self) -> f64 {
+        self.resemblance
+            .max(self.containment_query)
+            .max(self.containment_doc)
+    }
+}
+
+/// The answer to a check.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub verdict: Verdict,
+    /// The seed signature of the text against the first library checked.
+    pub signature: Option<u32>,
+    /// Share of the query's words inside passages shared with any match.
+    pub query_coverage: f64,
+    pub matches: Vec<MatchReport>,
+    /// The statistics generation each library was checked against: one per library, as a
+    /// check reads one generation from start to end even while a re-index switches.
+    pub generations: BTreeMap<String, u64>,
+    pub took_ms: f64,
+}
+
+/// Rounds a score to four decimals, as answers show them.
+pub(super) fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+/// `a / b`, at most 1, and 0 when `b` is 0.
+pub(super) fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        (a as f64 / b as f64).min(1.0)
+    }
+}

@@ -1,0 +1,83 @@
+//! Stored documents read back from the content index.
+
+use tantivy::schema::{Term, Value};
+use tantivy::{DocAddress, Searcher, TantivyDocument};
+
+use super::document::decode_term_counts;
+use super::postings::live_docs;
+use super::{IndexError, LibraryIndex, StoredDocument};
+
+impl LibraryIndex {
+    /// The live document `doc_id`.
+    pub fn document(&self, doc_id: &str) -> Result<Option<StoredDocument>, IndexError> {
+        self.view().document(doc_id)
+    }
+
+    /// Whether the live document `doc_id` exists.
+    pub fn contains(&self, doc_id: &str) -> Result<bool, IndexError> {
+        let term = Term::from_field_text(self.schema.doc_id, doc_id);
+        Ok(!live_docs(&self.searcher(), &term, 1, &self.content_path)?.is_empty())
+    }
+
+    /// Reads a stored document at an address of `searcher` (inside `index/` only: addresses
+    /// mean nothing outside the searcher that found them).
+    pub(super) fn stored(
+        &self,
+        searcher: &Searcher,
+        address: DocAddress,
+    ) -> Result<StoredDocument, IndexError> {
+        let doc: TantivyDocument = searcher
+            .doc(address)
+            .map_err(IndexError::tantivy(&self.content_path))?;
+        Ok(self.to_stored(&doc))
+    }
+
+    pub(super) fn stored_doc_id<'d>(&self, doc: &'d TantivyDocument) -> &'d str {
+        doc.get_first(self.schema.doc_id)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+    }
+
+    pub(super) fn decode_counts(
+        &self,
+        doc: &TantivyDocument,
+    ) -> Result<Vec<(String, u32)>, IndexError> {
+        let bytes = doc
+            .get_first(self.schema.term_counts)
+            .and_then(|v| v.as_bytes())
+            .unwrap_or_default();
+        decode_term_counts(bytes).ok_or_else(|| IndexError::CorruptDocument {
+            doc_id: doc
+                .get_first(self.schema.doc_id)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string(),
+            reason: "undecodable term counts".to_string(),
+        })
+    }
+
+    pub(super) fn to_stored(&self, doc: &TantivyDocument) -> StoredDocument {
+        let s = &self.schema;
+        let text = |field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        };
+        let number = |field| doc.get_first(field).and_then(|v| v.as_u64());
+        StoredDocument {
+            doc_id: text(s.doc_id).unwrap_or_default(),
+            url: text(s.url),
+            title: text(s.title),
+            authors: doc
+                .get_all(s.authors)
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            lang: text(s.lang).unwrap_or_default(),
+            year: number(s.year),
+            words: number(s.words).unwrap_or(0),
+            content_hash: number(s.content_hash).unwrap_or(0),
+            added_at: number(s.added_at).unwrap_or(0),
+            text: text(s.text).unwrap_or_default(),
+        }
+    }
+}
