@@ -6,11 +6,11 @@
 //! constant time.
 
 use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode, header};
+use axum::http::{Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::{ApiError, AppState};
+use super::{ApiError, AppState, ErrorCode};
 
 /// Whether a request writes (and so is an operator's).
 pub(super) fn is_operator(method: &Method, path: &str) -> bool {
@@ -57,16 +57,10 @@ pub(super) async fn require_token(
         Some(_) => {
             // The presented token itself is never logged.
             tracing::warn!(method = %request.method(), path = %path, "refused: invalid bearer token");
-            ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                "invalid_token",
-                "the bearer token is not valid",
-            )
-            .into_response()
+            ApiError::new(ErrorCode::InvalidToken, "the bearer token is not valid").into_response()
         }
         None => ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "missing_token",
+            ErrorCode::MissingToken,
             "this endpoint needs `Authorization: Bearer <token>`",
         )
         .into_response(),

@@ -6,11 +6,10 @@ use axum::extract::rejection::{BytesRejection, FailedToBufferBody};
 use axum::extract::{FromRequest, Request};
 use serde::de::DeserializeOwned;
 
-use super::ApiError;
 use super::state::AppState;
+use super::{ApiError, ErrorCode};
 use crate::config::Limits;
 use crate::library::check_json_depth;
-use axum::http::StatusCode;
 
 /// The raw body, at most `limits.max_body_bytes`, checked to be UTF-8.
 pub(super) struct TextBody {
@@ -38,27 +37,25 @@ impl FromRequest<AppState> for TextBody {
         .await
         .map_err(|_| {
             ApiError::new(
-                StatusCode::REQUEST_TIMEOUT,
-                "body_timeout",
+                ErrorCode::BodyTimeout,
                 format!("the request body did not arrive within {timeout_ms} ms"),
             )
         })?;
         let bytes = read.map_err(|rejection| match rejection {
             BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(_)) => {
                 ApiError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "body_too_large",
+                    ErrorCode::BodyTooLarge,
                     format!("the request body is larger than {limit} bytes"),
                 )
             }
-            other => ApiError::bad_request(
-                "invalid_body",
+            other => ApiError::new(
+                ErrorCode::InvalidBody,
                 format!("could not read the request body: {other}"),
             ),
         })?;
         let text = String::from_utf8(bytes.to_vec()).map_err(|e| {
-            ApiError::bad_request(
-                "invalid_utf8",
+            ApiError::new(
+                ErrorCode::InvalidUtf8,
                 format!(
                     "the request body is not valid UTF-8 (at byte {})",
                     e.utf8_error().valid_up_to()
@@ -85,8 +82,8 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
 /// `limits.max_json_depth` is refused before parsing (`json_too_deep`).
 pub(super) fn parse_json<T: DeserializeOwned>(text: &str, limits: &Limits) -> Result<T, ApiError> {
     if text.trim().is_empty() {
-        return Err(ApiError::bad_request(
-            "invalid_json",
+        return Err(ApiError::new(
+            ErrorCode::InvalidJson,
             "the request body is empty; a JSON object is expected",
         ));
     }
@@ -95,9 +92,12 @@ pub(super) fn parse_json<T: DeserializeOwned>(text: &str, limits: &Limits) -> Re
         let message = e.to_string();
         if let Some(rest) = message.strip_prefix("missing field `") {
             let field = rest.split('`').next().unwrap_or_default();
-            ApiError::bad_request("missing_field", format!("the field `{field}` is required"))
+            ApiError::new(
+                ErrorCode::MissingField,
+                format!("the field `{field}` is required"),
+            )
         } else {
-            ApiError::bad_request("invalid_json", format!("invalid JSON: {message}"))
+            ApiError::new(ErrorCode::InvalidJson, format!("invalid JSON: {message}"))
         }
     })
 }

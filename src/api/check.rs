@@ -8,7 +8,7 @@ use axum::extract::State;
 use serde::Deserialize;
 
 use super::body::{TextBody, parse_json};
-use super::{ApiError, AppState};
+use super::{ApiError, AppState, ErrorCode};
 use crate::check::{CheckReport, CheckRequest, Verdict, check};
 use crate::config::Limits;
 
@@ -31,8 +31,8 @@ pub fn parse_check_request(body: &str, limits: &Limits) -> Result<CheckRequest, 
     if let Some(libraries) = &body.libraries
         && libraries.len() > limits.max_libraries_per_check
     {
-        return Err(ApiError::bad_request(
-            "too_many_libraries",
+        return Err(ApiError::new(
+            ErrorCode::TooManyLibraries,
             format!(
                 "{} libraries named; a check may name at most {} (leave `libraries` out to \
                  check against all)",

@@ -1,7 +1,7 @@
 //! The API's one error type: every failure becomes a status and a stable code in a JSON body
-//! `{"error": {"code", "message"}}`. Details of 5xx errors are logged, not shown. A write that
-//! fails because the data directory is full or cannot be written says so (`507 storage_full`,
-//! `503 storage_unavailable`) instead of `500 internal`.
+//! `{"error": {"code", "message"}}`. [`ErrorCode`] is the one table of codes and their statuses
+//! (the OpenAPI document lists the same codes; a test holds the two together). Details of 5xx
+//! errors are logged, not shown.
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -10,34 +10,136 @@ use serde_json::json;
 
 use crate::check::CheckError;
 use crate::crawl::CrawlError;
-use crate::library::{Catalog, DocumentError, LibraryError, RegistryError};
+use crate::library::{DocumentError, LibraryError, RegistryError, StorageFault};
+
+/// Declares [`ErrorCode`] from one table: variant, stable code, HTTP status.
+macro_rules! error_codes {
+    ($($variant:ident = $code:literal => $status:ident,)*) => {
+        /// Every error code the API answers, with its status.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ErrorCode {
+            $($variant,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in the table's order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The stable snake_case code.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $code,)*
+                }
+            }
+
+            /// The HTTP status this code is answered with.
+            pub fn status(self) -> StatusCode {
+                match self {
+                    $(ErrorCode::$variant => StatusCode::$status,)*
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    // The request body and its JSON.
+    InvalidBody = "invalid_body" => BAD_REQUEST,
+    InvalidUtf8 = "invalid_utf8" => BAD_REQUEST,
+    InvalidJson = "invalid_json" => BAD_REQUEST,
+    JsonTooDeep = "json_too_deep" => BAD_REQUEST,
+    MissingField = "missing_field" => BAD_REQUEST,
+    BodyTooLarge = "body_too_large" => PAYLOAD_TOO_LARGE,
+    BodyTimeout = "body_timeout" => REQUEST_TIMEOUT,
+    TooManyLines = "too_many_lines" => PAYLOAD_TOO_LARGE,
+    // Documents and checked texts.
+    TextEmpty = "text_empty" => UNPROCESSABLE_ENTITY,
+    TextTooShort = "text_too_short" => UNPROCESSABLE_ENTITY,
+    TextTooLarge = "text_too_large" => PAYLOAD_TOO_LARGE,
+    InvalidLang = "invalid_lang" => BAD_REQUEST,
+    InvalidDocId = "invalid_doc_id" => BAD_REQUEST,
+    InvalidYear = "invalid_year" => BAD_REQUEST,
+    DocumentNotFound = "document_not_found" => NOT_FOUND,
+    // Libraries.
+    InvalidLibraryId = "invalid_library_id" => BAD_REQUEST,
+    LibraryNotFound = "library_not_found" => NOT_FOUND,
+    LibraryExists = "library_exists" => CONFLICT,
+    InvalidStartUrl = "invalid_start_url" => BAD_REQUEST,
+    InvalidSitemapUrl = "invalid_sitemap_url" => BAD_REQUEST,
+    InvalidOaiUrl = "invalid_oai_url" => BAD_REQUEST,
+    // Checks.
+    InvalidMinSimilarity = "invalid_min_similarity" => BAD_REQUEST,
+    InvalidLibraries = "invalid_libraries" => BAD_REQUEST,
+    TooManyLibraries = "too_many_libraries" => BAD_REQUEST,
+    // Search and listings.
+    MissingQuery = "missing_query" => BAD_REQUEST,
+    QueryTooLong = "query_too_long" => BAD_REQUEST,
+    InvalidQuery = "invalid_query" => BAD_REQUEST,
+    UnknownField = "unknown_field" => BAD_REQUEST,
+    InvalidParameter = "invalid_parameter" => BAD_REQUEST,
+    InvalidSort = "invalid_sort" => BAD_REQUEST,
+    InvalidOrder = "invalid_order" => BAD_REQUEST,
+    InvalidLimit = "invalid_limit" => BAD_REQUEST,
+    InvalidOffset = "invalid_offset" => BAD_REQUEST,
+    // The crawl queue and jobs.
+    LibraryNotCrawlable = "library_not_crawlable" => UNPROCESSABLE_ENTITY,
+    // The same code as a refused `start_url` on create, but found when a crawl is queued: the
+    // library exists and cannot be crawled as declared, hence 422 (kept as answered so far).
+    QueuedStartUrl = "invalid_start_url" => UNPROCESSABLE_ENTITY,
+    PrivateAddress = "private_address" => UNPROCESSABLE_ENTITY,
+    NotQueued = "not_queued" => NOT_FOUND,
+    CrawlBusy = "crawl_busy" => CONFLICT,
+    JobNotFound = "job_not_found" => NOT_FOUND,
+    // Access, routing and time.
+    MissingToken = "missing_token" => UNAUTHORIZED,
+    InvalidToken = "invalid_token" => UNAUTHORIZED,
+    NotFound = "not_found" => NOT_FOUND,
+    MethodNotAllowed = "method_not_allowed" => METHOD_NOT_ALLOWED,
+    Timeout = "timeout" => SERVICE_UNAVAILABLE,
+    // The server's own state.
+    WriterStopped = "writer_stopped" => SERVICE_UNAVAILABLE,
+    StorageFull = "storage_full" => INSUFFICIENT_STORAGE,
+    StorageUnavailable = "storage_unavailable" => SERVICE_UNAVAILABLE,
+    Internal = "internal" => INTERNAL_SERVER_ERROR,
+}
+
+impl ErrorCode {
+    /// The code spelled `code`, if there is one.
+    pub fn parse(code: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.iter().copied().find(|c| c.as_str() == code)
+    }
+}
+
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
 
 /// An error answered to an HTTP client.
 #[derive(Debug)]
 pub struct ApiError {
-    pub status: StatusCode,
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         ApiError {
-            status,
             code,
             message: message.into(),
         }
     }
 
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    /// The status it is answered with.
+    pub fn status(&self) -> StatusCode {
+        self.code.status()
     }
 
     fn internal(error: impl std::fmt::Display) -> Self {
         tracing::error!(%error, "internal error");
         ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
+            ErrorCode::Internal,
             "internal error; the details are in the server log",
         )
     }
@@ -45,46 +147,46 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({"error": {"code": self.code, "message": self.message}});
-        (self.status, Json(body)).into_response()
+        let body = json!({"error": {"code": self.code.as_str(), "message": self.message}});
+        (self.status(), Json(body)).into_response()
     }
 }
 
 impl From<DocumentError> for ApiError {
     fn from(e: DocumentError) -> Self {
-        let status = match e {
-            DocumentError::TextTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            DocumentError::TextTooShort { .. } | DocumentError::TextEmpty => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
-            _ => StatusCode::BAD_REQUEST,
-        };
-        ApiError::new(status, e.code(), e.to_string())
+        let code = ErrorCode::parse(e.code()).unwrap_or(ErrorCode::InvalidJson);
+        ApiError::new(code, e.to_string())
     }
 }
 
 impl From<LibraryError> for ApiError {
     fn from(e: LibraryError) -> Self {
-        match e {
-            LibraryError::InvalidId(message) => {
-                ApiError::bad_request("invalid_library_id", message)
+        let code = match &e {
+            LibraryError::InvalidId(_) => ErrorCode::InvalidLibraryId,
+            LibraryError::NotFound(_) => ErrorCode::LibraryNotFound,
+            LibraryError::Registry(RegistryError::Exists(_)) => ErrorCode::LibraryExists,
+            LibraryError::WriterStopped(_) => return writer_stopped(),
+            LibraryError::Storage {
+                fault: StorageFault::Full,
+                ..
+            } => {
+                return ApiError::new(
+                    ErrorCode::StorageFull,
+                    "the data directory is full; the request was not completed",
+                );
             }
-            LibraryError::NotFound(_) => {
-                ApiError::new(StatusCode::NOT_FOUND, "library_not_found", e.to_string())
+            LibraryError::Storage {
+                fault: StorageFault::Unavailable,
+                ..
+            } => {
+                return ApiError::new(
+                    ErrorCode::StorageUnavailable,
+                    "the data directory cannot be written; the request was not completed",
+                );
             }
-            LibraryError::Registry(RegistryError::Exists(_)) => {
-                ApiError::new(StatusCode::CONFLICT, "library_exists", e.to_string())
-            }
-            LibraryError::WriterStopped(_) => writer_stopped(),
-            e => match StorageFault::of(&e) {
-                Some(fault) => fault.into_api_error(&e),
-                None if e.to_string().contains("index writer was killed") => {
-                    tracing::error!(error = %e, "index writer stopped");
-                    writer_stopped()
-                }
-                None => ApiError::internal(e),
-            },
-        }
+            _ => return ApiError::internal(e),
+        };
+        ApiError::new(code, e.to_string())
     }
 }
 
@@ -94,123 +196,36 @@ impl From<CheckError> for ApiError {
             CheckError::Text(e) => e.into(),
             CheckError::Library(e) => e.into(),
             CheckError::InvalidSimilarity(_) => {
-                ApiError::bad_request("invalid_min_similarity", e.to_string())
+                ApiError::new(ErrorCode::InvalidMinSimilarity, e.to_string())
             }
-            CheckError::NoLibraries => ApiError::bad_request("invalid_libraries", e.to_string()),
+            CheckError::NoLibraries => ApiError::new(ErrorCode::InvalidLibraries, e.to_string()),
         }
     }
 }
 
 impl From<CrawlError> for ApiError {
     fn from(e: CrawlError) -> Self {
-        let status_code = match &e {
-            CrawlError::NotCrawlable { .. } => {
-                Some((StatusCode::UNPROCESSABLE_ENTITY, "library_not_crawlable"))
-            }
-            CrawlError::InvalidUrl { .. } => {
-                Some((StatusCode::UNPROCESSABLE_ENTITY, "invalid_start_url"))
-            }
-            CrawlError::PrivateAddress { .. } => {
-                Some((StatusCode::UNPROCESSABLE_ENTITY, "private_address"))
-            }
-            CrawlError::NotQueued(_) => Some((StatusCode::NOT_FOUND, "not_queued")),
-            CrawlError::Busy(_) => Some((StatusCode::CONFLICT, "crawl_busy")),
-            _ => None,
+        let code = match &e {
+            CrawlError::NotCrawlable { .. } => ErrorCode::LibraryNotCrawlable,
+            CrawlError::InvalidUrl { .. } => ErrorCode::QueuedStartUrl,
+            CrawlError::PrivateAddress { .. } => ErrorCode::PrivateAddress,
+            CrawlError::NotQueued(_) => ErrorCode::NotQueued,
+            CrawlError::Busy(_) => ErrorCode::CrawlBusy,
+            _ => match e {
+                CrawlError::Library(e) => return e.into(),
+                e => return ApiError::internal(e),
+            },
         };
-        match (status_code, e) {
-            (Some((status, code)), e) => ApiError::new(status, code, e.to_string()),
-            (None, CrawlError::Library(e)) => e.into(),
-            (None, e) => ApiError::internal(e),
-        }
+        ApiError::new(code, e.to_string())
     }
 }
 
 fn writer_stopped() -> ApiError {
     ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "writer_stopped",
+        ErrorCode::WriterStopped,
         "this library takes no more writes after an earlier failed write (see the server log); \
          its documents can still be read and checked; a server restart reopens it",
     )
-}
-
-/// The answer to a failed write: when it would be `500 internal` or `503 writer_stopped` but the
-/// data directory cannot take a write now (full, read-only), the storage fault instead.
-pub(super) fn write_failure(catalog: &Catalog, error: ApiError) -> ApiError {
-    if !matches!(error.code, "internal" | "writer_stopped") {
-        return error;
-    }
-    match catalog.probe_storage() {
-        Ok(()) => error,
-        Err(probe) => match StorageFault::of(&probe) {
-            Some(fault) => fault.into_api_error(&probe),
-            None => error,
-        },
-    }
-}
-
-/// A write that failed because of the data directory rather than the request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StorageFault {
-    /// No space left (or the disk quota is exhausted).
-    Full,
-    /// The file system is read-only or the process may not write there.
-    Unavailable,
-}
-
-impl StorageFault {
-    /// Finds the I/O error behind `error`. tantivy and redb do not always chain their I/O
-    /// errors as sources, so besides the chain the rendered messages are searched for the
-    /// operating system's error numbers.
-    fn of(error: &(dyn std::error::Error + 'static)) -> Option<StorageFault> {
-        use std::io::ErrorKind;
-        let by_kind = |kind: ErrorKind| match kind {
-            ErrorKind::StorageFull | ErrorKind::QuotaExceeded => Some(StorageFault::Full),
-            ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => {
-                Some(StorageFault::Unavailable)
-            }
-            _ => None,
-        };
-        let mut current = Some(error);
-        while let Some(e) = current {
-            if let Some(io) = e.downcast_ref::<std::io::Error>()
-                && let Some(fault) = by_kind(io.kind())
-            {
-                return Some(fault);
-            }
-            current = e.source();
-        }
-        let rendered = format!("{error} {error:?}");
-        let mentions = |needles: &[&str]| needles.iter().any(|n| rendered.contains(n));
-        if mentions(&[
-            "os error 28)",
-            "os error 122)",
-            "StorageFull",
-            "QuotaExceeded",
-        ]) {
-            Some(StorageFault::Full)
-        } else if mentions(&["os error 30)", "os error 13)", "ReadOnlyFilesystem"]) {
-            Some(StorageFault::Unavailable)
-        } else {
-            None
-        }
-    }
-
-    fn into_api_error(self, error: &dyn std::fmt::Display) -> ApiError {
-        tracing::error!(%error, fault = ?self, "storage fault");
-        match self {
-            StorageFault::Full => ApiError::new(
-                StatusCode::INSUFFICIENT_STORAGE,
-                "storage_full",
-                "the data directory is full; the request was not completed",
-            ),
-            StorageFault::Unavailable => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "storage_unavailable",
-                "the data directory cannot be written; the request was not completed",
-            ),
-        }
-    }
 }
 
 impl From<tokio::task::JoinError> for ApiError {
@@ -223,27 +238,31 @@ impl From<tokio::task::JoinError> for ApiError {
 mod tests {
     use super::*;
 
-    #[derive(Debug, thiserror::Error)]
-    #[error("tantivy error at /data: An IO error occurred: '{0}'")]
-    struct Flattened(String);
+    #[test]
+    fn every_document_error_has_its_api_code() {
+        let errors = [
+            DocumentError::InvalidJson(String::new()),
+            DocumentError::MissingField("text"),
+            DocumentError::TextEmpty,
+            DocumentError::TextTooShort { terms: 1, min: 2 },
+            DocumentError::TextTooLarge { bytes: 2, max: 1 },
+            DocumentError::InvalidLang(String::new()),
+            DocumentError::InvalidDocId(String::new()),
+            DocumentError::InvalidYear(String::new()),
+            DocumentError::JsonTooDeep { max: 1 },
+        ];
+        for error in errors {
+            let code = error.code();
+            assert_eq!(ApiError::from(error).code, code);
+        }
+    }
 
     #[test]
-    fn storage_faults_are_found_in_the_chain_or_in_the_message() {
-        let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
-        assert_eq!(StorageFault::of(&full), Some(StorageFault::Full));
-        let wrapped = LibraryError::Io {
-            path: "/data".into(),
-            source: std::io::Error::from(std::io::ErrorKind::ReadOnlyFilesystem),
-        };
-        assert_eq!(StorageFault::of(&wrapped), Some(StorageFault::Unavailable));
-        let flattened = Flattened("No space left on device (os error 28)".into());
-        assert_eq!(StorageFault::of(&flattened), Some(StorageFault::Full));
-        let flattened = Flattened("Read-only file system (os error 30)".into());
-        assert_eq!(
-            StorageFault::of(&flattened),
-            Some(StorageFault::Unavailable)
-        );
-        let other = Flattened("Data corrupted (os error 5)".into());
-        assert_eq!(StorageFault::of(&other), None);
+    fn codes_are_unique_but_for_the_start_url_answered_at_two_stages() {
+        let mut codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), ErrorCode::ALL.len() - 1);
+        assert_eq!(ErrorCode::QueuedStartUrl, "invalid_start_url");
     }
 }

@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::{ApiError, AppState};
+use super::{ApiError, AppState, ErrorCode};
 use crate::library::{JobStatus, JobTrigger};
 
 pub(super) async fn start_reindex(
@@ -39,8 +39,7 @@ pub(super) async fn abort_job(
 
 fn unknown(job: &str) -> ApiError {
     ApiError::new(
-        StatusCode::NOT_FOUND,
-        "job_not_found",
+        ErrorCode::JobNotFound,
         format!("no job `{job}` is known (finished jobs are forgotten at restart)"),
     )
 }

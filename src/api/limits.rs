@@ -6,12 +6,11 @@
 use std::time::Duration;
 
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::auth::is_operator;
-use super::{ApiError, AppState};
+use super::{ApiError, AppState, ErrorCode};
 
 /// Middleware answering `503 timeout` when a reading request runs past its time.
 pub(super) async fn request_timeout(
@@ -28,8 +27,7 @@ pub(super) async fn request_timeout(
         Err(_) => {
             tracing::warn!(limit_ms = limit.as_millis() as u64, "request timed out");
             ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "timeout",
+                ErrorCode::Timeout,
                 format!(
                     "the request took longer than {} ms and was given up",
                     limit.as_millis()

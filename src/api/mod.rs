@@ -1,15 +1,19 @@
-//! The HTTP API (axum): routes, handlers, request bodies, errors, metrics, the crawl queue,
-//! search and listings, the OpenAPI document, the web UI's assets and the server.
+//! The HTTP API (axum), one file per resource (`libraries`, `documents`, `search`, `check`,
+//! `queue`, `jobs`, `operations`, `web`), with what they share: routes, request bodies and
+//! parameters, the error table, access control, time limits, metrics and the server.
 
 mod auth;
 mod body;
 mod check;
-mod crawl;
+mod documents;
 mod error;
-mod handlers;
 mod jobs;
+mod libraries;
 mod limits;
 mod metrics;
+mod operations;
+mod params;
+mod queue;
 mod routes;
 mod search;
 mod server;
@@ -17,9 +21,9 @@ mod state;
 mod web;
 
 pub use check::parse_check_request;
-pub use error::ApiError;
+pub use error::{ApiError, ErrorCode};
 pub use metrics::Metrics;
-pub use routes::router;
+pub use routes::{route_paths, router};
 pub use server::{ServeError, serve};
 pub use state::AppState;
 pub use web::OPENAPI;

@@ -3,52 +3,68 @@
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{delete, get, post};
+use axum::routing::{MethodRouter, delete, get, post};
 use tower_http::trace::TraceLayer;
 
-use super::auth;
 use super::check::check_text;
-use super::crawl::{dequeue, enqueue, list_queue};
-use super::handlers::*;
+use super::documents::{add_documents, get_document, list_documents};
 use super::jobs::{abort_job, get_job, list_jobs, start_reindex};
-use super::limits;
-use super::metrics;
-use super::search::{list_documents, search_library};
+use super::libraries::{create_library, delete_library, get_library, list_libraries};
+use super::operations::{healthz, method_not_allowed, metrics, not_found};
+use super::queue::{dequeue, enqueue, list_queue};
+use super::search::search_library;
 use super::state::AppState;
 use super::web::{openapi, ui_asset, ui_page};
+use super::{auth, limits, metrics};
+
+/// Every route: its path and what each method calls. The router is built from this table, and
+/// tests walk it to compare the router with the OpenAPI document.
+fn routes() -> Vec<(&'static str, MethodRouter<AppState>)> {
+    vec![
+        ("/", get(ui_page)),
+        ("/ui/{file}", get(ui_asset)),
+        ("/healthz", get(healthz)),
+        ("/metrics", get(metrics)),
+        ("/api/v1/openapi.json", get(openapi)),
+        (
+            "/api/v1/libraries",
+            post(create_library).get(list_libraries),
+        ),
+        (
+            "/api/v1/libraries/{id}",
+            get(get_library).delete(delete_library),
+        ),
+        (
+            "/api/v1/libraries/{id}/documents",
+            post(add_documents).get(list_documents),
+        ),
+        ("/api/v1/libraries/{id}/search", get(search_library)),
+        (
+            "/api/v1/libraries/{id}/documents/{*doc_id}",
+            get(get_document),
+        ),
+        ("/api/v1/libraries/{id}/reindex", post(start_reindex)),
+        ("/api/v1/jobs", get(list_jobs)),
+        ("/api/v1/jobs/{job}", get(get_job).delete(abort_job)),
+        ("/api/v1/check", post(check_text)),
+        ("/api/v1/queue", get(list_queue).post(enqueue)),
+        ("/api/v1/queue/{id}", delete(dequeue)),
+    ]
+}
+
+/// The path of every route, as the router declares them (`{*rest}` for a catch-all).
+pub fn route_paths() -> Vec<&'static str> {
+    routes().into_iter().map(|(path, _)| path).collect()
+}
 
 /// Builds the application's router.
 pub fn router(state: AppState) -> Router {
     let body_limit = state.catalog.config().limits.max_body_bytes;
-    Router::new()
-        .route("/", get(ui_page))
-        .route("/ui/{file}", get(ui_asset))
-        .route("/healthz", get(healthz))
-        .route("/metrics", get(metrics))
-        .route(
-            "/api/v1/libraries",
-            post(create_library).get(list_libraries),
-        )
-        .route(
-            "/api/v1/libraries/{id}",
-            get(get_library).delete(delete_library),
-        )
-        .route("/api/v1/openapi.json", get(openapi))
-        .route(
-            "/api/v1/libraries/{id}/documents",
-            post(add_documents).get(list_documents),
-        )
-        .route("/api/v1/libraries/{id}/search", get(search_library))
-        .route(
-            "/api/v1/libraries/{id}/documents/{*doc_id}",
-            get(get_document),
-        )
-        .route("/api/v1/libraries/{id}/reindex", post(start_reindex))
-        .route("/api/v1/jobs", get(list_jobs))
-        .route("/api/v1/jobs/{job}", get(get_job).delete(abort_job))
-        .route("/api/v1/check", post(check_text))
-        .route("/api/v1/queue", get(list_queue).post(enqueue))
-        .route("/api/v1/queue/{id}", delete(dequeue))
+    routes()
+        .into_iter()
+        .fold(Router::new(), |router, (path, methods)| {
+            router.route(path, methods)
+        })
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))

@@ -1,10 +1,10 @@
 //! The web UI's page and assets, and the OpenAPI document of the whole HTTP API.
 
 use axum::extract::Path;
-use axum::http::{StatusCode, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
-use super::ApiError;
+use super::{ApiError, ErrorCode};
 use crate::web;
 
 /// The OpenAPI 3.1 document of every route, maintained by hand beside the router (a test holds
@@ -27,11 +27,7 @@ pub(super) async fn ui_page() -> Response {
 
 pub(super) async fn ui_asset(Path(file): Path<String>) -> Result<Response, ApiError> {
     let asset = web::asset(&file).ok_or_else(|| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            format!("the UI has no file `{file}`"),
-        )
+        ApiError::new(ErrorCode::NotFound, format!("the UI has no file `{file}`"))
     })?;
     Ok((
         [

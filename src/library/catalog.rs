@@ -10,6 +10,7 @@ use parking_lot::RwLock;
 use serde::Serialize;
 
 use super::LibraryId;
+use super::fault::StorageFault;
 use super::ingest::{DocumentError, DocumentInput, prepare};
 use super::registry::{LibraryRecord, Registry, RegistryError};
 use crate::analysis::Analyzer;
@@ -41,6 +42,9 @@ pub enum LibraryError {
          index at its last commit"
     )]
     WriterStopped(String),
+    /// A write failed because of the data directory (see [`Catalog::write_failed`]).
+    #[error("{fault:?} storage: {reason}")]
+    Storage { fault: StorageFault, reason: String },
 }
 
 /// A new library as declared by an operator.
@@ -194,8 +198,49 @@ impl Catalog {
         written
     }
 
+    /// What a failed write answers: a fault of the data directory (found in the error, or by
+    /// probing the directory when the index library reported it as text) as
+    /// [`LibraryError::Storage`]; a killed index writer as [`LibraryError::WriterStopped`];
+    /// anything else as it is. Every write of the catalog passes its failure through here.
+    fn write_failed(&self, id: &str, error: LibraryError) -> LibraryError {
+        let storage = |fault, error: &dyn std::fmt::Display| {
+            tracing::error!(library = id, %error, ?fault, "storage fault");
+            LibraryError::Storage {
+                fault,
+                reason: error.to_string(),
+            }
+        };
+        match error {
+            LibraryError::InvalidId(_)
+            | LibraryError::NotFound(_)
+            | LibraryError::Storage { .. }
+            | LibraryError::Registry(RegistryError::Exists(_)) => error,
+            error => {
+                if let Some(fault) = StorageFault::of(&error) {
+                    return storage(fault, &error);
+                }
+                if let Err(probe) = self.probe_storage()
+                    && let Some(fault) = StorageFault::of(&probe)
+                {
+                    return storage(fault, &error);
+                }
+                if error.to_string().contains("index writer was killed") {
+                    tracing::error!(library = id, %error, "index writer stopped");
+                    return LibraryError::WriterStopped(id.to_string());
+                }
+                error
+            }
+        }
+    }
+
     /// Declares a new library and creates its (empty) indexes.
     pub fn create(&self, spec: NewLibrary) -> Result<LibraryInfo, LibraryError> {
+        let id = spec.id.clone();
+        self.create_library(spec)
+            .map_err(|e| self.write_failed(&id, e))
+    }
+
+    fn create_library(&self, spec: NewLibrary) -> Result<LibraryInfo, LibraryError> {
         let id = LibraryId::parse(&spec.id).map_err(LibraryError::InvalidId)?;
         let record = LibraryRecord {
             id: id.to_string(),
@@ -307,6 +352,11 @@ impl Catalog {
 
     /// Removes a library: its record, its indexes and its files.
     pub fn delete(&self, id: &str) -> Result<(), LibraryError> {
+        self.delete_library(id)
+            .map_err(|e| self.write_failed(id, e))
+    }
+
+    fn delete_library(&self, id: &str) -> Result<(), LibraryError> {
         LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
         let mut indexes = self.indexes.write();
         let Some(index) = indexes.remove(id) else {
@@ -348,6 +398,16 @@ impl Catalog {
 
     /// Writes documents that are already prepared; `rejected` is passed through to the report.
     pub fn ingest_prepared(
+        &self,
+        id: &str,
+        prepared: Vec<PreparedDocument>,
+        rejected: Vec<RejectedLine>,
+    ) -> Result<IngestReport, LibraryError> {
+        self.write_prepared(id, prepared, rejected)
+            .map_err(|e| self.write_failed(id, e))
+    }
+
+    fn write_prepared(
         &self,
         id: &str,
         prepared: Vec<PreparedDocument>,

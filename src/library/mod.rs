@@ -3,6 +3,7 @@
 
 mod catalog;
 mod corpus;
+mod fault;
 mod id;
 mod import;
 mod ingest;
@@ -13,6 +14,7 @@ pub use catalog::{
     Catalog, IngestReport, LibraryError, LibraryInfo, NewLibrary, RejectedLine, RejectedReason,
 };
 pub use corpus::{CorpusLine, CorpusReader};
+pub use fault::StorageFault;
 pub use id::LibraryId;
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
 pub use ingest::{

@@ -1,4 +1,4 @@
-//! The crawl queue over HTTP (`/api/v1/queue`), and the crawl status shown with a library.
+//! The crawl queue over HTTP (`/api/v1/queue`).
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -8,20 +8,6 @@ use serde_json::{Value, json};
 
 use super::body::JsonBody;
 use super::{ApiError, AppState};
-use crate::library::LibraryInfo;
-
-/// A library as the API shows it: its figures, and while it is queued or after it was crawled,
-/// `status` from its crawl (`queued`, a stage, `done`, `stopped`, `failed`) with the crawl's
-/// counters under `crawl`.
-pub(super) fn with_crawl_status(state: &AppState, info: LibraryInfo) -> Result<Value, ApiError> {
-    let status = state.crawl.status(&info.id)?;
-    let mut value = json!(info);
-    if let (Some(status), Some(object)) = (status, value.as_object_mut()) {
-        object.insert("status".to_string(), json!(status.status));
-        object.insert("crawl".to_string(), json!(status));
-    }
-    Ok(value)
-}
 
 pub(super) async fn list_queue(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     let crawl = state.crawl.clone();

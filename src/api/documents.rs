@@ -1,0 +1,141 @@
+//! A library's documents over HTTP: ingest (one JSON document or JSON Lines), one document, and
+//! the listing sorted by a field.
+
+use std::sync::atomic::Ordering;
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use serde::Deserialize;
+
+use super::body::{TextBody, parse_json};
+use super::params::{page_limit, page_offset, query_params};
+use super::{ApiError, AppState, ErrorCode};
+use crate::index::{DocumentPage, SortKey, SortOrder};
+use crate::library::{
+    DocumentInput, IngestReport, LibraryError, LibraryId, parse_json_lines, prepare,
+};
+
+/// Deepest page of a listing.
+const MAX_LIST_OFFSET: usize = 10_000_000;
+
+fn is_json_lines(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|ct| {
+        [
+            "application/x-ndjson",
+            "application/jsonl",
+            "application/x-jsonlines",
+            "application/json-lines",
+        ]
+        .iter()
+        .any(|known| ct.starts_with(known))
+    })
+}
+
+pub(super) async fn add_documents(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    body: TextBody,
+) -> Result<Json<IngestReport>, ApiError> {
+    LibraryId::parse(&id).map_err(|m| ApiError::new(ErrorCode::InvalidLibraryId, m))?;
+    // The library must exist before the body is worth analyzing.
+    state.catalog.index(&id)?;
+    let catalog = state.catalog.clone();
+    let json_lines = is_json_lines(body.content_type.as_deref());
+    let limits = &state.catalog.config().limits;
+    if json_lines {
+        let lines = body.text.lines().filter(|l| !l.trim().is_empty()).count();
+        if lines > limits.max_json_lines {
+            return Err(ApiError::new(
+                ErrorCode::TooManyLines,
+                format!(
+                    "{lines} JSON Lines documents; at most {} per request",
+                    limits.max_json_lines
+                ),
+            ));
+        }
+    }
+    let report = tokio::task::spawn_blocking(move || -> Result<IngestReport, ApiError> {
+        let limits = &catalog.config().limits;
+        if json_lines {
+            let lines = parse_json_lines(&body.text, limits.max_json_depth);
+            return Ok(catalog.ingest(&id, lines)?);
+        }
+        // One document: any problem with it is the request's error, not a rejected line.
+        let input: DocumentInput = parse_json(&body.text, limits)?;
+        let document = prepare(catalog.analyzer(), limits, input)?;
+        Ok(catalog.ingest_prepared(&id, vec![document], Vec::new())?)
+    })
+    .await??;
+    state
+        .metrics
+        .documents_ingested
+        .fetch_add(report.accepted as u64, Ordering::Relaxed);
+    state
+        .metrics
+        .documents_rejected
+        .fetch_add(report.rejected.len() as u64, Ordering::Relaxed);
+    Ok(Json(report))
+}
+
+pub(super) async fn get_document(
+    State(state): State<AppState>,
+    Path((id, doc_id)): Path<(String, String)>,
+) -> Result<Json<crate::index::StoredDocument>, ApiError> {
+    let catalog = state.catalog.clone();
+    let index = catalog.index(&id)?;
+    let doc_id_for_error = doc_id.clone();
+    let document = tokio::task::spawn_blocking(move || index.document(&doc_id))
+        .await?
+        .map_err(crate::library::LibraryError::from)?;
+    document.map(Json).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::DocumentNotFound,
+            format!("library `{id}` has no document `{doc_id_for_error}`"),
+        )
+    })
+}
+
+#[derive(Deserialize)]
+struct ListParams {
+    sort: Option<String>,
+    order: Option<String>,
+    limit: Option<usize>,
+    offset: Option<usize>,
+}
+
+pub(super) async fn list_documents(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<DocumentPage>, ApiError> {
+    let params: ListParams = query_params(raw.as_deref().unwrap_or_default())?;
+    let sort = match params.sort.as_deref() {
+        None => SortKey::AddedAt,
+        Some(name) => SortKey::parse(name).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::InvalidSort,
+                format!("`sort` must be added_at, title, year or doc_id, not `{name}`"),
+            )
+        })?,
+    };
+    let order = match params.order.as_deref() {
+        // Newest and most recent first; names in alphabetical order.
+        None if matches!(sort, SortKey::AddedAt | SortKey::Year) => SortOrder::Desc,
+        None => SortOrder::Asc,
+        Some("asc") => SortOrder::Asc,
+        Some("desc") => SortOrder::Desc,
+        Some(other) => {
+            return Err(ApiError::new(
+                ErrorCode::InvalidOrder,
+                format!("`order` must be asc or desc, not `{other}`"),
+            ));
+        }
+    };
+    let limit = page_limit(params.limit, 20)?;
+    let offset = page_offset(params.offset, MAX_LIST_OFFSET)?;
+    let index = state.catalog.index(&id)?;
+    let page = tokio::task::spawn_blocking(move || index.browse(sort, order, limit, offset))
+        .await?
+        .map_err(LibraryError::from)?;
+    Ok(Json(page))
+}

@@ -1,0 +1,116 @@
+//! Libraries over HTTP (`/api/v1/libraries`): create, list, describe, delete; a library is shown
+//! with its crawl status.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::body::JsonBody;
+use super::{ApiError, AppState, ErrorCode};
+use crate::library::{LibraryInfo, NewLibrary};
+
+/// A library as the API shows it: its figures, and while it is queued or after it was crawled,
+/// `status` from its crawl (`queued`, a stage, `done`, `stopped`, `failed`) with the crawl's
+/// counters under `crawl`.
+pub(super) fn with_crawl_status(state: &AppState, info: LibraryInfo) -> Result<Value, ApiError> {
+    let status = state.crawl.status(&info.id)?;
+    let mut value = json!(info);
+    if let (Some(status), Some(object)) = (status, value.as_object_mut()) {
+        object.insert("status".to_string(), json!(status.status));
+        object.insert("crawl".to_string(), json!(status));
+    }
+    Ok(value)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CreateLibrary {
+    id: String,
+    name: Option<String>,
+    start_url: Option<String>,
+    #[serde(default)]
+    clarifications: Vec<String>,
+    sitemap_url: Option<String>,
+    #[serde(default)]
+    use_sitemaps: bool,
+    oai_url: Option<String>,
+    oai_set: Option<String>,
+}
+
+fn check_http_url(field: &str, code: ErrorCode, url: Option<&String>) -> Result<(), ApiError> {
+    match url {
+        Some(url) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+            Err(ApiError::new(
+                code,
+                format!("{field} `{url}` must be an http:// or https:// address"),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+pub(super) async fn create_library(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreateLibrary>,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    check_http_url(
+        "start_url",
+        ErrorCode::InvalidStartUrl,
+        body.start_url.as_ref(),
+    )?;
+    check_http_url(
+        "sitemap_url",
+        ErrorCode::InvalidSitemapUrl,
+        body.sitemap_url.as_ref(),
+    )?;
+    check_http_url("oai_url", ErrorCode::InvalidOaiUrl, body.oai_url.as_ref())?;
+    let spec = NewLibrary {
+        id: body.id,
+        name: body.name,
+        start_url: body.start_url,
+        clarifications: body.clarifications,
+        sitemap_url: body.sitemap_url,
+        use_sitemaps: body.use_sitemaps,
+        oai_url: body.oai_url,
+        oai_set: body.oai_set,
+    };
+    let catalog = state.catalog.clone();
+    let info = tokio::task::spawn_blocking(move || catalog.create(spec)).await??;
+    // A library created again under the id of a deleted one starts with no crawl state.
+    state.crawl.forget(&info.id).await?;
+    Ok((StatusCode::CREATED, Json(with_crawl_status(&state, info)?)))
+}
+
+pub(super) async fn list_libraries(
+    State(state): State<AppState>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let catalog = state.catalog.clone();
+    let libraries = tokio::task::spawn_blocking(move || catalog.list()).await??;
+    let libraries = libraries
+        .into_iter()
+        .map(|info| with_crawl_status(&state, info))
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(Json(json!({ "libraries": libraries })))
+}
+
+pub(super) async fn get_library(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let catalog = state.catalog.clone();
+    let info = tokio::task::spawn_blocking(move || catalog.describe(&id)).await??;
+    Ok(Json(with_crawl_status(&state, info)?))
+}
+
+pub(super) async fn delete_library(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    // Stop a crawl of the library before its index goes away.
+    state.crawl.forget(&id).await?;
+    let catalog = state.catalog.clone();
+    tokio::task::spawn_blocking(move || catalog.delete(&id)).await??;
+    Ok(StatusCode::NO_CONTENT)
+}
