@@ -8,13 +8,14 @@ use serde_json::{Value, json};
 
 use super::body::JsonBody;
 use super::{ApiError, AppState};
+use crate::crawl::CrawlState;
 
 pub(super) async fn list_queue(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     let crawl = state.crawl.clone();
     let entries = tokio::task::spawn_blocking(move || crawl.queue()).await??;
     let running = entries
         .iter()
-        .find(|e| e.status.status != "queued")
+        .find(|e| e.status.status != CrawlState::Queued)
         .map(|e| e.id.clone());
     Ok(Json(json!({
         "size": entries.len(),

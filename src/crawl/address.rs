@@ -9,7 +9,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 /// Whether `ip` is private, loopback, link-local or otherwise not a public unicast address.
-pub fn is_non_public(ip: IpAddr) -> bool {
+pub(super) fn is_non_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_non_public_v4(v4),
         IpAddr::V6(v6) => {
@@ -117,7 +117,7 @@ pub(crate) fn filter_addresses(
 /// Resolves `host` and fails when it reaches a non-public address and those are not allowed.
 /// Used to refuse a library before its crawl starts; every request is checked again by
 /// [`CheckedResolver`].
-pub async fn check_host(host: &str, allow_private: bool) -> Result<(), NonPublicAddress> {
+pub(super) async fn check_host(host: &str, allow_private: bool) -> Result<(), NonPublicAddress> {
     if allow_private {
         return Ok(());
     }

@@ -143,7 +143,7 @@ fn selector(css: &str) -> Selector {
 
 /// The deepest element nesting a page may have. Real article pages nest a few dozen levels;
 /// at this depth parsing still takes milliseconds, at 100,000 it takes most of a minute.
-pub const MAX_NESTING: usize = 2_000;
+pub(super) const MAX_NESTING: usize = 2_000;
 
 /// Why a page was not parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -59,12 +59,21 @@ pub enum CrawlMode {
     Sources,
 }
 
+/// The name of a [`CrawlMode`], as the API shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModeName {
+    Recursive,
+    Enumerate,
+    Sources,
+}
+
 impl CrawlMode {
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> ModeName {
         match self {
-            CrawlMode::Recursive => "recursive",
-            CrawlMode::Enumerate(_) => "enumerate",
-            CrawlMode::Sources => "sources",
+            CrawlMode::Recursive => ModeName::Recursive,
+            CrawlMode::Enumerate(_) => ModeName::Enumerate,
+            CrawlMode::Sources => ModeName::Sources,
         }
     }
 }

@@ -9,10 +9,10 @@
 //! - `worker`: one crawl, stage by stage, with its fetch / parse / index pipeline.
 //! - [`Frontier`] and [`CrawlStore`]: pages and their states, persisted in `<data>/crawl.redb`.
 //! - [`Fetcher`]: polite, safe HTTP (robots.txt, per-host pace, retries, limits, public
-//!   addresses only); [`Robots`]; [`address`](is_non_public).
+//!   addresses only).
 //! - [`extract`]: article metadata, text and links of an HTML page.
-//! - [`IdPattern`], [`Clarifications`]: URL patterns.
-//! - [`parse_sitemap`], [`parse_list_records`]: sitemaps and OAI-PMH.
+//! - `pattern`: URL patterns ([`Clarifications`], numeric ids).
+//! - `sitemap`, `oai`: sitemaps and OAI-PMH.
 
 mod address;
 mod error;
@@ -30,18 +30,13 @@ mod sources;
 mod store;
 mod worker;
 
-pub use address::{NonPublicAddress, check_host, is_non_public};
 pub use error::CrawlError;
-pub use extract::{ExtractError, ExtractedPage, MAX_NESTING, extract};
+pub use extract::{ExtractError, ExtractedPage, extract};
 pub use fetch::{FetchError, FetchKind, Fetched, Fetcher};
-pub use frontier::{Frontier, Reserved};
-pub use job::{Counters, CrawlMode, IdRange, JobRecord, OaiProgress, Outcome, Stage};
-pub use oai::{
-    OaiError, OaiPage, OaiRecord, at_granularity, identify_url, list_records_url,
-    parse_granularity, parse_list_records,
-};
-pub use pattern::{Clarifications, IdPattern, Site, normalize};
-pub use queue::{CrawlReport, CrawlService, CrawlStatus, QueueEntry};
-pub use robots::Robots;
+pub use frontier::Frontier;
+pub use job::{CrawlMode, JobRecord, ModeName, Outcome, Stage};
+pub use oai::{OaiError, OaiPage, OaiRecord, list_records_url, parse_list_records};
+pub use pattern::{Clarifications, IdPattern, Site};
+pub use queue::{CrawlReport, CrawlService, CrawlState, CrawlStatus, QueueEntry};
 pub use sitemap::{Sitemap, SitemapEntry, SitemapError, parse_sitemap};
-pub use store::{CrawlStore, Failure, PageRecord, PageState, StoreError};
+pub use store::{CrawlStore, PageState};

@@ -102,7 +102,7 @@ fn base(base_url: &str) -> Result<Url, OaiError> {
 }
 
 /// The `Identify` request.
-pub fn identify_url(base_url: &str) -> Result<Url, OaiError> {
+pub(super) fn identify_url(base_url: &str) -> Result<Url, OaiError> {
     let mut url = base(base_url)?;
     url.query_pairs_mut().append_pair("verb", "Identify");
     Ok(url)
@@ -178,7 +178,7 @@ fn protocol_error(url: &Url, root: roxmltree::Node) -> Result<bool, OaiError> {
 }
 
 /// The datestamp granularity an `Identify` answer declares (`YYYY-MM-DD` when it says none).
-pub fn parse_granularity(url: &Url, xml: &str) -> Result<String, OaiError> {
+pub(super) fn parse_granularity(url: &Url, xml: &str) -> Result<String, OaiError> {
     let document = parse_document(url, xml)?;
     let root = document.root_element();
     protocol_error(url, root)?;
@@ -189,7 +189,7 @@ pub fn parse_granularity(url: &Url, xml: &str) -> Result<String, OaiError> {
 }
 
 /// A datestamp cut to the repository's granularity (`YYYY-MM-DD` or `YYYY-MM-DDThh:mm:ssZ`).
-pub fn at_granularity(datestamp: &str, granularity: &str) -> String {
+pub(super) fn at_granularity(datestamp: &str, granularity: &str) -> String {
     if granularity.contains("hh") {
         datestamp.to_string()
     } else {

@@ -101,7 +101,7 @@ fn bare_host(url: &Url) -> String {
 }
 
 /// A URL with its fragment removed and an empty query dropped, so that one page has one URL.
-pub fn normalize(mut url: Url) -> Option<Url> {
+pub(super) fn normalize(mut url: Url) -> Option<Url> {
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return None;
     }

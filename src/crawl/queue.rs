@@ -16,7 +16,7 @@ use super::address::check_host;
 use super::error::CrawlError;
 use super::fetch::Fetcher;
 use super::frontier::Frontier;
-use super::job::{Counters, CrawlMode, JobRecord, Outcome};
+use super::job::{Counters, CrawlMode, JobRecord, ModeName, Outcome, Stage};
 use super::pattern::{Clarifications, Site};
 use super::store::CrawlStore;
 use super::worker::{self, CrawlContext, has_sources};
@@ -24,19 +24,68 @@ use crate::clock::unix_now;
 use crate::config::CrawlConfig;
 use crate::library::{Catalog, LibraryError, LibraryId, LibraryRecord};
 
+/// Where a library's crawl is, as the API names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CrawlState {
+    /// Waiting in the queue.
+    Queued,
+    Discovering,
+    Analyzing,
+    Crawling,
+    Signing,
+    Done,
+    /// Removed from the queue or interrupted; it resumes when queued again.
+    Stopped,
+    Failed,
+}
+
+impl CrawlState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CrawlState::Queued => "queued",
+            CrawlState::Discovering => "discovering",
+            CrawlState::Analyzing => "analyzing",
+            CrawlState::Crawling => "crawling",
+            CrawlState::Signing => "signing",
+            CrawlState::Done => "done",
+            CrawlState::Stopped => "stopped",
+            CrawlState::Failed => "failed",
+        }
+    }
+}
+
+impl From<Stage> for CrawlState {
+    fn from(stage: Stage) -> Self {
+        match stage {
+            Stage::Discovering => CrawlState::Discovering,
+            Stage::Analyzing => CrawlState::Analyzing,
+            Stage::Crawling => CrawlState::Crawling,
+            Stage::Signing => CrawlState::Signing,
+            Stage::Done => CrawlState::Done,
+        }
+    }
+}
+
+impl std::fmt::Display for CrawlState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A library's crawl as the API shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct CrawlStatus {
     /// `queued`, `discovering`, `analyzing`, `crawling`, `signing` while in the queue; then
     /// `done`, `stopped` (removed from the queue or interrupted) or `failed`.
-    pub status: &'static str,
+    pub status: CrawlState,
     /// `queued` while waiting in the queue, else the stage the crawl is at (or stopped at).
-    pub stage: &'static str,
+    pub stage: CrawlState,
     /// Position in the queue (0: first), when queued.
     pub queue_position: Option<usize>,
     pub run: u32,
     /// `recursive`, `enumerate` or `sources`, once analysis has decided.
-    pub mode: Option<&'static str>,
+    pub mode: Option<ModeName>,
     /// For id enumeration: the last id processed; a later crawl continues after it.
     pub last_id: Option<u64>,
     /// Pages found, fetched, parsed, indexed and failed (with reasons), as the job counts them.
@@ -92,11 +141,11 @@ fn status_of(job: Option<&JobRecord>, queue_position: Option<usize>, running: bo
     let default = JobRecord::new("");
     let job = job.unwrap_or(&default);
     let status = match (queue_position, running, &job.outcome) {
-        (_, true, _) => job.stage.as_str(),
-        (Some(_), false, _) => "queued",
-        (None, false, Some(Outcome::Done)) => "done",
-        (None, false, Some(Outcome::Failed { .. })) => "failed",
-        (None, false, _) => "stopped",
+        (_, true, _) => job.stage.into(),
+        (Some(_), false, _) => CrawlState::Queued,
+        (None, false, Some(Outcome::Done)) => CrawlState::Done,
+        (None, false, Some(Outcome::Failed { .. })) => CrawlState::Failed,
+        (None, false, _) => CrawlState::Stopped,
     };
     let last_id = match &job.mode {
         Some(CrawlMode::Enumerate(range)) => Some(range.last_id()),
@@ -104,10 +153,10 @@ fn status_of(job: Option<&JobRecord>, queue_position: Option<usize>, running: bo
     };
     CrawlStatus {
         status,
-        stage: if status == "queued" {
-            "queued"
+        stage: if status == CrawlState::Queued {
+            CrawlState::Queued
         } else {
-            job.stage.as_str()
+            job.stage.into()
         },
         queue_position,
         run: job.run,

@@ -78,9 +78,18 @@ pub struct LibraryInfo {
     pub documents: u64,
     pub words: u64,
     pub last_indexed: Option<u64>,
-    pub status: &'static str,
+    pub status: LibraryStatus,
     pub stats_generation: u64,
     pub drift: f64,
+}
+
+/// Whether a library holds documents (a crawl's status replaces it while the library is
+/// crawled or after it was).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LibraryStatus {
+    Empty,
+    Ready,
 }
 
 /// The outcome of an ingest: how many documents were written, and which lines were not.
@@ -336,9 +345,9 @@ impl Catalog {
             words: summary.words,
             last_indexed: record.last_indexed,
             status: if summary.documents == 0 {
-                "empty"
+                LibraryStatus::Empty
             } else {
-                "ready"
+                LibraryStatus::Ready
             },
             stats_generation: summary.generation,
             drift: summary.drift,

@@ -51,11 +51,19 @@ pub enum JobTrigger {
     Resume,
 }
 
+/// What a job does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// Count the statistics again and re-sign every document into a new generation.
+    Reindex,
+}
+
 /// A job as the API shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct JobStatus {
     pub job: String,
-    pub kind: &'static str,
+    pub kind: JobKind,
     pub library: String,
     pub state: JobState,
     pub trigger: JobTrigger,
@@ -134,7 +142,7 @@ impl Jobs {
         let job = Arc::new(Job {
             status: Mutex::new(JobStatus {
                 job: format!("reindex-{number}"),
-                kind: "reindex",
+                kind: JobKind::Reindex,
                 library: library.to_string(),
                 state: JobState::Queued,
                 trigger,

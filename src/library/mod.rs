@@ -11,7 +11,8 @@ mod jobs;
 mod registry;
 
 pub use catalog::{
-    Catalog, IngestReport, LibraryError, LibraryInfo, NewLibrary, RejectedLine, RejectedReason,
+    Catalog, IngestReport, LibraryError, LibraryInfo, LibraryStatus, NewLibrary, RejectedLine,
+    RejectedReason,
 };
 pub use corpus::{CorpusLine, CorpusReader};
 pub use fault::StorageFault;
@@ -21,5 +22,5 @@ pub use ingest::{
     Authors, DocumentError, DocumentInput, IdValue, JsonLine, check_json_depth, parse_document,
     parse_json_lines, parse_lang, prepare,
 };
-pub use jobs::{JobState, JobStatus, JobTrigger, Jobs};
+pub use jobs::{JobKind, JobState, JobStatus, JobTrigger, Jobs};
 pub use registry::{LibraryRecord, Registry, RegistryError};

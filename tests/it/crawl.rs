@@ -7,7 +7,9 @@ use std::io::Write;
 use std::time::Duration;
 
 use dupfinder::config::CrawlConfig;
-use dupfinder::crawl::{CrawlError, CrawlService, FetchError, FetchKind, Fetcher, Outcome};
+use dupfinder::crawl::{
+    CrawlError, CrawlService, CrawlState, FetchError, FetchKind, Fetcher, ModeName, Outcome,
+};
 use dupfinder::library::NewLibrary;
 
 use crate::sites::{
@@ -126,8 +128,8 @@ async fn numeric_ids_are_enumerated_gaps_skipped_and_nothing_else_indexed() {
         .collect();
     assert_eq!(doc_ids(&catalog, "habr"), expected, "exactly the articles");
     let status = service.status("habr").unwrap().unwrap();
-    assert_eq!(status.status, "done");
-    assert_eq!(status.mode, Some("enumerate"));
+    assert_eq!(status.status, CrawlState::Done);
+    assert_eq!(status.mode, Some(ModeName::Enumerate));
     assert!(status.last_id.unwrap() >= 1040, "{status:?}");
     assert_eq!(status.counters.pages_indexed, ids.len() as u64);
     assert!(status.counters.failures["not_found"] >= gaps.len() as u64);
@@ -228,7 +230,7 @@ async fn slug_urls_and_paginated_lists_are_crawled_recursively() {
 
     let report = crawl(&service, "cyberleninka").await;
     assert_eq!(report.outcome, Outcome::Done);
-    assert_eq!(report.status.mode, Some("recursive"));
+    assert_eq!(report.status.mode, Some(ModeName::Recursive));
     let expected: BTreeSet<String> = (0..45)
         .map(|i| server.url(&format!("/article/n/{}", slug(i))))
         .collect();
