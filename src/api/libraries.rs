@@ -11,17 +11,8 @@ use super::body::JsonBody;
 use super::{ApiError, AppState, ErrorCode};
 use crate::library::{LibraryInfo, NewLibrary};
 
-/// A library as the API shows it: its figures, and while it is queued or after it was crawled,
-/// `status` from its crawl (`queued`, a stage, `done`, `stopped`, `failed`) with the crawl's
-/// counters under `crawl`.
-pub(super) fn with_crawl_status(state: &AppState, info: LibraryInfo) -> Result<Value, ApiError> {
-    let status = state.crawl.status(&info.id)?;
-    let mut value = json!(info);
-    if let (Some(status), Some(object)) = (status, value.as_object_mut()) {
-        object.insert("status".to_string(), json!(status.status));
-        object.insert("crawl".to_string(), json!(status));
-    }
-    Ok(value)
+fn with_crawl_status(state: &AppState, info: LibraryInfo) -> Result<Value, ApiError> {
+    Ok(state.crawl.describe(info)?)
 }
 
 #[derive(Deserialize)]

@@ -22,7 +22,7 @@ use super::store::CrawlStore;
 use super::worker::{self, CrawlContext, has_sources};
 use crate::clock::unix_now;
 use crate::config::CrawlConfig;
-use crate::library::{Catalog, LibraryError, LibraryId, LibraryRecord};
+use crate::library::{Catalog, LibraryError, LibraryId, LibraryInfo, LibraryRecord};
 
 /// Where a library's crawl is, as the API names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -173,6 +173,19 @@ fn status_of(job: Option<&JobRecord>, queue_position: Option<usize>, running: bo
 }
 
 impl CrawlService {
+    /// A library as the API (and `dupfinder stats`) shows it: its figures, and while it is
+    /// queued or after it was crawled, `status` from its crawl (`queued`, a stage, `done`,
+    /// `stopped`, `failed`) with the crawl's counters under `crawl`.
+    pub fn describe(&self, info: LibraryInfo) -> Result<serde_json::Value, CrawlError> {
+        let status = self.status(&info.id)?;
+        let mut value = serde_json::json!(info);
+        if let (Some(status), Some(object)) = (status, value.as_object_mut()) {
+            object.insert("status".to_string(), serde_json::json!(status.status));
+            object.insert("crawl".to_string(), serde_json::json!(status));
+        }
+        Ok(value)
+    }
+
     /// Opens the crawl store of the catalog's data directory. Crawl state of libraries that no
     /// longer exist is dropped.
     pub fn open(catalog: Arc<Catalog>) -> Result<Arc<CrawlService>, CrawlError> {

@@ -1,0 +1,123 @@
+//! The configuration a command runs with, and its precedence in one place: the built-in
+//! defaults, then the file (`--config`), then the environment, then the flags. clap has
+//! already folded each `DUPFINDER_*` variable into its flag, so a flag or its variable wins
+//! over the file.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use dupfinder::config::Config;
+use dupfinder::library::Catalog;
+
+/// Flags every command takes.
+#[derive(Args)]
+pub(crate) struct GlobalArgs {
+    /// Configuration file (TOML; see config/dupfinder.toml). Without one, built-in defaults.
+    #[arg(long, global = true, env = "DUPFINDER_CONFIG")]
+    config: Option<PathBuf>,
+    /// Data directory (registry and indexes). Default: ./data
+    #[arg(long, global = true, env = "DUPFINDER_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    /// Allow crawling private, loopback and link-local addresses (crawl.allow_private_networks).
+    #[arg(
+        long,
+        global = true,
+        env = "DUPFINDER_CRAWL_ALLOW_PRIVATE_NETWORKS",
+        value_name = "BOOL"
+    )]
+    crawl_allow_private_networks: Option<bool>,
+}
+
+/// The server's own flags (`dupfinder serve`).
+#[derive(Debug, Default)]
+pub(crate) struct ServerFlags {
+    pub(crate) listen: Option<SocketAddr>,
+    pub(crate) token: Option<String>,
+}
+
+/// The configuration: defaults < file < environment < flags.
+pub(crate) fn configure(global: &GlobalArgs, server: Option<&ServerFlags>) -> Result<Config> {
+    let mut config = match &global.config {
+        Some(path) => Config::from_file(path)?,
+        None => Config::default(),
+    };
+    if let Some(dir) = &global.data_dir {
+        config.storage.data_dir = dir.clone();
+    }
+    if let Some(allow) = global.crawl_allow_private_networks {
+        config.crawl.allow_private_networks = allow;
+    }
+    if let Some(server) = server {
+        if let Some(listen) = server.listen {
+            config.server.listen = listen;
+        }
+        if let Some(token) = &server.token {
+            config.server.token = Some(token.clone());
+        }
+    }
+    Ok(config)
+}
+
+/// Opens the data directory the configuration names.
+pub(crate) fn open_catalog(config: &Config) -> Result<Catalog> {
+    Catalog::open(config).with_context(|| {
+        format!(
+            "cannot open the data directory {}",
+            config.storage.data_dir.display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::Cli;
+
+    #[test]
+    fn flags_win_over_the_file_and_the_file_over_the_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("dupfinder.toml");
+        std::fs::write(
+            &file,
+            "[storage]\ndata_dir = \"/from/file\"\n[server]\nlisten = \"127.0.0.1:9000\"\n",
+        )
+        .unwrap();
+        let file = file.to_str().unwrap();
+        let from_file = Cli::try_parse_from(["dupfinder", "--config", file, "serve"]).unwrap();
+        let config = configure(&from_file.global, Some(&ServerFlags::default())).unwrap();
+        assert_eq!(config.storage.data_dir, PathBuf::from("/from/file"));
+        assert_eq!(config.server.listen.port(), 9000);
+
+        let flags = Cli::try_parse_from([
+            "dupfinder",
+            "--config",
+            file,
+            "--data-dir",
+            "/from/flag",
+            "serve",
+        ])
+        .unwrap();
+        let server = ServerFlags {
+            listen: Some("127.0.0.1:9100".parse().unwrap()),
+            token: None,
+        };
+        let config = configure(&flags.global, Some(&server)).unwrap();
+        assert_eq!(config.storage.data_dir, PathBuf::from("/from/flag"));
+        assert_eq!(config.server.listen.port(), 9100);
+
+        let defaults = configure(
+            &Cli::try_parse_from(["dupfinder", "stats"]).unwrap().global,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            defaults.storage.data_dir,
+            Config::default().storage.data_dir
+        );
+    }
+}

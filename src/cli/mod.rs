@@ -1,0 +1,75 @@
+//! The commands of the `dupfinder` binary, one module each; this file parses the arguments and
+//! dispatches. Exit codes: 0 success, 1 failure, 2 usage (clap), 3 an import with rejected
+//! lines.
+
+mod check;
+mod config;
+mod crawl;
+mod eval;
+mod import;
+mod reindex;
+mod serve;
+mod stats;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+use config::GlobalArgs;
+
+#[derive(Parser)]
+#[command(
+    name = "dupfinder",
+    version,
+    about = "Near-duplicate detection for digital scientific libraries"
+)]
+pub(crate) struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP API.
+    Serve(serve::ServeArgs),
+    /// Import a JSON Lines corpus file (.jsonl or .jsonl.gz) into a library, creating it.
+    Import(import::ImportArgs),
+    /// Check a text file (`-` for standard input); prints the check answer as JSON.
+    Check(check::CheckArgs),
+    /// Crawl a library's site now, in the foreground, until it is done (Ctrl-C stops it; the
+    /// next run resumes). A missing library is created when --start-url, --sitemap-url or
+    /// --oai-url is given.
+    Crawl(crawl::CrawlArgs),
+    /// Rebuild statistics and re-sign every document.
+    Reindex(reindex::ReindexArgs),
+    /// Check every document of a corpus file against the library it was imported into: each
+    /// must find itself. Prints a JSON report (counts, misses, check latency).
+    SelfCheck(eval::SelfCheckArgs),
+    /// Make test queries with known truth from a corpus: writes OUT/library.jsonl (to import)
+    /// and OUT/queries.jsonl (to evaluate).
+    GenTests(eval::GenTestsArgs),
+    /// Run generated queries through the check and print precision, recall and F1 per
+    /// modification, per method and for the combined verdict.
+    Eval(eval::EvalArgs),
+    /// Print libraries with their figures as JSON.
+    Stats(stats::StatsArgs),
+}
+
+/// Runs the command the arguments name.
+pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
+    let global = &cli.global;
+    match cli.command {
+        Command::Serve(args) => serve::run(config::configure(global, Some(&args.flags()))?),
+        Command::Import(args) => import::run(args, config::configure(global, None)?),
+        Command::Check(args) => check::run(args, config::configure(global, None)?),
+        Command::Crawl(args) => crawl::run(args, config::configure(global, None)?),
+        Command::Reindex(args) => reindex::run(args, config::configure(global, None)?),
+        Command::SelfCheck(args) => eval::self_check(args, config::configure(global, None)?),
+        Command::GenTests(args) => eval::gen_tests(args),
+        Command::Eval(args) => eval::eval(args, config::configure(global, None)?),
+        Command::Stats(args) => stats::run(args, config::configure(global, None)?),
+    }
+}

@@ -1,0 +1,88 @@
+//! `dupfinder reindex`: statistics counted again and every document re-signed, with a progress
+//! bar; Ctrl-C stops and keeps what was signed.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::config::open_catalog;
+use dupfinder::config::Config;
+use dupfinder::index::{RebuildControl, RebuildOutcome};
+use dupfinder::library::Catalog;
+
+#[derive(Args)]
+pub(crate) struct ReindexArgs {
+    #[arg(long, conflicts_with = "all", required_unless_present = "all")]
+    library: Option<String>,
+    #[arg(long)]
+    all: bool,
+}
+
+pub(crate) fn run(args: ReindexArgs, config: Config) -> Result<ExitCode> {
+    let catalog = open_catalog(&config)?;
+    let ids = if args.all {
+        catalog.ids()
+    } else {
+        args.library.into_iter().collect()
+    };
+    reindex_with_progress(&catalog, &ids)
+}
+
+/// Re-indexes libraries one after the other with a progress bar on standard error. Ctrl-C stops
+/// at the next document, keeping what was signed: the next run resumes from there.
+fn reindex_with_progress(catalog: &Catalog, ids: &[String]) -> Result<ExitCode> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = cancel.clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the signal handler")?;
+        std::thread::spawn(move || {
+            runtime.block_on(async {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    eprintln!("stopping: committing what was signed");
+                    cancel.store(true, Ordering::Relaxed);
+                }
+            })
+        });
+    }
+    let settings = &catalog.config().reindex;
+    for id in ids {
+        let index = catalog.index(id)?;
+        let total = index.summary().documents;
+        let bar = ProgressBar::new(total).with_style(
+            ProgressStyle::with_template("re-signing {msg} {bar:40} {pos}/{len} {per_sec}")
+                .expect("valid template"),
+        );
+        bar.set_message(id.clone());
+        if index.has_unfinished_rebuild() {
+            eprintln!("resuming the unfinished re-index of `{id}`");
+        }
+        let control = RebuildControl {
+            cancel: Some(&cancel),
+            max_docs_per_second: settings.max_docs_per_second,
+            commit_every: settings.commit_every,
+        };
+        let started = std::time::Instant::now();
+        let outcome = index.rebuild(&control, |done| bar.set_position(done))?;
+        bar.finish_and_clear();
+        match outcome {
+            RebuildOutcome::Finished { generation } => eprintln!(
+                "re-indexed `{id}`: {total} documents, statistics generation {generation}, {:.2}s",
+                started.elapsed().as_secs_f64()
+            ),
+            RebuildOutcome::Cancelled { signed, .. } => {
+                eprintln!(
+                    "dupfinder: the re-index of `{id}` stopped after {signed} of {total} documents; run it again to resume"
+                );
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
