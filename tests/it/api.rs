@@ -2,52 +2,12 @@
 //! answered with its 4xx code, and documents checkable as soon as they are acknowledged.
 
 use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
+use axum::http::StatusCode;
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
-use crate::support::{app, catalog, synthetic_text};
-
-pub(crate) async fn send(
-    app: &axum::Router,
-    method: &str,
-    uri: &str,
-    content_type: &str,
-    body: impl Into<Body>,
-) -> (StatusCode, Value) {
-    let request = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", content_type)
-        .body(body.into())
-        .unwrap();
-    let response = app.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    let value = if bytes.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_slice(&bytes)
-            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).to_string()))
-    };
-    (status, value)
-}
-
-pub(crate) async fn json_request(
-    app: &axum::Router,
-    method: &str,
-    uri: &str,
-    body: Value,
-) -> (StatusCode, Value) {
-    send(app, method, uri, "application/json", body.to_string()).await
-}
-
-pub(crate) fn error_code(body: &Value) -> &str {
-    body["error"]["code"]
-        .as_str()
-        .unwrap_or_else(|| panic!("not an error body: {body}"))
-}
+use crate::support::{
+    app, catalog, error_code, json_request, send, send_with_token, synthetic_text,
+};
 
 #[tokio::test]
 async fn library_lifecycle() {
@@ -370,33 +330,6 @@ async fn acknowledged_document_is_found_by_check_at_once() {
         (status, error_code(&answer)),
         (StatusCode::BAD_REQUEST, "missing_field")
     );
-}
-
-async fn send_with_token(
-    app: &axum::Router,
-    method: &str,
-    uri: &str,
-    token: Option<&str>,
-    body: Value,
-) -> (StatusCode, Value) {
-    let mut request = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", "application/json");
-    if let Some(token) = token {
-        request = request.header("authorization", format!("Bearer {token}"));
-    }
-    let response = app
-        .clone()
-        .oneshot(request.body(Body::from(body.to_string())).unwrap())
-        .await
-        .unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
 }
 
 #[tokio::test]

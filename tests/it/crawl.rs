@@ -12,7 +12,7 @@ use dupfinder::crawl::{
 };
 use dupfinder::library::NewLibrary;
 
-use crate::sites::{
+use crate::support::sites::{
     FixtureServer, Reply, article_page, crawl, crawl_catalog, doc_ids, library, link_page, slug,
     test_crawl_config,
 };

@@ -6,17 +6,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use dupfinder::api::{AppState, Metrics, router};
 use dupfinder::config::CrawlConfig;
 use dupfinder::crawl::CrawlService;
-use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use tower::ServiceExt;
 
-use crate::sites::{
+use crate::support::send;
+use crate::support::sites::{
     FixtureServer, Reply, article_page, crawl_catalog, library, link_page, slug, test_crawl_config,
 };
 
@@ -26,17 +24,8 @@ async fn call(
     uri: &str,
     body: Option<Value>,
 ) -> (StatusCode, Value) {
-    let request = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", "application/json")
-        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-        .unwrap();
-    let response = app.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    let value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    (status, value)
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    send(app, method, uri, "application/json", body).await
 }
 
 /// A slow site of `n` slug articles on one list page.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use dupfinder::crawl::{CrawlStore, PageState};
 
-use crate::sites::{FixtureServer, Reply, article_page, link_page, slug};
+use crate::support::sites::{FixtureServer, Reply, article_page, link_page, slug};
 
 pub(crate) const ARTICLES: u64 = 80;
 const PER_PAGE: u64 = 10;

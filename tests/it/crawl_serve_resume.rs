@@ -10,7 +10,7 @@ use dupfinder::crawl::{CrawlStore, PageState};
 use serde_json::{Value, json};
 
 use crate::crawl_resume::{ARTICLES, site};
-use crate::sites::FixtureServer;
+use crate::support::sites::FixtureServer;
 use crate::support::{ServerProcess, http, start_server};
 
 fn call(server: &ServerProcess, method: &str, path: &str, body: &Value) -> (u16, Value) {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use dupfinder::config::CrawlConfig;
 use dupfinder::crawl::{CrawlService, Outcome};
 
-use crate::sites::{
+use crate::support::sites::{
     FixtureServer, Reply, article_page, crawl, crawl_catalog, doc_ids, library, link_page,
     test_crawl_config,
 };

@@ -7,8 +7,8 @@ use axum::body::Body;
 use axum::http::StatusCode;
 use serde_json::json;
 
-use crate::api::{error_code, send};
 use crate::support::{app, catalog_with, synthetic_text};
+use crate::support::{error_code, send};
 
 async fn library_with_one_document(app: &axum::Router) {
     let (status, body) = send(

@@ -15,6 +15,5 @@ mod reindex;
 mod search;
 mod shutdown;
 mod signatures;
-mod sites;
 mod storage;
 mod support;

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::api::{json_request, send};
 use crate::support::{app, catalog, synthetic_text};
+use crate::support::{json_request, send};
 
 const METHODS: [&str; 6] = ["get", "post", "put", "patch", "delete", "head"];
 

@@ -13,8 +13,8 @@ use dupfinder::library::{Catalog, DocumentInput, IdValue, JobState, JobTrigger, 
 use dupfinder::signature::seed_signature;
 use serde_json::{Value, json};
 
-use crate::api::{error_code, json_request, send};
 use crate::support::{app, catalog, catalog_with, synthetic_text};
+use crate::support::{error_code, json_request, send};
 
 /// Creates library `id` with documents `d{from}..d{to}` of synthetic text.
 pub(crate) fn add_synthetic(catalog: &Catalog, id: &str, from: u64, to: u64) {

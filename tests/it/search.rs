@@ -3,8 +3,8 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::api::{error_code, json_request, send};
 use crate::support::{app, catalog, corpus};
+use crate::support::{error_code, json_request, send};
 
 /// A library of the fixture corpus in which document `i` has year `2000 + i`; en-08 is by
 /// Amina Okafor, the others by Jan Novak, and every one by a common coauthor.

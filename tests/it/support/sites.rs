@@ -17,7 +17,7 @@ use dupfinder::crawl::{CrawlReport, CrawlService};
 use dupfinder::library::{Catalog, NewLibrary};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::synthetic_text;
+use super::synthetic_text;
 
 /// What the server answers for one path (with its query).
 #[derive(Clone)]

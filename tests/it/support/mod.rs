@@ -1,0 +1,12 @@
+//! What the integration tests share: a catalog and fixture texts (`fixtures`), the router with
+//! requests sent to it without a socket (`app`), a server process with requests over HTTP
+//! (`process`), and fixture sites for the crawler (`sites`).
+
+mod app;
+mod fixtures;
+mod process;
+pub(crate) mod sites;
+
+pub(crate) use app::{app, error_code, json_request, send, send_with_token};
+pub(crate) use fixtures::{catalog, catalog_with, corpus, fixture, synthetic_text};
+pub(crate) use process::{ServerProcess, http, start_server};
