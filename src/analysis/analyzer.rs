@@ -21,7 +21,7 @@ use rust_stemmers::Stemmer;
 use super::language::{Language, Script};
 use super::normalize::normalize_into;
 use super::stopwords::{StopWords, WordHashBuilder};
-use super::tokenize::{Span, SpanKind, for_each_span};
+use super::tokenize::{SpanKind, WordSpan, for_each_span};
 
 /// Words with fewer characters than this (after normalization) are dropped: they are mostly
 /// function words and abbreviations that make signatures of unrelated documents collide.
@@ -117,7 +117,7 @@ struct Shared {
 /// What the first pass learns about one word span.
 #[derive(Debug, Clone, Copy)]
 struct Word {
-    span: Span,
+    span: WordSpan,
     /// The normalized word is `normalized[norm_start..norm_end]`.
     norm_start: usize,
     norm_end: usize,
@@ -377,7 +377,7 @@ impl fmt::Debug for Analyzer {
 }
 
 /// Normalizes the word at `span` into `normalized` and describes it.
-fn profile_word(text: &str, span: Span, normalized: &mut String) -> Word {
+fn profile_word(text: &str, span: WordSpan, normalized: &mut String) -> Word {
     let original = &text[span.start..span.end];
     let norm_start = normalized.len();
     normalize_into(original, normalized);

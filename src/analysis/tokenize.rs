@@ -28,7 +28,7 @@ pub(crate) enum SpanKind {
 
 /// A word of the original text: `text[start..end]`, on character boundaries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Span {
+pub(crate) struct WordSpan {
     pub(crate) start: usize,
     pub(crate) end: usize,
     pub(crate) kind: SpanKind,
@@ -140,7 +140,7 @@ enum Segment {
 /// Calls `emit` with every word span of `text`, in order of their start offsets.
 ///
 /// A callback rather than a collection keeps the analyzer free of an intermediate vector.
-pub(crate) fn for_each_span(text: &str, mut emit: impl FnMut(Span)) {
+pub(crate) fn for_each_span(text: &str, mut emit: impl FnMut(WordSpan)) {
     let mut segment: Option<Segment> = None;
     for (start, c) in text.char_indices() {
         let end = start + c.len_utf8();
@@ -160,7 +160,7 @@ pub(crate) fn for_each_span(text: &str, mut emit: impl FnMut(Span)) {
                     (Some(Segment::Word { end: word_end, .. }), false) => *word_end = end,
                     (Some(Segment::Cjk { previous, current }), true) => {
                         if let Some((previous_start, _)) = *previous {
-                            emit(Span {
+                            emit(WordSpan {
                                 start: previous_start,
                                 end: current.1,
                                 kind: SpanKind::Cjk,
@@ -189,17 +189,17 @@ pub(crate) fn for_each_span(text: &str, mut emit: impl FnMut(Span)) {
 
 /// Emits what remains of a finished segment: the word, or the last bigram of a CJK stretch
 /// (the lone character when the stretch has only one).
-fn flush(segment: Option<Segment>, emit: &mut impl FnMut(Span)) {
+fn flush(segment: Option<Segment>, emit: &mut impl FnMut(WordSpan)) {
     match segment {
         None => {}
-        Some(Segment::Word { start, end }) => emit(Span {
+        Some(Segment::Word { start, end }) => emit(WordSpan {
             start,
             end,
             kind: SpanKind::Word,
         }),
         Some(Segment::Cjk { previous, current }) => {
             let start = previous.map_or(current.0, |(previous_start, _)| previous_start);
-            emit(Span {
+            emit(WordSpan {
                 start,
                 end: current.1,
                 kind: SpanKind::Cjk,
@@ -212,7 +212,7 @@ fn flush(segment: Option<Segment>, emit: &mut impl FnMut(Span)) {
 mod tests {
     use super::*;
 
-    fn spans(text: &str) -> Vec<Span> {
+    fn spans(text: &str) -> Vec<WordSpan> {
         let mut spans = Vec::new();
         for_each_span(text, |span| spans.push(span));
         spans

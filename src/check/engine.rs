@@ -100,7 +100,7 @@ pub fn raw_candidates(
             by_method
                 .entry(method)
                 .or_default()
-                .push(document.doc_id.clone());
+                .push(document.meta.doc_id.clone());
         }
     }
     Ok(by_method)

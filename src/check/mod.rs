@@ -20,4 +20,4 @@ pub use engine::{check, raw_candidates};
 pub use passages::{PassageMatch, Span};
 pub use report::{CheckReport, MatchReport, Method, Verdict};
 pub use request::{CheckError, CheckRequest};
-pub use similarity::{Similarity, bag_similarity};
+pub use similarity::{Similarity, bag_similarity, sorted_intersection};

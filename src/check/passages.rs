@@ -7,10 +7,13 @@ use serde::Serialize;
 
 use crate::analysis::{SHINGLE_WORDS, Token, is_sampled};
 
-/// A span of a text in code points, start inclusive, end exclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// A range of a text in code points (`char`s, not bytes), `start` inclusive, `end` exclusive:
+/// how the API's offsets and the evaluation's truth are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Span {
+    /// First code point of the range.
     pub start: usize,
+    /// One past the last code point of the range.
     pub end: usize,
 }
 

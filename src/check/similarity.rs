@@ -21,6 +21,23 @@ impl Similarity {
     }
 }
 
+/// How many values two sorted, deduplicated slices share.
+pub fn sorted_intersection<T: Ord>(a: &[T], b: &[T]) -> usize {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared
+}
+
 /// Compares two bags of words, each sorted by term with one entry per term.
 pub fn bag_similarity(query: &[(String, u32)], doc: &[(String, u32)]) -> Similarity {
     let (mut i, mut j) = (0, 0);

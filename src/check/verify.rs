@@ -9,7 +9,7 @@ use super::decide::{Scores, decide, may_match, worth_reading};
 use super::gather::Candidate;
 use super::passages::{Chain, Side, chains, passages};
 use super::report::{ratio, round};
-use super::similarity::bag_similarity;
+use super::similarity::{bag_similarity, sorted_intersection};
 use crate::analysis::{AnalyzedText, Analyzer, Language};
 use crate::config::CheckConfig;
 use crate::index::{DocKey, IndexError, LibraryView};
@@ -50,7 +50,7 @@ pub(super) fn verify(
     // The candidate is compared on all its shingles, not only the indexed sample: the index
     // keeps each document's shingle sequence for this.
     let doc_set = distinct_without(&stored.shingles, query.frequent);
-    let shared = shared_count(&query.distinct, &doc_set);
+    let shared = sorted_intersection(&query.distinct, &doc_set);
     let chains = chains(
         &query.analyzed.shingles,
         &stored.shingles,
@@ -74,7 +74,7 @@ pub(super) fn verify(
     let counts = stored
         .term_counts()
         .ok_or_else(|| IndexError::CorruptDocument {
-            doc_id: stored.document.doc_id.clone(),
+            doc_id: stored.document.meta.doc_id.clone(),
             reason: "undecodable term counts".to_string(),
         })?;
     let word_similarity = bag_similarity(&query.analyzed.term_counts, &counts).resemblance;
@@ -87,7 +87,7 @@ pub(super) fn verify(
     // Offsets need the document's tokens: analyzed again only when passages are asked for.
     let passages = analyzer.map(|analyzer| {
         let doc_tokens = analyzer
-            .analyze(&document.text, Language::from_code(&document.lang))
+            .analyze(&document.text, Language::from_code(&document.meta.lang))
             .tokens;
         let query_side = Side {
             text: query.text,
@@ -102,9 +102,9 @@ pub(super) fn verify(
     let tokens = query.analyzed.tokens.len();
     let report = MatchReport {
         library: library.to_string(),
-        doc_id: document.doc_id,
-        url: document.url,
-        title: document.title,
+        doc_id: document.meta.doc_id,
+        url: document.meta.url,
+        title: document.meta.title,
         methods: candidate.methods.into_iter().collect(),
         verdict,
         resemblance: round(scores.resemblance),
@@ -129,23 +129,6 @@ pub(super) fn distinct_without(shingles: &[u64], frequent: &HashSet<u64>) -> Vec
     distinct
 }
 
-/// How many values two sorted, deduplicated lists share.
-fn shared_count(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut shared) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    shared
-}
-
 /// How many of `total` tokens the ranges cover.
 pub(super) fn covered(ranges: &[Range<usize>], total: usize) -> usize {
     let mut covered = vec![false; total];
@@ -163,8 +146,8 @@ mod tests {
 
     #[test]
     fn shared_and_covered_count_each_once() {
-        assert_eq!(shared_count(&[1, 3, 5, 7], &[2, 3, 7, 9]), 2);
-        assert_eq!(shared_count(&[], &[1]), 0);
+        assert_eq!(sorted_intersection(&[1, 3, 5, 7], &[2, 3, 7, 9]), 2);
+        assert_eq!(sorted_intersection(&[], &[1]), 0);
         assert_eq!(covered(&[0..3, 2..5, 9..20], 10), 6);
         let frequent = HashSet::from([4]);
         assert_eq!(distinct_without(&[5, 4, 1, 5, 2], &frequent), [1, 2, 5]);

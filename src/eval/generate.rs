@@ -198,14 +198,7 @@ pub struct Query {
     pub source_span: Option<Span>,
 }
 
-/// A range of code points (`char`s, not bytes): `start` inclusive, `end` exclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Span {
-    /// First code point of the range.
-    pub start: usize,
-    /// One past the last code point of the range.
-    pub end: usize,
-}
+pub use crate::check::Span;
 
 /// How many candidate sources a query tries before it is given up (a kind that does not fit
 /// most documents, such as homoglyphs in a Chinese library, must not scan the whole library

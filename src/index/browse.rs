@@ -18,7 +18,7 @@ use tantivy::query::AllQuery;
 use tantivy::schema::Value;
 use tantivy::{DocAddress, DocId, Order, TantivyDocument};
 
-use super::{IndexError, LibraryIndex, StoredDocument};
+use super::{DocumentMeta, IndexError, LibraryIndex, StoredDocument};
 
 /// What a listing is sorted by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,12 +65,8 @@ impl From<SortOrder> for Order {
 /// A document in a listing: everything but its text.
 #[derive(Debug, Clone, Serialize)]
 pub struct DocumentSummary {
-    pub doc_id: String,
-    pub url: Option<String>,
-    pub title: Option<String>,
-    pub authors: Vec<String>,
-    pub lang: String,
-    pub year: Option<u64>,
+    #[serde(flatten)]
+    pub meta: DocumentMeta,
     pub words: u64,
     pub added_at: u64,
 }
@@ -78,12 +74,7 @@ pub struct DocumentSummary {
 impl From<StoredDocument> for DocumentSummary {
     fn from(d: StoredDocument) -> Self {
         DocumentSummary {
-            doc_id: d.doc_id,
-            url: d.url,
-            title: d.title,
-            authors: d.authors,
-            lang: d.lang,
-            year: d.year,
+            meta: d.meta,
             words: d.words,
             added_at: d.added_at,
         }

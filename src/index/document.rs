@@ -28,15 +28,22 @@ pub struct PreparedDocument {
     pub tokens: Vec<Token>,
 }
 
-/// A document read back from a library's content index.
-#[derive(Debug, Clone, Serialize)]
-pub struct StoredDocument {
+/// What names and describes a stored document, as every answer that shows one carries it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DocumentMeta {
     pub doc_id: String,
     pub url: Option<String>,
     pub title: Option<String>,
     pub authors: Vec<String>,
     pub lang: String,
     pub year: Option<u64>,
+}
+
+/// A document read back from a library's content index.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoredDocument {
+    #[serde(flatten)]
+    pub meta: DocumentMeta,
     pub words: u64,
     pub content_hash: u64,
     pub added_at: u64,

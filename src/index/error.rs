@@ -50,3 +50,23 @@ impl IndexError {
         }
     }
 }
+
+/// Opens the tantivy index at `path` (creating the directory and the index when missing) with
+/// `schema`; an index written with another schema is [`IndexError::SchemaMismatch`].
+pub(crate) fn open_or_create(
+    path: &std::path::Path,
+    schema: tantivy::schema::Schema,
+) -> Result<tantivy::Index, IndexError> {
+    std::fs::create_dir_all(path).map_err(IndexError::io(path))?;
+    let directory = tantivy::directory::MmapDirectory::open(path).map_err(|e| IndexError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    tantivy::Index::open_or_create(directory, schema).map_err(|e| match e {
+        tantivy::TantivyError::SchemaError(reason) => IndexError::SchemaMismatch {
+            path: path.to_path_buf(),
+            reason,
+        },
+        e => IndexError::tantivy(path)(e),
+    })
+}

@@ -21,7 +21,7 @@ mod write;
 
 pub use browse::{DocumentPage, DocumentSummary, SortKey, SortOrder};
 pub use document::{
-    DocKey, PreparedDocument, StoredDocument, StoredForCheck, content_hash, doc_key,
+    DocKey, DocumentMeta, PreparedDocument, StoredDocument, StoredForCheck, content_hash, doc_key,
 };
 pub use error::IndexError;
 pub use library_index::{IndexOptions, IndexSummary, LibraryIndex};

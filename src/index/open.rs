@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::{Mutex, RwLock};
-use tantivy::directory::MmapDirectory;
-use tantivy::{Index, ReloadPolicy};
+use tantivy::ReloadPolicy;
 
 use super::browse::TitleOrder;
+use super::error::open_or_create;
 use super::signatures::SignatureIndex;
 use super::stats::{load_snapshot, snapshot_path};
 use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME};
@@ -28,20 +28,8 @@ impl LibraryIndex {
     ) -> Result<Self, IndexError> {
         let schema = ContentSchema::load()?;
         let content_path = dir.join("content");
-        std::fs::create_dir_all(&content_path).map_err(IndexError::io(&content_path))?;
         std::fs::create_dir_all(dir.join("stats")).map_err(IndexError::io(dir))?;
-        let directory = MmapDirectory::open(&content_path).map_err(|e| IndexError::Io {
-            path: content_path.clone(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        let index =
-            Index::open_or_create(directory, schema.schema.clone()).map_err(|e| match e {
-                tantivy::TantivyError::SchemaError(reason) => IndexError::SchemaMismatch {
-                    path: content_path.clone(),
-                    reason,
-                },
-                e => IndexError::tantivy(&content_path)(e),
-            })?;
+        let index = open_or_create(&content_path, schema.schema.clone())?;
         index
             .tokenizers()
             .register(TOKENIZER_NAME, AnalyzerTokenizer::new(analyzer.clone()));

@@ -68,6 +68,47 @@ fn parse(name: &str, source: &str) -> Result<Declaration, IndexError> {
     })
 }
 
+/// The flags tantivy's numeric and bytes field options share.
+trait FieldFlags: Default {
+    fn indexed(self) -> Self;
+    fn stored(self) -> Self;
+    fn fast(self) -> Self;
+}
+
+/// Numeric and bytes options spell the three flags alike.
+macro_rules! field_flags {
+    ($($options:ty),*) => {$(
+        impl FieldFlags for $options {
+            fn indexed(self) -> Self {
+                self.set_indexed()
+            }
+            fn stored(self) -> Self {
+                self.set_stored()
+            }
+            fn fast(self) -> Self {
+                self.set_fast()
+            }
+        }
+    )*};
+}
+
+field_flags!(NumericOptions, BytesOptions);
+
+/// The options a declaration asks for.
+fn flagged<O: FieldFlags>(field: &FieldDeclaration) -> O {
+    let mut options = O::default();
+    if field.indexed {
+        options = options.indexed();
+    }
+    if field.stored {
+        options = options.stored();
+    }
+    if field.fast {
+        options = options.fast();
+    }
+    options
+}
+
 fn build(name: &str, declaration: &Declaration) -> Result<Schema, IndexError> {
     let invalid = |reason: String| IndexError::Schema {
         schema: name.to_string(),
@@ -109,30 +150,10 @@ fn build(name: &str, declaration: &Declaration) -> Result<Schema, IndexError> {
                 builder.add_text_field(&field.name, options);
             }
             FieldKind::U64 => {
-                let mut options = NumericOptions::default();
-                if field.indexed {
-                    options = options.set_indexed();
-                }
-                if field.stored {
-                    options = options.set_stored();
-                }
-                if field.fast {
-                    options = options.set_fast();
-                }
-                builder.add_u64_field(&field.name, options);
+                builder.add_u64_field(&field.name, flagged::<NumericOptions>(field));
             }
             FieldKind::Bytes => {
-                let mut options = BytesOptions::default();
-                if field.indexed {
-                    options = options.set_indexed();
-                }
-                if field.stored {
-                    options = options.set_stored();
-                }
-                if field.fast {
-                    options = options.set_fast();
-                }
-                builder.add_bytes_field(&field.name, options);
+                builder.add_bytes_field(&field.name, flagged::<BytesOptions>(field));
             }
         }
     }
@@ -144,6 +165,12 @@ pub(crate) mod field_names {
     pub(crate) const DOC_ID: &str = "doc_id";
     pub(crate) const DOC_KEY: &str = "doc_key";
     pub(crate) const ADDED_AT: &str = "added_at";
+}
+
+/// The declaration `source` of schema `name`: its version and the tantivy schema.
+fn declared(name: &str, source: &str) -> Result<(u32, Schema), IndexError> {
+    let declaration = parse(name, source)?;
+    Ok((declaration.version, build(name, &declaration)?))
 }
 
 fn require(schema: &Schema, schema_name: &str, field: &str) -> Result<Field, IndexError> {
@@ -182,12 +209,10 @@ impl ContentSchema {
     }
 
     fn from_declaration(source: &str) -> Result<Self, IndexError> {
-        const NAME: &str = "content";
-        let declaration = parse(NAME, source)?;
-        let schema = build(NAME, &declaration)?;
-        let field = |name: &str| require(&schema, NAME, name);
+        let (version, schema) = declared("content", source)?;
+        let field = |name: &str| require(&schema, "content", name);
         Ok(ContentSchema {
-            version: declaration.version,
+            version,
             doc_id: field(field_names::DOC_ID)?,
             doc_key: field(field_names::DOC_KEY)?,
             url: field("url")?,
@@ -223,12 +248,10 @@ pub struct SignatureSchema {
 impl SignatureSchema {
     /// Loads and validates the embedded declaration of `index_schema/signatures.toml`.
     pub fn load() -> Result<Self, IndexError> {
-        const NAME: &str = "signatures";
-        let declaration = parse(NAME, SIGNATURES_DECLARATION)?;
-        let schema = build(NAME, &declaration)?;
-        let field = |name: &str| require(&schema, NAME, name);
+        let (version, schema) = declared("signatures", SIGNATURES_DECLARATION)?;
+        let field = |name: &str| require(&schema, "signatures", name);
         Ok(SignatureSchema {
-            version: declaration.version,
+            version,
             doc_id: field(field_names::DOC_ID)?,
             doc_key: field(field_names::DOC_KEY)?,
             seed: field("seed")?,

@@ -8,7 +8,7 @@ use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{QueryParser, QueryParserError};
 use tantivy::snippet::SnippetGenerator;
 
-use super::{IndexError, LibraryIndex, QueryError, translate_query};
+use super::{DocumentMeta, IndexError, LibraryIndex, QueryError, translate_query};
 
 /// Longest snippet, in characters.
 const SNIPPET_CHARS: usize = 240;
@@ -16,12 +16,8 @@ const SNIPPET_CHARS: usize = 240;
 /// One search hit.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchHit {
-    pub doc_id: String,
-    pub url: Option<String>,
-    pub title: Option<String>,
-    pub authors: Vec<String>,
-    pub lang: String,
-    pub year: Option<u64>,
+    #[serde(flatten)]
+    pub meta: DocumentMeta,
     pub score: f32,
     /// A fragment of the text around the matches, HTML-escaped, matches in `<b>`; the text's
     /// beginning when only the title or filters matched.
@@ -114,14 +110,9 @@ impl LibraryIndex {
                 format!("{before}{}{after}", snippet.to_html())
             };
             hits.push(SearchHit {
-                snippet,
-                doc_id: document.doc_id,
-                url: document.url,
-                title: document.title,
-                authors: document.authors,
-                lang: document.lang,
-                year: document.year,
+                meta: document.meta,
                 score,
+                snippet,
             });
         }
         Ok(SearchResults { total, hits })

@@ -13,11 +13,11 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use tantivy::directory::MmapDirectory;
 use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 use tantivy::schema::{Term, Value};
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument};
 
+use super::error::open_or_create;
 use super::postings::live_docs;
 use super::schema::field_names;
 use super::{IndexError, SignatureSchema, doc_key};
@@ -68,19 +68,7 @@ impl SignatureIndex {
         scheme: RobustScheme,
     ) -> Result<Self, IndexError> {
         let schema = SignatureSchema::load()?;
-        std::fs::create_dir_all(path).map_err(IndexError::io(path))?;
-        let directory = MmapDirectory::open(path).map_err(|e| IndexError::Io {
-            path: path.to_path_buf(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        let index =
-            Index::open_or_create(directory, schema.schema.clone()).map_err(|e| match e {
-                tantivy::TantivyError::SchemaError(reason) => IndexError::SchemaMismatch {
-                    path: path.to_path_buf(),
-                    reason,
-                },
-                e => IndexError::tantivy(path)(e),
-            })?;
+        let index = open_or_create(path, schema.schema.clone())?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)

@@ -5,7 +5,7 @@ use tantivy::{DocAddress, Searcher, TantivyDocument};
 
 use super::document::decode_term_counts;
 use super::postings::live_docs;
-use super::{IndexError, LibraryIndex, StoredDocument};
+use super::{DocumentMeta, IndexError, LibraryIndex, StoredDocument};
 
 impl LibraryIndex {
     /// The live document `doc_id`.
@@ -65,15 +65,17 @@ impl LibraryIndex {
         };
         let number = |field| doc.get_first(field).and_then(|v| v.as_u64());
         StoredDocument {
-            doc_id: text(s.doc_id).unwrap_or_default(),
-            url: text(s.url),
-            title: text(s.title),
-            authors: doc
-                .get_all(s.authors)
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect(),
-            lang: text(s.lang).unwrap_or_default(),
-            year: number(s.year),
+            meta: DocumentMeta {
+                doc_id: text(s.doc_id).unwrap_or_default(),
+                url: text(s.url),
+                title: text(s.title),
+                authors: doc
+                    .get_all(s.authors)
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+                lang: text(s.lang).unwrap_or_default(),
+                year: number(s.year),
+            },
             words: number(s.words).unwrap_or(0),
             content_hash: number(s.content_hash).unwrap_or(0),
             added_at: number(s.added_at).unwrap_or(0),

@@ -202,7 +202,7 @@ impl LibraryView<'_> {
         let document = self.index.to_stored(&doc);
         let shingles = decode_shingles(bytes(schema.shingle_seq)).ok_or_else(|| {
             IndexError::CorruptDocument {
-                doc_id: document.doc_id.clone(),
+                doc_id: document.meta.doc_id.clone(),
                 reason: "undecodable shingle sequence".to_string(),
             }
         })?;

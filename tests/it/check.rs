@@ -139,7 +139,7 @@ fn search_finds_words_phrases_and_titles_with_marked_snippets() {
     // Stemmed words combined with AND: "glaciers" finds "glacier".
     let results = index.search("glaciers Greenland", 10, 0).unwrap();
     assert_eq!(results.total, 1);
-    assert_eq!(results.hits[0].doc_id, "en-08");
+    assert_eq!(results.hits[0].meta.doc_id, "en-08");
     assert!(
         results.hits[0].snippet.contains("<b>"),
         "{}",
@@ -157,14 +157,14 @@ fn search_finds_words_phrases_and_titles_with_marked_snippets() {
     // A field filter.
     let titled = index.search("title:translation", 10, 0).unwrap();
     assert!(
-        titled.hits.iter().any(|h| h.doc_id == "en-05"),
+        titled.hits.iter().any(|h| h.meta.doc_id == "en-05"),
         "{titled:?}"
     );
     // Pagination.
     let all = index.search("the study", 100, 0).unwrap();
     let second = index.search("the study", 1, 1).unwrap();
     if all.total > 1 {
-        assert_eq!(second.hits[0].doc_id, all.hits[1].doc_id);
+        assert_eq!(second.hits[0].meta.doc_id, all.hits[1].meta.doc_id);
     }
     assert!(matches!(
         index.search("title:(", 10, 0),

@@ -243,12 +243,12 @@ async fn slug_urls_and_paginated_lists_are_crawled_recursively() {
         .unwrap()
         .unwrap();
     assert_eq!(
-        doc.title.as_deref(),
+        doc.meta.title.as_deref(),
         Some(format!("On {}", slug(7)).as_str())
     );
-    assert_eq!(doc.authors, ["Author 7"]);
-    assert_eq!(doc.year, Some(2021));
-    assert_eq!(doc.lang, "en");
+    assert_eq!(doc.meta.authors, ["Author 7"]);
+    assert_eq!(doc.meta.year, Some(2021));
+    assert_eq!(doc.meta.lang, "en");
     assert!(
         doc.text.contains(&synthetic_text(7, 150)[..60]),
         "{}",
@@ -422,8 +422,8 @@ async fn oai_pmh_with_resumption_tokens_and_a_sitemap_index_are_harvested() {
         .document(&server.url("/record/3"))
         .unwrap()
         .unwrap();
-    assert_eq!(doc.title.as_deref(), Some("Record 3"));
-    assert_eq!(doc.authors, ["Creator, 3"]);
+    assert_eq!(doc.meta.title.as_deref(), Some("Record 3"));
+    assert_eq!(doc.meta.authors, ["Creator, 3"]);
 
     let report = crawl(&service, "journal").await;
     assert_eq!(report.outcome, Outcome::Done);

@@ -1,6 +1,7 @@
 //! Material taken from other documents: the vocabulary that replaced and inserted words come
 //! from, and the ranking of foreign documents by how close their vocabulary is to the library's.
 
+use crate::check::sorted_intersection;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
@@ -152,23 +153,6 @@ const TOPIC_CANDIDATES: usize = 8;
 /// say little about the topic. They still count in the exact Jaccard of the candidates.
 const COMMON_WORD_MIN_DOCS: usize = 50;
 
-/// Size of the intersection of two sorted, deduplicated slices.
-fn intersection(a: &[u32], b: &[u32]) -> usize {
-    let (mut i, mut j, mut common) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    common
-}
-
 /// Foreign documents (given as `(id, text)`) ordered by their highest Jaccard similarity of
 /// lowercase word sets with any of the `library` texts, best first, ties by id; documents at or
 /// above [`SAME_TOPIC_MAX_JACCARD`] are left out.
@@ -243,7 +227,7 @@ pub(crate) fn rank_by_topic(library: &[&str], foreign: &[(usize, &str)]) -> Vec<
         let mut best = 0.0f64;
         for &(_, doc) in touched.iter().take(TOPIC_CANDIDATES) {
             let set = &library_sets[doc];
-            let common = intersection(&known, set) as f64;
+            let common = sorted_intersection(&known, set) as f64;
             best = best.max(common / ((size + set.len()) as f64 - common));
         }
         if best < SAME_TOPIC_MAX_JACCARD {

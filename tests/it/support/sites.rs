@@ -253,7 +253,7 @@ pub(crate) fn doc_ids(catalog: &Catalog, id: &str) -> BTreeSet<String> {
     view.keys()
         .unwrap()
         .into_iter()
-        .map(|key| view.stored(key).unwrap().unwrap().doc_id)
+        .map(|key| view.stored(key).unwrap().unwrap().meta.doc_id)
         .collect()
 }
 
