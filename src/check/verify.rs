@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use super::MatchReport;
+use super::{MatchReport, Method, PassageMatch};
 use super::decide::{Scores, decide, may_match, worth_reading};
 use super::gather::Candidate;
 use super::passages::{Chain, Side, chains, passages};
@@ -12,7 +12,7 @@ use super::report::{ratio, round};
 use super::similarity::{bag_similarity, sorted_intersection};
 use crate::analysis::{AnalyzedText, Analyzer, Language};
 use crate::config::CheckConfig;
-use crate::index::{DocKey, IndexError, LibraryView};
+use crate::index::{DocKey, IndexError, LibraryView, StoredDocument};
 
 /// A verified match and the query tokens its passages cover.
 pub(super) type Verified = (MatchReport, Vec<Range<usize>>);
@@ -47,27 +47,8 @@ pub(super) fn verify(
     let Some(stored) = view.stored_for_check(key)? else {
         return Ok(None);
     };
-    // The candidate is compared on all its shingles, not only the indexed sample: the index
-    // keeps each document's shingle sequence for this.
-    let doc_set = distinct_without(&stored.shingles, query.frequent);
-    let shared = sorted_intersection(&query.distinct, &doc_set);
-    let chains = chains(
-        &query.analyzed.shingles,
-        &stored.shingles,
-        query.frequent,
-        config.passage_gap as usize,
-        config.passage_min_shingles as usize,
-    );
-    let mut scores = Scores {
-        exact: candidate.methods.contains(&super::Method::Exact),
-        resemblance: ratio(shared, query.distinct.len() + doc_set.len() - shared),
-        containment_query: ratio(shared, query.distinct.len()),
-        containment_doc: ratio(shared, doc_set.len()),
-        shared,
-        doc_shingles: doc_set.len(),
-        longest_passage: chains.iter().map(|c| c.matched).max().unwrap_or(0),
-        word_similarity: None,
-    };
+    let exact = candidate.methods.contains(&Method::Exact);
+    let (mut scores, chains) = shingle_scores(query, &stored.shingles, exact, config);
     if !may_match(&scores, config) {
         return Ok(None);
     }
@@ -84,21 +65,7 @@ pub(super) fn verify(
     };
     let document = stored.document;
     let ranges: Vec<Range<usize>> = chains.iter().map(Chain::query_tokens).collect();
-    // Offsets need the document's tokens: analyzed again only when passages are asked for.
-    let passages = analyzer.map(|analyzer| {
-        let doc_tokens = analyzer
-            .analyze(&document.text, Language::from_code(&document.meta.lang))
-            .tokens;
-        let query_side = Side {
-            text: query.text,
-            tokens: &query.analyzed.tokens,
-        };
-        let doc_side = Side {
-            text: &document.text,
-            tokens: &doc_tokens,
-        };
-        passages(&chains, &query_side, &doc_side)
-    });
+    let passages = analyzer.map(|analyzer| locate(analyzer, query, &document, &chains));
     let tokens = query.analyzed.tokens.len();
     let report = MatchReport {
         library: library.to_string(),
@@ -115,6 +82,59 @@ pub(super) fn verify(
         passages,
     };
     Ok(Some((report, ranges)))
+}
+
+/// The candidate compared with the query on all its shingles, not only the indexed sample
+/// (the index keeps each document's shingle sequence for this): the shingle scores and the
+/// chains of shared shingles that make its passages.
+fn shingle_scores(
+    query: &Query<'_>,
+    doc_shingles: &[u64],
+    exact: bool,
+    config: &CheckConfig,
+) -> (Scores, Vec<Chain>) {
+    let doc_set = distinct_without(doc_shingles, query.frequent);
+    let shared = sorted_intersection(&query.distinct, &doc_set);
+    let chains = chains(
+        &query.analyzed.shingles,
+        doc_shingles,
+        query.frequent,
+        config.passage_gap as usize,
+        config.passage_min_shingles as usize,
+    );
+    let scores = Scores {
+        exact,
+        resemblance: ratio(shared, query.distinct.len() + doc_set.len() - shared),
+        containment_query: ratio(shared, query.distinct.len()),
+        containment_doc: ratio(shared, doc_set.len()),
+        shared,
+        doc_shingles: doc_set.len(),
+        longest_passage: chains.iter().map(|c| c.matched).max().unwrap_or(0),
+        word_similarity: None,
+    };
+    (scores, chains)
+}
+
+/// The chains as passages with code point offsets in both texts: the document is analyzed
+/// again for its tokens' offsets, which only passages need.
+fn locate(
+    analyzer: &Analyzer,
+    query: &Query<'_>,
+    document: &StoredDocument,
+    chains: &[Chain],
+) -> Vec<PassageMatch> {
+    let doc_tokens = analyzer
+        .analyze(&document.text, Language::from_code(&document.meta.lang))
+        .tokens;
+    let query_side = Side {
+        text: query.text,
+        tokens: &query.analyzed.tokens,
+    };
+    let doc_side = Side {
+        text: &document.text,
+        tokens: &doc_tokens,
+    };
+    passages(chains, &query_side, &doc_side)
 }
 
 /// The distinct shingles of `shingles` not in `frequent`, sorted.
