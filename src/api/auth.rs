@@ -5,66 +5,198 @@
 //! API calls), and a check is a reading endpoint (portals call it). Tokens are compared in
 //! constant time.
 
-use axum::extract::{Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use super::metrics::Caller;
 use super::{ApiError, AppState, ErrorCode};
+use crate::clock::unix_now;
+use crate::library::{Access, AuditEntry, Role};
 
-/// Whether a request writes (and so is an operator's).
+/// Writes: everything but reading requests and checks.
 pub(super) fn is_operator(method: &Method, path: &str) -> bool {
     !(method == Method::GET
         || method == Method::HEAD
         || (method == Method::POST && path == "/api/v1/check"))
 }
 
-/// Whether a path is open to everyone whatever the configuration.
 fn is_public(path: &str) -> bool {
     path == "/healthz" || path == "/" || path == "/api/v1/openapi.json" || path.starts_with("/ui/")
 }
 
-/// Compares two byte strings in time that depends only on their lengths.
+/// What a request needs of its caller's role.
+pub(super) fn access_of(method: &Method, path: &str) -> Access {
+    if path.starts_with("/api/v1/keys") || path.starts_with("/api/v1/audit") {
+        Access::Admin
+    } else if method == Method::POST && path == "/api/v1/check" {
+        Access::Check
+    } else if is_operator(method, path) {
+        Access::Write
+    } else {
+        Access::Read
+    }
+}
+
+/// The library a request's path names (`/api/v1/libraries/{id}…`), if any.
+fn library_of(path: &str) -> Option<&str> {
+    path.strip_prefix("/api/v1/libraries/")
+        .map(|rest| rest.split('/').next().unwrap_or_default())
+        .filter(|id| !id.is_empty())
+}
+
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
-/// Middleware enforcing the configured token.
+/// The credential of `Authorization: Bearer <credential>`, the scheme in any case.
+fn bearer(request: &Request) -> Option<&str> {
+    let value = request
+        .headers()
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let (scheme, credential) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| credential.trim())
+}
+
+/// Who presented what: the configured token is an admin key named `token`.
+#[derive(Debug, Clone)]
+pub(super) struct Identity {
+    pub(super) name: String,
+    pub(super) role: Role,
+    /// The libraries the key may touch; `None`: all.
+    pub(super) libraries: Option<Vec<String>>,
+}
+
+impl Identity {
+    /// Whether the key may touch library `id`.
+    pub(super) fn may_touch(&self, id: &str) -> bool {
+        self.libraries
+            .as_ref()
+            .is_none_or(|allowed| allowed.iter().any(|l| l == id))
+    }
+}
+
+/// Access control and the audit log. With no token configured and no key created, the server
+/// (bound to loopback) is open. Otherwise public routes stay open, reading routes and checks
+/// are open unless `server.protect_reads`, and every other request needs a key whose role
+/// allows it (401 without a valid key, 403 when its role or its libraries do not allow the
+/// request). Every write that reaches a handler is appended to the audit log.
 pub(super) async fn require_token(
     State(state): State<AppState>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let server = &state.catalog.config().server;
-    let Some(token) = server.token.as_deref() else {
-        return next.run(request).await;
+    let keys = state.catalog.keys();
+    let path = request.uri().path().to_string();
+    let method = request.method().clone();
+    let access = access_of(&method, &path);
+    let identity = match bearer(&request) {
+        Some(presented) => {
+            let token = server
+                .token
+                .as_deref()
+                .filter(|t| constant_time_eq(presented.as_bytes(), t.as_bytes()));
+            match (token, keys.find(presented)) {
+                (Some(_), _) => Some(Identity {
+                    name: "token".to_string(),
+                    role: Role::Admin,
+                    libraries: None,
+                }),
+                (None, Some(key)) => Some(Identity {
+                    name: key.name,
+                    role: key.role,
+                    libraries: key.libraries,
+                }),
+                (None, None) => None,
+            }
+            .ok_or(true)
+        }
+        None => Err(false),
     };
-    let path = request.uri().path();
-    let needs_token =
-        !is_public(path) && (server.protect_reads || is_operator(request.method(), path));
-    if !needs_token {
-        return next.run(request).await;
-    }
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    match presented {
-        Some(presented) if constant_time_eq(presented.as_bytes(), token.as_bytes()) => {
-            next.run(request).await
+    let enforced = server.token.is_some() || keys.any();
+    let needs_key = enforced
+        && !is_public(&path)
+        && (server.protect_reads || matches!(access, Access::Write | Access::Admin));
+    let identity = match identity {
+        Ok(identity) => Some(identity),
+        Err(presented) if needs_key => {
+            return if presented {
+                // The presented credential itself is never logged.
+                tracing::warn!(%method, %path, "refused: invalid bearer token");
+                ApiError::new(ErrorCode::InvalidToken, "the bearer token is not valid")
+                    .into_response()
+            } else {
+                ApiError::new(
+                    ErrorCode::MissingToken,
+                    "this endpoint needs `Authorization: Bearer <key>`",
+                )
+                .into_response()
+            };
         }
-        Some(_) => {
-            // The presented token itself is never logged.
-            tracing::warn!(method = %request.method(), path = %path, "refused: invalid bearer token");
-            ApiError::new(ErrorCode::InvalidToken, "the bearer token is not valid").into_response()
+        Err(_) => None,
+    };
+    if let Some(identity) = &identity
+        && enforced
+        && !is_public(&path)
+    {
+        if !identity.role.allows(access) && needs_key {
+            return forbidden(format!(
+                "the key `{}` ({}) may not make this request",
+                identity.name,
+                identity.role.as_str()
+            ));
         }
-        None => ApiError::new(
-            ErrorCode::MissingToken,
-            "this endpoint needs `Authorization: Bearer <token>`",
-        )
-        .into_response(),
+        let outside = match library_of(&path) {
+            Some(id) => !identity.may_touch(id),
+            // A restricted key writes only under the libraries it names.
+            None => identity.libraries.is_some() && access == Access::Write,
+        };
+        if outside && (needs_key || access == Access::Check) {
+            return forbidden(format!(
+                "the key `{}` may not touch this library",
+                identity.name
+            ));
+        }
     }
+    let caller = identity
+        .as_ref()
+        .map_or_else(|| "-".to_string(), |i| i.name.clone());
+    request.extensions_mut().insert(Caller(caller.clone()));
+    if let Some(identity) = identity {
+        request.extensions_mut().insert(identity);
+    }
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_string());
+    let response = next.run(request).await;
+    if matches!(access, Access::Write | Access::Admin) && method != Method::GET {
+        let entry = AuditEntry {
+            seq: 0,
+            time: unix_now(),
+            key: caller,
+            action: format!("{method} {}", route.as_deref().unwrap_or(&path)),
+            target: path,
+            status: response.status().as_u16(),
+        };
+        let catalog = state.catalog.clone();
+        match tokio::task::spawn_blocking(move || catalog.keys().audit(entry)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::error!(error = %e, "could not append to the audit log"),
+            Err(e) => tracing::error!(error = %e, "could not append to the audit log"),
+        }
+    }
+    response
+}
+
+fn forbidden(message: String) -> Response {
+    ApiError::new(ErrorCode::Forbidden, message).into_response()
 }
 
 #[cfg(test)]

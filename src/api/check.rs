@@ -3,10 +3,12 @@
 
 use std::sync::atomic::Ordering;
 
+use axum::Extension;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
 
+use super::auth::Identity;
 use super::body::{TextBody, parse_json};
 use super::{ApiError, AppState, ErrorCode};
 use crate::check::{CheckReport, CheckRequest, Verdict, check};
@@ -52,9 +54,26 @@ pub fn parse_check_request(body: &str, limits: &Limits) -> Result<CheckRequest, 
 
 pub(super) async fn check_text(
     State(state): State<AppState>,
+    identity: Option<Extension<Identity>>,
     body: TextBody,
 ) -> Result<Json<CheckReport>, ApiError> {
-    let request = parse_check_request(&body.text, &state.catalog.config().limits)?;
+    let mut request = parse_check_request(&body.text, &state.catalog.config().limits)?;
+    // A key that may touch some libraries only checks against those.
+    if let Some(Extension(identity)) = identity
+        && let Some(allowed) = &identity.libraries
+    {
+        match &request.libraries {
+            None => request.libraries = Some(allowed.clone()),
+            Some(named) => {
+                if let Some(id) = named.iter().find(|id| !identity.may_touch(id)) {
+                    return Err(ApiError::new(
+                        ErrorCode::Forbidden,
+                        format!("the key `{}` may not check against `{id}`", identity.name),
+                    ));
+                }
+            }
+        }
+    }
     let catalog = state.catalog.clone();
     let report = tokio::task::spawn_blocking(move || check(&catalog, &request)).await??;
     let counter = match report.verdict {

@@ -12,7 +12,7 @@ use super::params::{page_limit, page_offset, query_params};
 use super::{ApiError, AppState, ErrorCode};
 use crate::index::{DocumentPage, SortKey, SortOrder};
 use crate::library::{
-    DocumentInput, IngestReport, LibraryError, LibraryId, parse_json_lines, prepare,
+    DocumentInput, IngestPath, IngestReport, LibraryError, LibraryId, parse_json_lines, prepare,
 };
 
 /// Deepest page of a listing.
@@ -67,9 +67,8 @@ pub(super) async fn add_documents(
     })
     .await??;
     state
-        .metrics
-        .documents_ingested
-        .fetch_add(report.accepted as u64, Ordering::Relaxed);
+        .catalog
+        .count_ingested(IngestPath::Api, report.accepted as u64);
     state
         .metrics
         .documents_rejected

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::check::CheckError;
 use crate::crawl::CrawlError;
-use crate::library::{DocumentError, LibraryError, RegistryError, StorageFault};
+use crate::library::{DocumentError, KeyError, LibraryError, RegistryError, StorageFault};
 
 /// Declares [`ErrorCode`] from one table: variant, stable code, HTTP status.
 macro_rules! error_codes {
@@ -93,6 +93,12 @@ error_codes! {
     // Access, routing and time.
     MissingToken = "missing_token" => UNAUTHORIZED,
     InvalidToken = "invalid_token" => UNAUTHORIZED,
+    Forbidden = "forbidden" => FORBIDDEN,
+    // Keys.
+    InvalidKeyName = "invalid_key_name" => BAD_REQUEST,
+    InvalidRole = "invalid_role" => BAD_REQUEST,
+    KeyExists = "key_exists" => CONFLICT,
+    KeyNotFound = "key_not_found" => NOT_FOUND,
     NotFound = "not_found" => NOT_FOUND,
     MethodNotAllowed = "method_not_allowed" => METHOD_NOT_ALLOWED,
     Timeout = "timeout" => SERVICE_UNAVAILABLE,
@@ -185,6 +191,18 @@ impl From<LibraryError> for ApiError {
                 );
             }
             _ => return ApiError::internal(e),
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<KeyError> for ApiError {
+    fn from(e: KeyError) -> Self {
+        let code = match &e {
+            KeyError::Exists(_) => ErrorCode::KeyExists,
+            KeyError::NotFound(_) => ErrorCode::KeyNotFound,
+            KeyError::InvalidName(_) => ErrorCode::InvalidKeyName,
+            KeyError::Store { .. } => return ApiError::internal(e),
         };
         ApiError::new(code, e.to_string())
     }

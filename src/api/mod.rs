@@ -8,6 +8,7 @@ mod check;
 mod documents;
 mod error;
 mod jobs;
+mod keys;
 mod libraries;
 mod limits;
 mod metrics;

@@ -11,14 +11,18 @@ pub(super) async fn healthz() -> Json<serde_json::Value> {
     Json(json!({"status": "ok"}))
 }
 
-pub(super) async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    (
+pub(super) async fn metrics(State(state): State<AppState>) -> Result<impl IntoResponse, ApiError> {
+    let mut text = state.metrics.render();
+    let from_state =
+        tokio::task::spawn_blocking(move || super::metrics::render_state(&state)).await?;
+    text.push_str(&from_state);
+    Ok((
         [(
             axum::http::header::CONTENT_TYPE,
             "text/plain; version=0.0.4",
         )],
-        state.metrics.render(),
-    )
+        text,
+    ))
 }
 
 pub(super) async fn not_found() -> ApiError {

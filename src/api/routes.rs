@@ -9,6 +9,7 @@ use tower_http::trace::TraceLayer;
 use super::check::check_text;
 use super::documents::{add_documents, get_document, list_documents};
 use super::jobs::{abort_job, get_job, list_jobs, start_reindex};
+use super::keys::{audit_log, create_key, list_keys, revoke_key};
 use super::libraries::{create_library, delete_library, get_library, list_libraries};
 use super::operations::{healthz, method_not_allowed, metrics, not_found};
 use super::queue::{dequeue, enqueue, list_queue};
@@ -49,6 +50,9 @@ fn routes() -> Vec<(&'static str, MethodRouter<AppState>)> {
         ("/api/v1/check", post(check_text)),
         ("/api/v1/queue", get(list_queue).post(enqueue)),
         ("/api/v1/queue/{id}", delete(dequeue)),
+        ("/api/v1/keys", post(create_key).get(list_keys)),
+        ("/api/v1/keys/{name}", delete(revoke_key)),
+        ("/api/v1/audit", get(audit_log)),
     ]
 }
 

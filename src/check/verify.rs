@@ -4,12 +4,12 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use super::{MatchReport, Method, PassageMatch};
 use super::decide::{Scores, decide, may_match, worth_reading};
 use super::gather::Candidate;
 use super::passages::{Chain, Side, chains, passages};
 use super::report::{ratio, round};
 use super::similarity::{bag_similarity, sorted_intersection};
+use super::{MatchReport, Method, PassageMatch};
 use crate::analysis::{AnalyzedText, Analyzer, Language};
 use crate::config::CheckConfig;
 use crate::index::{DocKey, IndexError, LibraryView, StoredDocument};

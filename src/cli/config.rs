@@ -29,6 +29,22 @@ pub(crate) struct GlobalArgs {
         value_name = "BOOL"
     )]
     crawl_allow_private_networks: Option<bool>,
+    /// How log lines are written to standard error: `text` (coloured only on a terminal) or
+    /// `json`, one object per line.
+    #[arg(
+        long,
+        global = true,
+        env = "DUPFINDER_LOG_FORMAT",
+        default_value = "text"
+    )]
+    pub(crate) log_format: LogFormat,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LogFormat {
+    Text,
+    Json,
 }
 
 /// The server's own flags (`dupfinder serve`).

@@ -7,6 +7,7 @@ mod config;
 mod crawl;
 mod eval;
 mod import;
+mod keys;
 mod reindex;
 mod serve;
 mod stats;
@@ -17,6 +18,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 use config::GlobalArgs;
+pub(crate) use config::LogFormat;
 
 #[derive(Parser)]
 #[command(
@@ -56,6 +58,15 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Print libraries with their figures as JSON.
     Stats(stats::StatsArgs),
+    /// Create, list and revoke API keys.
+    Keys(keys::KeysArgs),
+}
+
+impl Cli {
+    /// How log lines are written.
+    pub(crate) fn log_format(&self) -> LogFormat {
+        self.global.log_format
+    }
 }
 
 /// Runs the command the arguments name.
@@ -71,5 +82,6 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::GenTests(args) => eval::gen_tests(args),
         Command::Eval(args) => eval::eval(args, config::configure(global, None)?),
         Command::Stats(args) => stats::run(args, config::configure(global, None)?),
+        Command::Keys(args) => keys::run(args, config::configure(global, None)?),
     }
 }

@@ -33,7 +33,7 @@ use crate::clock::unix_now;
 use crate::config::CrawlConfig;
 use crate::index::PreparedDocument;
 use crate::library::{
-    Authors, Catalog, DocumentInput, IdValue, LibraryRecord, parse_lang, prepare,
+    Authors, Catalog, DocumentInput, IdValue, IngestPath, LibraryRecord, parse_lang, prepare,
 };
 
 /// Everything one crawl needs.
@@ -91,17 +91,21 @@ impl CrawlContext {
         }
         let catalog = self.catalog.clone();
         let id = self.library.id.clone();
-        tokio::task::spawn_blocking(move || catalog.ingest_prepared(&id, documents, Vec::new()))
-            .await
-            .map_err(|e| CrawlError::Worker {
-                id: self.library.id.clone(),
-                reason: e.to_string(),
-            })?
-            .map(|_| ())
-            .map_err(|source| CrawlError::Index {
-                id: self.library.id.clone(),
-                source,
-            })
+        tokio::task::spawn_blocking(move || {
+            let report = catalog.ingest_prepared(&id, documents, Vec::new())?;
+            catalog.count_ingested(IngestPath::Crawl, report.accepted as u64);
+            Ok::<_, crate::library::LibraryError>(report)
+        })
+        .await
+        .map_err(|e| CrawlError::Worker {
+            id: self.library.id.clone(),
+            reason: e.to_string(),
+        })?
+        .map(|_| ())
+        .map_err(|source| CrawlError::Index {
+            id: self.library.id.clone(),
+            source,
+        })
     }
 }
 
@@ -637,7 +641,9 @@ fn flush(ctx: &CrawlContext, batch: &mut Vec<IndexItem>, tracker: &Tracker) {
         .map(|item| (item.url, item.document))
         .unzip();
     match ctx.catalog.ingest_prepared(ctx.id(), documents, Vec::new()) {
-        Ok(_) => {
+        Ok(report) => {
+            ctx.catalog
+                .count_ingested(IngestPath::Crawl, report.accepted as u64);
             if let Err(e) = ctx.frontier.indexed(&urls) {
                 ctx.set_fatal(CrawlError::Store(e));
             }

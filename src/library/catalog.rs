@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::LibraryId;
 use super::fault::StorageFault;
 use super::ingest::{DocumentError, DocumentInput, prepare};
+use super::keys::{KeyError, KeyStore};
 use super::registry::{LibraryRecord, Registry, RegistryError};
 use crate::analysis::Analyzer;
 use crate::clock::unix_now;
@@ -42,6 +43,8 @@ pub enum LibraryError {
          index at its last commit"
     )]
     WriterStopped(String),
+    #[error(transparent)]
+    Keys(#[from] KeyError),
     /// A write failed because of the data directory (see [`Catalog::write_failed`]).
     #[error("{fault:?} storage: {reason}")]
     Storage { fault: StorageFault, reason: String },
@@ -92,6 +95,30 @@ pub enum LibraryStatus {
     Ready,
 }
 
+/// How documents reach a library, for the metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IngestPath {
+    /// Sent to the HTTP API.
+    Api,
+    /// Read from a corpus file by `dupfinder import`.
+    Import,
+    /// Found by the crawler.
+    Crawl,
+}
+
+impl IngestPath {
+    /// Every path, in a fixed order.
+    pub const ALL: [IngestPath; 3] = [IngestPath::Api, IngestPath::Import, IngestPath::Crawl];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IngestPath::Api => "api",
+            IngestPath::Import => "import",
+            IngestPath::Crawl => "crawl",
+        }
+    }
+}
+
 /// The outcome of an ingest: how many documents were written, and which lines were not.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct IngestReport {
@@ -126,6 +153,7 @@ impl From<&DocumentError> for RejectedReason {
 pub struct Catalog {
     data_dir: PathBuf,
     registry: Registry,
+    keys: KeyStore,
     analyzer: Analyzer,
     config: Config,
     indexes: RwLock<HashMap<String, Arc<LibraryIndex>>>,
@@ -133,6 +161,8 @@ pub struct Catalog {
     /// unknown (a later commit has been seen to answer `Ok` without the documents), so such a
     /// library refuses writes until the process reopens it.
     stopped_writers: RwLock<HashSet<String>>,
+    /// Documents written since the process started, by [`IngestPath`].
+    ingested: [std::sync::atomic::AtomicU64; 3],
 }
 
 impl Catalog {
@@ -144,13 +174,16 @@ impl Catalog {
             source,
         })?;
         let registry = Registry::open(&data_dir.join("registry.redb"))?;
+        let keys = KeyStore::open(&data_dir.join("keys.redb"))?;
         let catalog = Catalog {
             data_dir,
             registry,
+            keys,
             analyzer: default_analyzer(),
             config: config.clone(),
             indexes: RwLock::new(HashMap::new()),
             stopped_writers: RwLock::new(HashSet::new()),
+            ingested: Default::default(),
         };
         for record in catalog.registry.list()? {
             let index = catalog.open_index(&record.id)?;
@@ -205,6 +238,45 @@ impl Catalog {
         });
         let _ = std::fs::remove_file(&path);
         written
+    }
+
+    /// The API keys and the audit log.
+    pub fn keys(&self) -> &KeyStore {
+        &self.keys
+    }
+
+    /// Counts `documents` written by `path` (for the metrics).
+    pub fn count_ingested(&self, path: IngestPath, documents: u64) {
+        let slot = IngestPath::ALL.iter().position(|p| *p == path).unwrap_or(0);
+        self.ingested[slot].fetch_add(documents, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Documents written since the process started, by path.
+    pub fn ingested(&self) -> Vec<(IngestPath, u64)> {
+        IngestPath::ALL
+            .iter()
+            .zip(&self.ingested)
+            .map(|(path, count)| (*path, count.load(std::sync::atomic::Ordering::Relaxed)))
+            .collect()
+    }
+
+    /// Bytes the files of library `id` take on disk.
+    pub fn disk_bytes(&self, id: &str) -> u64 {
+        let mut total = 0;
+        let mut pending = vec![self.library_dir(id)];
+        while let Some(dir) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                match entry.metadata() {
+                    Ok(meta) if meta.is_dir() => pending.push(entry.path()),
+                    Ok(meta) => total += meta.len(),
+                    Err(_) => {}
+                }
+            }
+        }
+        total
     }
 
     /// What a failed write answers: a fault of the data directory (found in the error, or by

@@ -117,6 +117,7 @@ pub fn import_file(
     summary.import_seconds = started.elapsed().as_secs_f64();
 
     let signing = Instant::now();
+    catalog.count_ingested(super::IngestPath::Import, summary.accepted as u64);
     if summary.accepted > 0 {
         index.optimize()?;
         summary.stats_generation = index.rebuild_statistics(|done| progress.signing(done))?;

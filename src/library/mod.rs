@@ -8,11 +8,12 @@ mod id;
 mod import;
 mod ingest;
 mod jobs;
+mod keys;
 mod registry;
 
 pub use catalog::{
-    Catalog, IngestReport, LibraryError, LibraryInfo, LibraryStatus, NewLibrary, RejectedLine,
-    RejectedReason,
+    Catalog, IngestPath, IngestReport, LibraryError, LibraryInfo, LibraryStatus, NewLibrary,
+    RejectedLine, RejectedReason,
 };
 pub use corpus::{CorpusLine, CorpusReader};
 pub use fault::StorageFault;
@@ -23,4 +24,5 @@ pub use ingest::{
     parse_json_lines, parse_lang, prepare,
 };
 pub use jobs::{JobKind, JobState, JobStatus, JobTrigger, Jobs};
+pub use keys::{Access, AuditEntry, KeyError, KeyInfo, KeyStore, NewKey, Role};
 pub use registry::{LibraryRecord, Registry, RegistryError};
