@@ -76,6 +76,24 @@ pub(super) async fn add_documents(
     Ok(Json(report))
 }
 
+pub(super) async fn delete_document(
+    State(state): State<AppState>,
+    Path((id, doc_id)): Path<(String, String)>,
+) -> Result<axum::http::StatusCode, ApiError> {
+    let catalog = state.catalog.clone();
+    let (library, document) = (id.clone(), doc_id.clone());
+    let deleted =
+        tokio::task::spawn_blocking(move || catalog.delete_document(&library, &document)).await??;
+    if deleted {
+        Ok(axum::http::StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::new(
+            ErrorCode::DocumentNotFound,
+            format!("library `{id}` has no document `{doc_id}`"),
+        ))
+    }
+}
+
 pub(super) async fn get_document(
     State(state): State<AppState>,
     Path((id, doc_id)): Path<(String, String)>,

@@ -7,7 +7,7 @@ use axum::routing::{MethodRouter, delete, get, post};
 use tower_http::trace::TraceLayer;
 
 use super::check::check_text;
-use super::documents::{add_documents, get_document, list_documents};
+use super::documents::{add_documents, delete_document, get_document, list_documents};
 use super::jobs::{abort_job, get_job, list_jobs, start_reindex};
 use super::keys::{audit_log, create_key, list_keys, revoke_key};
 use super::libraries::{create_library, delete_library, get_library, list_libraries};
@@ -42,7 +42,7 @@ fn routes() -> Vec<(&'static str, MethodRouter<AppState>)> {
         ("/api/v1/libraries/{id}/search", get(search_library)),
         (
             "/api/v1/libraries/{id}/documents/{*doc_id}",
-            get(get_document),
+            get(get_document).delete(delete_document),
         ),
         ("/api/v1/libraries/{id}/reindex", post(start_reindex)),
         ("/api/v1/jobs", get(list_jobs)),

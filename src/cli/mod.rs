@@ -5,6 +5,7 @@
 mod check;
 mod config;
 mod crawl;
+mod delete;
 mod eval;
 mod import;
 mod keys;
@@ -58,6 +59,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Print libraries with their figures as JSON.
     Stats(stats::StatsArgs),
+    /// Delete one document from a library.
+    DeleteDocument(delete::DeleteDocumentArgs),
     /// Create, list and revoke API keys.
     Keys(keys::KeysArgs),
 }
@@ -82,6 +85,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::GenTests(args) => eval::gen_tests(args),
         Command::Eval(args) => eval::eval(args, config::configure(global, None)?),
         Command::Stats(args) => stats::run(args, config::configure(global, None)?),
+        Command::DeleteDocument(args) => delete::run(args, config::configure(global, None)?),
         Command::Keys(args) => keys::run(args, config::configure(global, None)?),
     }
 }

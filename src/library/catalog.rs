@@ -455,6 +455,22 @@ impl Catalog {
         Ok(())
     }
 
+    /// Removes document `doc_id` of library `id`; returns whether it existed. When this returns,
+    /// the document is gone from checks, search and listings.
+    pub fn delete_document(&self, id: &str, doc_id: &str) -> Result<bool, LibraryError> {
+        let index = self.index(id)?;
+        if self.stopped_writers.read().contains(id) {
+            return Err(LibraryError::WriterStopped(id.to_string()));
+        }
+        let deleted = index
+            .delete(doc_id)
+            .map_err(|e| self.write_failed(id, e.into()))?;
+        if deleted {
+            self.touch(id)?;
+        }
+        Ok(deleted)
+    }
+
     /// Validates and analyzes documents, writes the good ones durably, and reports the others by
     /// line. The first documents of a library also build its first statistics snapshot, so that
     /// signatures are meaningful from the start.

@@ -158,12 +158,12 @@ describe('the web UI', () => {
     assert.equal(titles[0], 'Atmospheric stability and wake losses in a large offshore wind farm');
 
     // Re-indexing from the page: the job's outcome shows, then the new statistics generation.
-    const generation = await page.locator('.stat', { hasText: 'Statistics' }).locator('dd').textContent();
+    const generation = await page.locator('.stat', { hasText: 'Statistics version' }).locator('dd').textContent();
     await page.getByRole('button', { name: 'Re-index' }).click();
     await page.getByText(/Re-indexed: statistics generation \d+\./).waitFor();
     await shoot('02-library-reindexed-desktop');
-    const next = `generation ${Number(generation.replace('generation ', '')) + 1}`;
-    await page.locator('.stat', { hasText: 'Statistics' }).locator('dd', { hasText: next }).waitFor();
+    const next = String(Number(generation) + 1);
+    await page.locator('.stat', { hasText: 'Statistics version' }).locator('dd', { hasText: next }).waitFor();
   });
 
   it('searches with words, phrases and field filters', async () => {
@@ -309,6 +309,25 @@ describe('the web UI', () => {
     assert.equal(await row.locator('td[data-label=Documents]').textContent(), String(documents.length + 1));
     assert.equal(await row.locator('.badge').textContent(), 'ready');
     await shootBoth('12-libraries');
+  });
+
+  it('deletes a document, then a library, after confirmation', async () => {
+    const site = page.locator('table.libraries tbody tr', { hasText: 'Demo site' });
+    await site.locator('a').first().click();
+    await page.locator('table.documents tbody tr').first().waitFor();
+    await page.locator('table.documents tbody tr td:first-child a').first().click();
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.getByRole('button', { name: 'Delete this document…' }).click();
+    await page.locator('.stat', { hasText: 'Documents' }).locator('dd', { hasText: '3' }).waitFor();
+    // A wrong identifier deletes nothing; the right one deletes the library.
+    page.once('dialog', (dialog) => dialog.accept('not-it'));
+    await page.getByRole('button', { name: 'Delete this library…' }).click();
+    await page.getByText('The identifier did not match; nothing was deleted.').waitFor();
+    await shoot('13-delete-library-desktop');
+    page.once('dialog', (dialog) => dialog.accept('site'));
+    await page.getByRole('button', { name: 'Delete this library…' }).click();
+    await page.locator('table.libraries').waitFor();
+    assert.equal(await page.locator('table.libraries tbody tr', { hasText: 'Demo site' }).count(), 0);
   });
 
   it('raised no script errors', () => {

@@ -500,3 +500,58 @@ async fn search_validates_its_parameters() {
         (StatusCode::NOT_FOUND, "library_not_found")
     );
 }
+
+#[tokio::test]
+async fn a_deleted_document_is_gone_from_checks_search_and_listing_when_answered() {
+    let (_dir, catalog) = catalog();
+    let app = app(catalog);
+    json_request(&app, "POST", "/api/v1/libraries", json!({"id": "lib"})).await;
+    let text = synthetic_text(21, 150);
+    for (id, text) in [
+        ("keep", synthetic_text(22, 150)),
+        ("gone/with/slashes", text.clone()),
+    ] {
+        let (status, body) = json_request(
+            &app,
+            "POST",
+            "/api/v1/libraries/lib/documents",
+            json!({"id": id, "text": text}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let (_, found) = json_request(&app, "POST", "/api/v1/check", json!({"text": text})).await;
+    assert_eq!(found["matches"][0]["doc_id"], "gone/with/slashes");
+
+    let uri = "/api/v1/libraries/lib/documents/gone/with/slashes";
+    let (status, _) = send(&app, "DELETE", uri, "application/json", "").await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, body) = send(&app, "GET", uri, "application/json", "").await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::NOT_FOUND, "document_not_found")
+    );
+    let (_, answer) = json_request(&app, "POST", "/api/v1/check", json!({"text": text})).await;
+    assert_eq!(answer["verdict"], "original", "{answer}");
+    let (_, listing) = send(&app, "GET", "/api/v1/libraries/lib/documents", "", "").await;
+    assert_eq!(listing["total"], 1, "{listing}");
+    let (_, library) = send(&app, "GET", "/api/v1/libraries/lib", "", "").await;
+    assert_eq!(library["documents"], 1);
+    let (status, body) = send(&app, "DELETE", uri, "application/json", "").await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::NOT_FOUND, "document_not_found")
+    );
+    let (status, body) = send(
+        &app,
+        "DELETE",
+        "/api/v1/libraries/none/documents/x",
+        "application/json",
+        "",
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::NOT_FOUND, "library_not_found")
+    );
+}

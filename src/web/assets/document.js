@@ -21,6 +21,16 @@ export async function documentView(view, libraryId, docId) {
       sessionStorage.setItem(PREFILL_KEY, doc.text);
       location.hash = '#/check';
     } }, 'Check this text against the libraries');
+    const status = h('div', { role: 'status' });
+    const remove = h('button', { type: 'button', class: 'danger', id: 'delete-document', onclick: async () => {
+      if (!confirm(`Delete the document “${doc.title || doc.doc_id}” from ${libraryId}? It cannot be undone.`)) return;
+      try {
+        await api(`/api/v1/libraries/${path(libraryId)}/documents/${path(docId)}`, { method: 'DELETE' });
+        location.hash = `#/libraries/${path(libraryId)}`;
+      } catch (error) {
+        fill(status, errorNotice(error));
+      }
+    } }, 'Delete this document…');
     fill(view,
       h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' },
         h('a', { href: '#/libraries' }, 'Libraries'), ' / ',
@@ -29,7 +39,7 @@ export async function documentView(view, libraryId, docId) {
       h('article', { class: 'document' },
         h('h1', {}, doc.title || doc.doc_id),
         h('div', { class: 'document-layout' },
-          h('aside', { class: 'panel' }, meta, checkIt),
+          h('aside', { class: 'panel' }, meta, checkIt, remove, status),
           h('div', { class: 'document-text', lang: doc.lang && doc.lang !== 'und' ? doc.lang : null }, doc.text))));
   } catch (error) {
     fill(view, errorNotice(error, () => documentView(view, libraryId, docId)));

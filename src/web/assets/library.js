@@ -29,7 +29,8 @@ export async function libraryView(view, id, params) {
     reindexPanel(lib, () => setTimeout(() => libraryView(view, id, params), 800)),
     searchForm(id, q, params),
     results,
-    addDocuments(id, () => libraryView(view, id, params)));
+    addDocuments(id, () => libraryView(view, id, params)),
+    deleteLibrary(lib));
   if (q.trim()) await showSearch(results, id, q, offset);
   else await showListing(results, id, params, offset);
 }
@@ -40,8 +41,30 @@ function stats(lib) {
     item('Documents', number(lib.documents)),
     item('Words', number(lib.words)),
     item('Last indexed', time(lib.last_indexed)),
-    item('Statistics', `generation ${lib.stats_generation}`),
-    item('Drift', percent(lib.drift, 1)));
+    item('Statistics version', h('abbr', { title: 'Signatures are computed against this count of the library\'s word statistics; a re-index makes a new one.' }, String(lib.stats_generation))),
+    item('Changed since re-index', h('abbr', { title: 'Documents added or replaced since the statistics were last counted, as a share of the library. A re-index brings it back to 0 %.' }, percent(lib.drift, 1))));
+}
+
+// Deleting the library, after the operator confirms it by typing its identifier.
+function deleteLibrary(lib) {
+  const status = h('div', { role: 'status' });
+  const button = h('button', { type: 'button', class: 'danger', id: 'delete-library' }, 'Delete this library…');
+  button.addEventListener('click', async () => {
+    const typed = prompt(`This removes the library “${lib.name}”, its ${number(lib.documents)} documents and its index. It cannot be undone.\n\nType the identifier “${lib.id}” to confirm:`);
+    if (typed === null) return;
+    if (typed.trim() !== lib.id) {
+      fill(status, h('p', { class: 'error' }, 'The identifier did not match; nothing was deleted.'));
+      return;
+    }
+    try {
+      await api(`/api/v1/libraries/${path(lib.id)}`, { method: 'DELETE' });
+      location.hash = '#/libraries';
+    } catch (error) {
+      fill(status, errorNotice(error));
+    }
+  });
+  return h('section', { class: 'panel danger-zone', 'aria-labelledby': 'danger-title' },
+    h('h2', { id: 'danger-title' }, 'Delete'), status, h('div', { class: 'actions' }, button));
 }
 
 function searchForm(id, q, params) {
