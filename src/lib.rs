@@ -9,11 +9,13 @@
 //! - [`crawl`]: harvesting library sites: the crawl queue, frontier, polite fetching,
 //!   extraction, sitemaps and OAI-PMH.
 //! - [`check`]: candidates, verification and the verdict.
+//! - [`backup`]: backups of a data directory taken while the server runs, and restores.
 //! - [`api`]: the HTTP API.
 //! - [`web`]: the web UI's assets, served by the API.
 
 pub mod analysis;
 pub mod api;
+pub mod backup;
 pub mod check;
 pub mod clock;
 pub mod config;
