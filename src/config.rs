@@ -20,6 +20,7 @@ pub struct Config {
     pub check: CheckConfig,
     pub crawl: CrawlConfig,
     pub reindex: ReindexConfig,
+    pub reports: ReportsConfig,
 }
 
 /// Which signatures are stored and looked up.
@@ -227,6 +228,14 @@ impl Default for CrawlConfig {
             max_depth: 10_000,
         }
     }
+}
+
+/// Stored reports.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReportsConfig {
+    /// Reports older than this many days are deleted (0: kept for ever).
+    pub keep_days: u64,
 }
 
 /// Re-indexing: new statistics, every document re-signed.

@@ -9,6 +9,7 @@
 //! - [`crawl`]: harvesting library sites: the crawl queue, frontier, polite fetching,
 //!   extraction, sitemaps and OAI-PMH.
 //! - [`check`]: candidates, verification and the verdict.
+//! - [`reports`]: stored checks with their decisions, and the PDF report.
 //! - [`backup`]: backups of a data directory taken while the server runs, and restores.
 //! - [`api`]: the HTTP API.
 //! - [`web`]: the web UI's assets, served by the API.
@@ -23,5 +24,6 @@ pub mod crawl;
 pub mod eval;
 pub mod index;
 pub mod library;
+pub mod reports;
 pub mod signature;
 pub mod web;

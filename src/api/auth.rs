@@ -33,7 +33,10 @@ pub(super) fn access_of(method: &Method, path: &str) -> Access {
         || path == "/api/v1/backup"
     {
         Access::Admin
-    } else if method == Method::POST && path == "/api/v1/check" {
+    } else if (method == Method::POST && path == "/api/v1/check")
+        || path.starts_with("/api/v1/reports")
+    {
+        // Reports are checkers' own: a checker sees and decides the reports it asked for.
         Access::Check
     } else if is_operator(method, path) {
         Access::Write
@@ -123,9 +126,12 @@ pub(super) async fn require_token(
         None => Err(false),
     };
     let enforced = server.token.is_some() || keys.any();
+    // Reports hold manuscripts: they need a key whenever keys are enforced.
     let needs_key = enforced
         && !is_public(&path)
-        && (server.protect_reads || matches!(access, Access::Write | Access::Admin));
+        && (server.protect_reads
+            || matches!(access, Access::Write | Access::Admin)
+            || path.starts_with("/api/v1/reports"));
     let identity = match identity {
         Ok(identity) => Some(identity),
         Err(presented) if needs_key => {

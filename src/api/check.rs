@@ -11,8 +11,13 @@ use serde::Deserialize;
 use super::auth::Identity;
 use super::body::{TextBody, parse_json};
 use super::{ApiError, AppState, ErrorCode};
-use crate::check::{CheckReport, CheckRequest, Verdict, check};
+use serde_json::{Value, json};
+
+use crate::check::{CheckRequest, check};
+use crate::clock::unix_now;
 use crate::config::Limits;
+use crate::library::Catalog;
+use crate::reports::{Decision, Report, ReportError};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -24,11 +29,18 @@ struct CheckBody {
     #[serde(default)]
     min_similarity: f64,
     lang: Option<String>,
+    /// Keep the answer as a report (the default).
+    store: Option<bool>,
 }
 
 /// Parses and validates a check body: at most `limits.max_json_depth` levels of JSON, at most
 /// `limits.max_libraries_per_check` libraries named. The text itself is validated by the check.
 pub fn parse_check_request(body: &str, limits: &Limits) -> Result<CheckRequest, ApiError> {
+    parse_check_body(body, limits).map(|(request, _)| request)
+}
+
+/// [`parse_check_request`], and whether the answer is to be kept as a report.
+fn parse_check_body(body: &str, limits: &Limits) -> Result<(CheckRequest, bool), ApiError> {
     let body: CheckBody = parse_json(body, limits)?;
     if let Some(libraries) = &body.libraries
         && libraries.len() > limits.max_libraries_per_check
@@ -43,21 +55,25 @@ pub fn parse_check_request(body: &str, limits: &Limits) -> Result<CheckRequest, 
             ),
         ));
     }
-    Ok(CheckRequest {
+    let request = CheckRequest {
         text: body.text,
         libraries: body.libraries,
         passages: body.passages,
         min_similarity: body.min_similarity,
         lang: body.lang,
-    })
+    };
+    Ok((request, body.store.unwrap_or(true)))
 }
 
 pub(super) async fn check_text(
     State(state): State<AppState>,
     identity: Option<Extension<Identity>>,
     body: TextBody,
-) -> Result<Json<CheckReport>, ApiError> {
-    let mut request = parse_check_request(&body.text, &state.catalog.config().limits)?;
+) -> Result<Json<Value>, ApiError> {
+    let (mut request, store) = parse_check_body(&body.text, &state.catalog.config().limits)?;
+    let submitter = identity
+        .as_ref()
+        .map_or_else(|| "-".to_string(), |Extension(i)| i.name.clone());
     // A key that may touch some libraries only checks against those.
     if let Some(Extension(identity)) = identity
         && let Some(allowed) = &identity.libraries
@@ -75,14 +91,57 @@ pub(super) async fn check_text(
         }
     }
     let catalog = state.catalog.clone();
-    let report = tokio::task::spawn_blocking(move || check(&catalog, &request)).await??;
-    let counter = match report.verdict {
-        Verdict::Duplicate => &state.metrics.checks_duplicate,
-        Verdict::Partial => &state.metrics.checks_partial,
-        Verdict::Original => &state.metrics.checks_original,
+    let answer = tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
+        let report = check(&catalog, &request)?;
+        let mut answer = serde_json::to_value(&report).map_err(ApiError::internal)?;
+        if store {
+            // A check is a read: a data directory that cannot take the report (full,
+            // read-only) leaves the answer without `report_id` rather than refusing it.
+            match keep(&catalog, &request, &answer, submitter) {
+                Ok(id) => answer["report_id"] = Value::String(id),
+                Err(e) => tracing::error!(error = %e, "the check's report could not be kept"),
+            }
+        }
+        Ok(answer)
+    })
+    .await??;
+    let counter = match answer["verdict"].as_str() {
+        Some("duplicate") => &state.metrics.checks_duplicate,
+        Some("partial") => &state.metrics.checks_partial,
+        _ => &state.metrics.checks_original,
     };
     counter.fetch_add(1, Ordering::Relaxed);
-    Ok(Json(report))
+    Ok(Json(answer))
+}
+
+/// Keeps a check's answer as a report; answers its id.
+fn keep(
+    catalog: &Catalog,
+    request: &CheckRequest,
+    answer: &Value,
+    submitter: String,
+) -> Result<String, ReportError> {
+    let reports = catalog.reports();
+    let mut report = Report {
+        report_id: reports.new_id()?,
+        created: unix_now(),
+        order: 0,
+        submitter,
+        file: None,
+        settings: json!({
+            "libraries": request.libraries,
+            "passages": request.passages,
+            "min_similarity": request.min_similarity,
+            "lang": request.lang,
+        }),
+        decision: Decision::NotChecked,
+        note: None,
+        history: Vec::new(),
+        answer: answer.clone(),
+        text: request.text.clone(),
+    };
+    reports.insert(&mut report)?;
+    Ok(report.report_id)
 }
 
 #[cfg(test)]

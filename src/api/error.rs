@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::check::CheckError;
 use crate::crawl::CrawlError;
 use crate::library::{DocumentError, KeyError, LibraryError, RegistryError, StorageFault};
+use crate::reports::ReportError;
 
 /// Declares [`ErrorCode`] from one table: variant, stable code, HTTP status.
 macro_rules! error_codes {
@@ -90,6 +91,9 @@ error_codes! {
     NotQueued = "not_queued" => NOT_FOUND,
     CrawlBusy = "crawl_busy" => CONFLICT,
     JobNotFound = "job_not_found" => NOT_FOUND,
+    // Reports.
+    ReportNotFound = "report_not_found" => NOT_FOUND,
+    InvalidDecision = "invalid_decision" => BAD_REQUEST,
     // Access, routing and time.
     MissingToken = "missing_token" => UNAUTHORIZED,
     InvalidToken = "invalid_token" => UNAUTHORIZED,
@@ -142,7 +146,7 @@ impl ApiError {
         self.code.status()
     }
 
-    fn internal(error: impl std::fmt::Display) -> Self {
+    pub(super) fn internal(error: impl std::fmt::Display) -> Self {
         tracing::error!(%error, "internal error");
         ApiError::new(
             ErrorCode::Internal,
@@ -205,6 +209,15 @@ impl From<KeyError> for ApiError {
             KeyError::Store { .. } => return ApiError::internal(e),
         };
         ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<ReportError> for ApiError {
+    fn from(e: ReportError) -> Self {
+        match &e {
+            ReportError::NotFound(_) => ApiError::new(ErrorCode::ReportNotFound, e.to_string()),
+            ReportError::Store { .. } => ApiError::internal(e),
+        }
     }
 }
 

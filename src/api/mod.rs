@@ -15,6 +15,7 @@ mod metrics;
 mod operations;
 mod params;
 mod queue;
+mod reports;
 mod routes;
 mod search;
 mod server;

@@ -13,6 +13,7 @@ use super::keys::{audit_log, create_key, list_keys, revoke_key};
 use super::libraries::{create_library, delete_library, get_library, list_libraries};
 use super::operations::{backup, healthz, method_not_allowed, metrics, not_found};
 use super::queue::{dequeue, enqueue, list_queue};
+use super::reports::{delete_report, get_report, list_reports, patch_report, report_pdf};
 use super::search::search_library;
 use super::state::AppState;
 use super::web::{openapi, ui_asset, ui_page};
@@ -54,6 +55,12 @@ fn routes() -> Vec<(&'static str, MethodRouter<AppState>)> {
         ("/api/v1/keys/{name}", delete(revoke_key)),
         ("/api/v1/audit", get(audit_log)),
         ("/api/v1/backup", post(backup)),
+        ("/api/v1/reports", get(list_reports)),
+        (
+            "/api/v1/reports/{id}",
+            get(get_report).patch(patch_report).delete(delete_report),
+        ),
+        ("/api/v1/reports/{id}/pdf", get(report_pdf)),
     ]
 }
 

@@ -27,6 +27,27 @@ pub enum ServeError {
 
 /// Serves the API on `addr` until SIGINT or SIGTERM. `on_ready` is given the bound address
 /// (useful with port 0).
+/// Deletes the reports older than `[reports] keep_days`, at start and every hour.
+async fn drop_old_reports(catalog: Arc<Catalog>) {
+    let keep_days = catalog.config().reports.keep_days;
+    if keep_days == 0 {
+        return;
+    }
+    let mut every_hour = tokio::time::interval(std::time::Duration::from_secs(3600));
+    loop {
+        every_hour.tick().await;
+        let catalog = catalog.clone();
+        let cutoff = crate::clock::unix_now().saturating_sub(keep_days * 86_400);
+        match tokio::task::spawn_blocking(move || catalog.reports().delete_older_than(cutoff)).await
+        {
+            Ok(Ok(0)) => {}
+            Ok(Ok(n)) => tracing::info!(reports = n, keep_days, "deleted reports past retention"),
+            Ok(Err(e)) => tracing::error!(error = %e, "could not delete old reports"),
+            Err(e) => tracing::error!(error = %e, "could not delete old reports"),
+        }
+    }
+}
+
 pub async fn serve(
     catalog: Arc<Catalog>,
     addr: SocketAddr,
@@ -41,6 +62,7 @@ pub async fn serve(
     // A re-index a crash interrupted goes on from its last commit.
     jobs.resume_unfinished();
     let drift = tokio::spawn(jobs.clone().watch_drift());
+    let retention = tokio::spawn(drop_old_reports(catalog.clone()));
     let state = AppState {
         catalog,
         metrics: Arc::new(Metrics::default()),
@@ -58,6 +80,7 @@ pub async fn serve(
         .map_err(ServeError::Serve);
     stop_crawling.cancel();
     drift.abort();
+    retention.abort();
     if crawler.await.is_err() {
         tracing::error!("the crawl queue stopped with a panic");
     }

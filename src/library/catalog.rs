@@ -20,6 +20,7 @@ use crate::config::Config;
 use crate::index::{
     IndexError, IndexOptions, IndexSummary, LibraryIndex, PreparedDocument, default_analyzer,
 };
+use crate::reports::{ReportError, ReportStore};
 
 /// What can go wrong at the catalog level.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +46,8 @@ pub enum LibraryError {
     WriterStopped(String),
     #[error(transparent)]
     Keys(#[from] KeyError),
+    #[error(transparent)]
+    Reports(#[from] ReportError),
     /// A write failed because of the data directory (see [`Catalog::write_failed`]).
     #[error("{fault:?} storage: {reason}")]
     Storage { fault: StorageFault, reason: String },
@@ -154,6 +157,7 @@ pub struct Catalog {
     data_dir: PathBuf,
     registry: Registry,
     keys: KeyStore,
+    reports: ReportStore,
     analyzer: Analyzer,
     config: Config,
     indexes: RwLock<HashMap<String, Arc<LibraryIndex>>>,
@@ -175,10 +179,12 @@ impl Catalog {
         })?;
         let registry = Registry::open(&data_dir.join("registry.redb"))?;
         let keys = KeyStore::open(&data_dir.join("keys.redb"))?;
+        let reports = ReportStore::open(&data_dir.join("reports.redb"))?;
         let catalog = Catalog {
             data_dir,
             registry,
             keys,
+            reports,
             analyzer: default_analyzer(),
             config: config.clone(),
             indexes: RwLock::new(HashMap::new()),
@@ -223,6 +229,7 @@ impl Catalog {
         let registry_copy = dest.join("registry.redb");
         self.registry.copy_to(&registry_copy)?;
         self.keys.copy_to(&dest.join("keys.redb"))?;
+        self.reports.copy_to(&dest.join("reports.redb"))?;
         let mut copied = Vec::new();
         let mut deleted = Vec::new();
         let copied_registry = Registry::open(&registry_copy)?;
@@ -241,6 +248,11 @@ impl Catalog {
             copied_registry.remove(&id)?;
         }
         Ok(copied)
+    }
+
+    /// The stored reports.
+    pub fn reports(&self) -> &ReportStore {
+        &self.reports
     }
 
     /// The analyzer every library uses.

@@ -148,6 +148,7 @@ fn check_answer(addr: std::net::SocketAddr, text: &str) -> Value {
     assert_eq!(response.status, 200, "{}", response.body);
     let mut answer: Value = serde_json::from_str(&response.body).unwrap();
     answer.as_object_mut().unwrap().remove("took_ms");
+    answer.as_object_mut().unwrap().remove("report_id");
     answer
 }
 

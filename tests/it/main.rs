@@ -15,6 +15,7 @@ mod limits;
 mod openapi;
 mod operations;
 mod reindex;
+mod reports;
 mod search;
 mod shutdown;
 mod signatures;

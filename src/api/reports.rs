@@ -1,0 +1,205 @@
+//! Stored reports over HTTP: `GET /api/v1/reports` (newest first, filtered, paged),
+//! `GET/PATCH/DELETE /api/v1/reports/{id}`, `GET /api/v1/reports/{id}/pdf`. A checker key sees
+//! and decides only the reports it asked for; operators and admins see all.
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use axum::{Extension, Json};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::auth::Identity;
+use super::body::JsonBody;
+use super::params::{page_limit, page_offset, query_params};
+use super::{ApiError, AppState, ErrorCode};
+use crate::library::Role;
+use crate::reports::{Decision, Report, ReportError, ReportFilter, render_pdf};
+
+/// The longest note a decision takes, in characters.
+const MAX_NOTE_CHARS: usize = 4000;
+
+/// The key a checker's reports are limited to; `None` for every other caller.
+fn own_reports_only(identity: &Option<Extension<Identity>>) -> Option<String> {
+    identity
+        .as_ref()
+        .filter(|Extension(i)| i.role == Role::Checker)
+        .map(|Extension(i)| i.name.clone())
+}
+
+/// The caller's name for the decision trail.
+fn caller_name(identity: &Option<Extension<Identity>>) -> String {
+    identity
+        .as_ref()
+        .map_or_else(|| "-".to_string(), |Extension(i)| i.name.clone())
+}
+
+/// Report `id`, if the caller may see it. Another key's report answers 404, as a missing
+/// one does: a checker learns nothing of reports it did not ask for.
+async fn visible(
+    state: &AppState,
+    identity: &Option<Extension<Identity>>,
+    id: String,
+) -> Result<Report, ApiError> {
+    let catalog = state.catalog.clone();
+    let wanted = id.clone();
+    let report = tokio::task::spawn_blocking(move || catalog.reports().get(&wanted)).await??;
+    match own_reports_only(identity) {
+        Some(owner) if owner != report.submitter => Err(ReportError::NotFound(id).into()),
+        _ => Ok(report),
+    }
+}
+
+#[derive(Deserialize)]
+struct ListParams {
+    limit: Option<usize>,
+    offset: Option<usize>,
+    verdict: Option<String>,
+    decision: Option<String>,
+    library: Option<String>,
+    from: Option<u64>,
+    to: Option<u64>,
+}
+
+pub(super) async fn list_reports(
+    State(state): State<AppState>,
+    identity: Option<Extension<Identity>>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let params: ListParams = query_params(raw.as_deref().unwrap_or_default())?;
+    let limit = page_limit(params.limit, 20)?;
+    let offset = page_offset(params.offset, 10_000_000)?;
+    if let Some(verdict) = &params.verdict
+        && !["original", "partial", "duplicate"].contains(&verdict.as_str())
+    {
+        return Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("`verdict` is original, partial or duplicate, not `{verdict}`"),
+        ));
+    }
+    let decision = params
+        .decision
+        .as_deref()
+        .map(|d| Decision::parse(d).ok_or_else(|| invalid_decision(d)))
+        .transpose()?;
+    let filter = ReportFilter {
+        verdict: params.verdict,
+        decision,
+        library: params.library,
+        from: params.from,
+        to: params.to,
+        submitter: own_reports_only(&identity),
+    };
+    let catalog = state.catalog.clone();
+    let (total, reports) =
+        tokio::task::spawn_blocking(move || catalog.reports().list(&filter, limit, offset))
+            .await??;
+    Ok(Json(json!({ "total": total, "reports": reports })))
+}
+
+fn invalid_decision(value: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::InvalidDecision,
+        format!("`decision` is not_checked, candidate, unique or duplicate, not `{value}`"),
+    )
+}
+
+pub(super) async fn get_report(
+    State(state): State<AppState>,
+    identity: Option<Extension<Identity>>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(visible(&state, &identity, id).await?.to_json()))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct DecisionBody {
+    decision: Option<String>,
+    note: Option<String>,
+}
+
+pub(super) async fn patch_report(
+    State(state): State<AppState>,
+    identity: Option<Extension<Identity>>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<DecisionBody>,
+) -> Result<Json<Value>, ApiError> {
+    let report = visible(&state, &identity, id.clone()).await?;
+    let decision = match body.decision.as_deref() {
+        Some(d) => Decision::parse(d).ok_or_else(|| invalid_decision(d))?,
+        None if body.note.is_some() => report.decision,
+        None => {
+            return Err(ApiError::new(
+                ErrorCode::MissingField,
+                "give `decision`, `note` or both",
+            ));
+        }
+    };
+    if let Some(note) = &body.note
+        && note.chars().count() > MAX_NOTE_CHARS
+    {
+        return Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("`note` is longer than {MAX_NOTE_CHARS} characters"),
+        ));
+    }
+    let by = caller_name(&identity);
+    let catalog = state.catalog.clone();
+    let report = tokio::task::spawn_blocking(move || {
+        catalog.reports().decide(&id, decision, body.note, &by)
+    })
+    .await??;
+    Ok(Json(report.to_json()))
+}
+
+pub(super) async fn delete_report(
+    State(state): State<AppState>,
+    identity: Option<Extension<Identity>>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    visible(&state, &identity, id.clone()).await?;
+    let catalog = state.catalog.clone();
+    let wanted = id.clone();
+    if tokio::task::spawn_blocking(move || catalog.reports().delete(&wanted)).await?? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ReportError::NotFound(id).into())
+    }
+}
+
+#[derive(Deserialize)]
+struct PdfParams {
+    lang: Option<String>,
+}
+
+pub(super) async fn report_pdf(
+    State(state): State<AppState>,
+    identity: Option<Extension<Identity>>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<impl IntoResponse, ApiError> {
+    let params: PdfParams = query_params(raw.as_deref().unwrap_or_default())?;
+    let lang = params.lang.unwrap_or_else(|| "en".to_string());
+    if !["en", "ru"].contains(&lang.as_str()) {
+        return Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("`lang` is en or ru, not `{lang}`"),
+        ));
+    }
+    let report = visible(&state, &identity, id).await?;
+    let name = format!("dupfinder-report-{}.pdf", report.report_id);
+    let pdf = tokio::task::spawn_blocking(move || render_pdf(&report, &lang))
+        .await?
+        .map_err(ApiError::internal)?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/pdf".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("inline; filename=\"{name}\""),
+            ),
+        ],
+        pdf,
+    ))
+}

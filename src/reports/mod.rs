@@ -1,0 +1,153 @@
+//! Stored reports: every check an editor or a portal makes is kept — the answer as it was
+//! sent, the checked text, who asked, when, against which libraries and generations, with which
+//! settings — with the decision taken on it and the trail of who changed that decision when.
+//! Kept in `<data>/reports.redb` (texts compressed), listed newest first, dropped after
+//! `[reports] keep_days`.
+
+mod pdf;
+mod store;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use pdf::{PdfError, render_pdf};
+pub use store::{ReportError, ReportFilter, ReportStore};
+
+/// What an editor decided about a checked manuscript (seed 003's four states).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Nobody has looked yet.
+    #[default]
+    NotChecked,
+    /// Worth a closer look.
+    Candidate,
+    /// Looked at: the manuscript is original.
+    Unique,
+    /// Looked at: the manuscript is a duplicate.
+    Duplicate,
+}
+
+impl Decision {
+    pub fn parse(value: &str) -> Option<Decision> {
+        serde_json::from_value(Value::String(value.to_string())).ok()
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::NotChecked => "not_checked",
+            Decision::Candidate => "candidate",
+            Decision::Unique => "unique",
+            Decision::Duplicate => "duplicate",
+        }
+    }
+}
+
+/// One change of a report's decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionChange {
+    pub decision: Decision,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The key that made the change (`-` on an open server).
+    pub by: String,
+    /// Seconds since the Unix epoch.
+    pub at: u64,
+}
+
+/// A stored report: the check's answer and what it was made of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub report_id: String,
+    /// Seconds since the Unix epoch.
+    pub created: u64,
+    /// The report's place in the list, newest last: set by the store when it keeps the report
+    /// (nanoseconds since the epoch, unique).
+    #[serde(default)]
+    pub order: u64,
+    /// The key that asked (`-` on an open server).
+    pub submitter: String,
+    /// The checked file's name, when a file was checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The request's settings (libraries asked for, passages, thresholds, language, …).
+    pub settings: Value,
+    pub decision: Decision,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub history: Vec<DecisionChange>,
+    /// The answer as the check sent it.
+    pub answer: Value,
+    /// The checked text, which every query offset of the answer refers to.
+    pub text: String,
+}
+
+/// A report as the list shows it: no text, no passages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportSummary {
+    pub report_id: String,
+    pub created: u64,
+    pub submitter: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    pub verdict: String,
+    pub decision: Decision,
+    /// The libraries checked, with the statistics generation each was read at.
+    pub libraries: BTreeMap<String, u64>,
+    pub matches: usize,
+    /// The largest similarity of a match (0 without matches).
+    pub similarity: f64,
+    /// Words of the checked text.
+    pub words: usize,
+}
+
+impl Report {
+    /// The report's line in a list.
+    pub fn summary(&self) -> ReportSummary {
+        let matches = self.answer["matches"].as_array();
+        let similarity = matches
+            .into_iter()
+            .flatten()
+            .flat_map(|m| {
+                ["resemblance", "containment_query", "containment_doc"]
+                    .into_iter()
+                    .filter_map(move |f| m[f].as_f64())
+            })
+            .fold(0.0, f64::max);
+        ReportSummary {
+            report_id: self.report_id.clone(),
+            created: self.created,
+            submitter: self.submitter.clone(),
+            file: self.file.clone(),
+            verdict: self.answer["verdict"]
+                .as_str()
+                .unwrap_or("original")
+                .to_string(),
+            decision: self.decision,
+            libraries: serde_json::from_value(self.answer["generations"].clone())
+                .unwrap_or_default(),
+            matches: matches.map_or(0, Vec::len),
+            similarity,
+            words: self.text.split_whitespace().count(),
+        }
+    }
+
+    /// The report as the API answers it: the check's answer with the report's own fields.
+    pub fn to_json(&self) -> Value {
+        let mut out = match &self.answer {
+            Value::Object(answer) => answer.clone(),
+            _ => serde_json::Map::new(),
+        };
+        let own = serde_json::to_value(self).expect("a report serializes");
+        if let Value::Object(own) = own {
+            for (key, value) in own {
+                if key != "answer" && key != "order" {
+                    out.insert(key, value);
+                }
+            }
+        }
+        Value::Object(out)
+    }
+}

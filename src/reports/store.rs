@@ -1,0 +1,415 @@
+//! The report store: `reports` (id → the report, deflate-compressed JSON), `summaries` (id →
+//! its list line) and `by_time` (order → id: the list's order and retention's, the time the
+//! report was kept in nanoseconds, made unique).
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+
+use super::{Decision, DecisionChange, Report, ReportSummary};
+use crate::clock::unix_now;
+
+const REPORTS: TableDefinition<&str, &[u8]> = TableDefinition::new("reports");
+const SUMMARIES: TableDefinition<&str, &[u8]> = TableDefinition::new("summaries");
+const BY_TIME: TableDefinition<u64, &str> = TableDefinition::new("by_time");
+
+const NANOS: u64 = 1_000_000_000;
+
+/// A stored report larger than this, decompressed, is refused as damaged.
+const MAX_REPORT_BYTES: u64 = 256 << 20;
+
+/// What can go wrong with the report store.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("report store {path}: {reason}")]
+    Store { path: PathBuf, reason: String },
+    #[error("no report `{0}`")]
+    NotFound(String),
+}
+
+/// Which reports a list shows.
+#[derive(Debug, Clone, Default)]
+pub struct ReportFilter {
+    pub verdict: Option<String>,
+    pub decision: Option<Decision>,
+    /// Reports that checked this library.
+    pub library: Option<String>,
+    /// Made at or after (seconds since the Unix epoch).
+    pub from: Option<u64>,
+    /// Made at or before.
+    pub to: Option<u64>,
+    /// Reports this key asked for (a checker sees only its own).
+    pub submitter: Option<String>,
+}
+
+impl ReportFilter {
+    fn admits(&self, summary: &ReportSummary) -> bool {
+        self.verdict.as_ref().is_none_or(|v| *v == summary.verdict)
+            && self.decision.is_none_or(|d| d == summary.decision)
+            && self
+                .library
+                .as_ref()
+                .is_none_or(|l| summary.libraries.contains_key(l))
+            && self
+                .submitter
+                .as_ref()
+                .is_none_or(|s| *s == summary.submitter)
+    }
+}
+
+/// The reports of a data directory.
+pub struct ReportStore {
+    path: PathBuf,
+    db: Database,
+    /// The last order given: a new report's is later, even within one nanosecond.
+    last_order: std::sync::atomic::AtomicU64,
+}
+
+impl ReportStore {
+    /// Opens (or creates) the store at `path`.
+    pub fn open(path: &Path) -> Result<ReportStore, ReportError> {
+        let fail = |e: &dyn std::fmt::Display| ReportError::Store {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        };
+        let db = Database::create(path).map_err(|e| fail(&e))?;
+        let txn = db.begin_write().map_err(|e| fail(&e))?;
+        txn.open_table(REPORTS).map_err(|e| fail(&e))?;
+        txn.open_table(SUMMARIES).map_err(|e| fail(&e))?;
+        txn.open_table(BY_TIME).map_err(|e| fail(&e))?;
+        txn.commit().map_err(|e| fail(&e))?;
+        let last = {
+            let txn = db.begin_read().map_err(|e| fail(&e))?;
+            let table = txn.open_table(BY_TIME).map_err(|e| fail(&e))?;
+            let last = table.last().map_err(|e| fail(&e))?;
+            last.map_or(0, |(order, _)| order.value())
+        };
+        Ok(ReportStore {
+            path: path.to_path_buf(),
+            db,
+            last_order: std::sync::atomic::AtomicU64::new(last),
+        })
+    }
+
+    fn fail(&self, e: impl std::fmt::Display) -> ReportError {
+        ReportError::Store {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        }
+    }
+
+    /// A new report id: 96 random bits, so a permalink cannot be guessed.
+    pub fn new_id(&self) -> Result<String, ReportError> {
+        let mut bytes = [0u8; 12];
+        getrandom::fill(&mut bytes).map_err(|e| self.fail(e))?;
+        Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    /// Stores `report`, setting its place in the list (durable when this returns).
+    pub fn insert(&self, report: &mut Report) -> Result<(), ReportError> {
+        // The second it was made, and after every report kept before it.
+        let at = report.created.saturating_mul(NANOS);
+        let previous = self
+            .last_order
+            .fetch_update(
+                std::sync::atomic::Ordering::SeqCst,
+                std::sync::atomic::Ordering::SeqCst,
+                |last| Some(at.max(last + 1)),
+            )
+            .expect("the update always answers a value");
+        report.order = at.max(previous + 1);
+        self.write(|tables| tables.put(report, true))
+    }
+
+    /// The report `id`.
+    pub fn get(&self, id: &str) -> Result<Report, ReportError> {
+        let txn = self.db.begin_read().map_err(|e| self.fail(e))?;
+        let table = txn.open_table(REPORTS).map_err(|e| self.fail(e))?;
+        let stored = table
+            .get(id)
+            .map_err(|e| self.fail(e))?
+            .ok_or_else(|| ReportError::NotFound(id.to_string()))?;
+        decode(stored.value()).map_err(|e| self.fail(e))
+    }
+
+    /// Sets the decision (and note) of report `id`, recording who and when.
+    pub fn decide(
+        &self,
+        id: &str,
+        decision: Decision,
+        note: Option<String>,
+        by: &str,
+    ) -> Result<Report, ReportError> {
+        self.write(|tables| {
+            let mut report = tables.get(id)?;
+            report.decision = decision;
+            if note.is_some() {
+                report.note = note.clone();
+            }
+            report.history.push(DecisionChange {
+                decision,
+                note,
+                by: by.to_string(),
+                at: unix_now(),
+            });
+            tables.put(&report, false)?;
+            Ok(report)
+        })
+    }
+
+    /// Deletes report `id`; `false` when there was none.
+    pub fn delete(&self, id: &str) -> Result<bool, ReportError> {
+        self.write(|tables| match tables.get(id) {
+            Ok(report) => {
+                tables.remove(&report)?;
+                Ok(true)
+            }
+            Err(ReportError::NotFound(_)) => Ok(false),
+            Err(e) => Err(e),
+        })
+    }
+
+    /// Deletes the reports made before `cutoff` (seconds since the Unix epoch); answers how
+    /// many.
+    pub fn delete_older_than(&self, cutoff: u64) -> Result<usize, ReportError> {
+        let old: Vec<String> = {
+            let txn = self.db.begin_read().map_err(|e| self.fail(e))?;
+            let table = txn.open_table(BY_TIME).map_err(|e| self.fail(e))?;
+            let mut ids = Vec::new();
+            for row in table
+                .range(..cutoff.saturating_mul(NANOS))
+                .map_err(|e| self.fail(e))?
+            {
+                let (_, id) = row.map_err(|e| self.fail(e))?;
+                ids.push(id.value().to_string());
+            }
+            ids
+        };
+        for chunk in old.chunks(1000) {
+            self.write(|tables| {
+                for id in chunk {
+                    if let Ok(report) = tables.get(id) {
+                        tables.remove(&report)?;
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        Ok(old.len())
+    }
+
+    /// A page of the reports `filter` admits, newest first, and how many it admits in all.
+    pub fn list(
+        &self,
+        filter: &ReportFilter,
+        limit: usize,
+        offset: usize,
+    ) -> Result<(usize, Vec<ReportSummary>), ReportError> {
+        let txn = self.db.begin_read().map_err(|e| self.fail(e))?;
+        let by_time = txn.open_table(BY_TIME).map_err(|e| self.fail(e))?;
+        let summaries = txn.open_table(SUMMARIES).map_err(|e| self.fail(e))?;
+        let from = filter.from.unwrap_or(0).saturating_mul(NANOS);
+        let to = filter
+            .to
+            .map_or(u64::MAX, |to| to.saturating_add(1).saturating_mul(NANOS));
+        let (mut total, mut page) = (0, Vec::new());
+        let rows = by_time.range(from..to).map_err(|e| self.fail(e))?;
+        for row in rows.rev() {
+            let (_, id) = row.map_err(|e| self.fail(e))?;
+            let id = id.value();
+            let Some(stored) = summaries.get(id).map_err(|e| self.fail(e))? else {
+                continue;
+            };
+            let summary: ReportSummary =
+                serde_json::from_slice(stored.value()).map_err(|e| self.fail(e))?;
+            if !filter.admits(&summary) {
+                continue;
+            }
+            if total >= offset && page.len() < limit {
+                page.push(summary);
+            }
+            total += 1;
+        }
+        Ok((total, page))
+    }
+
+    /// Copies the store, as of its last commit, into a new database at `dest`.
+    pub fn copy_to(&self, dest: &Path) -> Result<(), ReportError> {
+        crate::backup::copy_database(&self.db, dest, |from, to| {
+            crate::backup::copy_table(from, to, REPORTS)?;
+            crate::backup::copy_table(from, to, SUMMARIES)?;
+            crate::backup::copy_table(from, to, BY_TIME)
+        })
+        .map_err(|e| self.fail(e))
+    }
+
+    fn write<T>(
+        &self,
+        f: impl FnOnce(&mut Tables<'_>) -> Result<T, ReportError>,
+    ) -> Result<T, ReportError> {
+        let txn = self.db.begin_write().map_err(|e| self.fail(e))?;
+        let value = {
+            let mut tables = Tables {
+                store: self,
+                reports: txn.open_table(REPORTS).map_err(|e| self.fail(e))?,
+                summaries: txn.open_table(SUMMARIES).map_err(|e| self.fail(e))?,
+                by_time: txn.open_table(BY_TIME).map_err(|e| self.fail(e))?,
+            };
+            f(&mut tables)?
+        };
+        txn.commit().map_err(|e| self.fail(e))?;
+        Ok(value)
+    }
+}
+
+/// The tables of one write transaction.
+struct Tables<'txn> {
+    store: &'txn ReportStore,
+    reports: redb::Table<'txn, &'static str, &'static [u8]>,
+    summaries: redb::Table<'txn, &'static str, &'static [u8]>,
+    by_time: redb::Table<'txn, u64, &'static str>,
+}
+
+impl Tables<'_> {
+    fn get(&self, id: &str) -> Result<Report, ReportError> {
+        let stored = self
+            .reports
+            .get(id)
+            .map_err(|e| self.store.fail(e))?
+            .ok_or_else(|| ReportError::NotFound(id.to_string()))?;
+        decode(stored.value()).map_err(|e| self.store.fail(e))
+    }
+
+    fn put(&mut self, report: &Report, new: bool) -> Result<(), ReportError> {
+        let fail = |e: &dyn std::fmt::Display| self.store.fail(e);
+        let id = report.report_id.as_str();
+        let encoded = encode(report).map_err(|e| fail(&e))?;
+        let summary = serde_json::to_vec(&report.summary()).map_err(|e| fail(&e))?;
+        self.reports
+            .insert(id, encoded.as_slice())
+            .map_err(|e| fail(&e))?;
+        self.summaries
+            .insert(id, summary.as_slice())
+            .map_err(|e| fail(&e))?;
+        if new {
+            self.by_time
+                .insert(report.order, id)
+                .map_err(|e| fail(&e))?;
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, report: &Report) -> Result<(), ReportError> {
+        let id = report.report_id.as_str();
+        let fail = |e: &dyn std::fmt::Display| self.store.fail(e);
+        self.reports.remove(id).map_err(|e| fail(&e))?;
+        self.summaries.remove(id).map_err(|e| fail(&e))?;
+        self.by_time.remove(report.order).map_err(|e| fail(&e))?;
+        Ok(())
+    }
+}
+
+fn encode(report: &Report) -> std::io::Result<Vec<u8>> {
+    let mut encoder =
+        flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    serde_json::to_writer(&mut encoder, report)?;
+    encoder.flush()?;
+    encoder.finish()
+}
+
+fn decode(bytes: &[u8]) -> std::io::Result<Report> {
+    let mut json = Vec::new();
+    flate2::read::DeflateDecoder::new(bytes)
+        .take(MAX_REPORT_BYTES)
+        .read_to_end(&mut json)?;
+    Ok(serde_json::from_slice(&json)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn report(store: &ReportStore, created: u64, verdict: &str, library: &str) -> Report {
+        Report {
+            report_id: store.new_id().unwrap(),
+            created,
+            order: 0,
+            submitter: "portal".into(),
+            file: Some("paper.pdf".into()),
+            settings: json!({"passages": true}),
+            decision: Decision::NotChecked,
+            note: None,
+            history: Vec::new(),
+            answer: json!({
+                "verdict": verdict,
+                "matches": [{"resemblance": 0.2, "containment_query": 0.7, "containment_doc": 0.1}],
+                "generations": {library: 3},
+            }),
+            text: "Текст рукописи, которую проверили. ".repeat(100),
+        }
+    }
+
+    #[test]
+    fn reports_are_listed_newest_first_filtered_and_paged_and_decided_with_a_trail() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ReportStore::open(&dir.path().join("reports.redb")).unwrap();
+        let mut ids = Vec::new();
+        for (i, verdict) in ["original", "partial", "duplicate", "partial"]
+            .iter()
+            .enumerate()
+        {
+            let library = if i % 2 == 0 { "ru" } else { "acl" };
+            let mut r = report(&store, 1000 + i as u64, verdict, library);
+            store.insert(&mut r).unwrap();
+            ids.push(r.report_id);
+        }
+        let (total, page) = store.list(&ReportFilter::default(), 2, 0).unwrap();
+        assert_eq!(total, 4);
+        assert_eq!(page[0].report_id, ids[3]);
+        assert_eq!(page[1].report_id, ids[2]);
+        assert_eq!(page[0].similarity, 0.7);
+        let (_, rest) = store.list(&ReportFilter::default(), 10, 2).unwrap();
+        assert_eq!(rest.len(), 2);
+        assert_eq!(rest[1].report_id, ids[0]);
+        let partial = ReportFilter {
+            verdict: Some("partial".into()),
+            ..ReportFilter::default()
+        };
+        assert_eq!(store.list(&partial, 10, 0).unwrap().0, 2);
+        let ru = ReportFilter {
+            library: Some("ru".into()),
+            from: Some(1001),
+            ..ReportFilter::default()
+        };
+        let (total, page) = store.list(&ru, 10, 0).unwrap();
+        assert_eq!((total, page[0].report_id.as_str()), (1, ids[2].as_str()));
+
+        let decided = store
+            .decide(
+                &ids[1],
+                Decision::Duplicate,
+                Some("copied from ru/7".into()),
+                "editor",
+            )
+            .unwrap();
+        assert_eq!(decided.history.len(), 1);
+        assert_eq!(decided.history[0].by, "editor");
+        let again = store.get(&ids[1]).unwrap();
+        assert_eq!(again.decision, Decision::Duplicate);
+        assert_eq!(again.note.as_deref(), Some("copied from ru/7"));
+        assert_eq!(again.text, report(&store, 0, "x", "y").text);
+        let duplicates = ReportFilter {
+            decision: Some(Decision::Duplicate),
+            ..ReportFilter::default()
+        };
+        assert_eq!(store.list(&duplicates, 10, 0).unwrap().0, 1);
+
+        assert!(store.delete(&ids[0]).unwrap());
+        assert!(!store.delete(&ids[0]).unwrap());
+        assert!(matches!(store.get(&ids[0]), Err(ReportError::NotFound(_))));
+        assert_eq!(store.delete_older_than(1002).unwrap(), 1);
+        assert_eq!(store.list(&ReportFilter::default(), 10, 0).unwrap().0, 2);
+    }
+}
