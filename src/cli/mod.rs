@@ -7,6 +7,7 @@ mod config;
 mod crawl;
 mod delete;
 mod eval;
+mod eval_extract;
 mod import;
 mod keys;
 mod reindex;
@@ -57,6 +58,9 @@ enum Command {
     /// Run generated queries through the check and print precision, recall and F1 per
     /// modification, per method and for the combined verdict.
     Eval(eval::EvalArgs),
+    /// Measure PDF text extraction against reference texts: word and 4-gram recall, pages
+    /// per second, per extractor (dupfinder, pdf-extract, pdftotext).
+    EvalExtract(eval_extract::EvalExtractArgs),
     /// Print libraries with their figures as JSON.
     Stats(stats::StatsArgs),
     /// Delete one document from a library.
@@ -84,6 +88,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::SelfCheck(args) => eval::self_check(args, config::configure(global, None)?),
         Command::GenTests(args) => eval::gen_tests(args),
         Command::Eval(args) => eval::eval(args, config::configure(global, None)?),
+        Command::EvalExtract(args) => eval_extract::run(args),
         Command::Stats(args) => stats::run(args, config::configure(global, None)?),
         Command::DeleteDocument(args) => delete::run(args, config::configure(global, None)?),
         Command::Keys(args) => keys::run(args, config::configure(global, None)?),
