@@ -20,6 +20,8 @@ pub struct Config {
     pub check: CheckConfig,
     pub crawl: CrawlConfig,
     pub reindex: ReindexConfig,
+    /// Reading files: bounds on pages, decompressed bytes and time.
+    pub extract: crate::extract::ExtractLimits,
 }
 
 /// Which signatures are stored and looked up.

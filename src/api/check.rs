@@ -1,18 +1,24 @@
 //! `POST /api/v1/check`: the request body turned into a [`CheckRequest`] under the configured
-//! limits (JSON depth, number of libraries), then the check on the blocking pool.
+//! limits (JSON depth, number of libraries), then the check on the blocking pool. A
+//! `multipart/form-data` body carries a file (part `file`) and the same options as the JSON
+//! body without `text` (part `options`); the file's text is extracted, and the answer adds
+//! `document` and the extracted `text` that the passages' offsets refer to.
 
 use std::sync::atomic::Ordering;
 
 use axum::Extension;
 use axum::Json;
-use axum::extract::State;
-use serde::Deserialize;
+use axum::extract::{FromRequest, Request, State};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
 
 use super::auth::Identity;
 use super::body::{TextBody, parse_json};
+use super::upload::{extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
 use crate::check::{CheckReport, CheckRequest, Verdict, check};
 use crate::config::Limits;
+use crate::extract::DocumentSummary;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -52,12 +58,91 @@ pub fn parse_check_request(body: &str, limits: &Limits) -> Result<CheckRequest, 
     })
 }
 
+/// The answer to a check of a file: the check's answer, the file's summary and its text.
+#[derive(Serialize)]
+struct FileCheckReport {
+    #[serde(flatten)]
+    report: CheckReport,
+    document: DocumentSummary,
+    text: String,
+}
+
+/// Builds the JSON body of a file check from the `options` part: the same object as the JSON
+/// body, without `text`, which comes from the file.
+fn options_with_text(options: Option<&str>, text: &str) -> Result<String, ApiError> {
+    let mut object = match options.map(str::trim).filter(|o| !o.is_empty()) {
+        None => serde_json::Map::new(),
+        Some(options) => match serde_json::from_str::<serde_json::Value>(options) {
+            Ok(serde_json::Value::Object(object)) => object,
+            Ok(_) => {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidJson,
+                    "the `options` part must be a JSON object",
+                ));
+            }
+            Err(e) => {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidJson,
+                    format!("invalid JSON in the `options` part: {e}"),
+                ));
+            }
+        },
+    };
+    if object.contains_key("text") {
+        return Err(ApiError::new(
+            ErrorCode::InvalidBody,
+            "the `options` part must not hold `text`: the text comes from the file",
+        ));
+    }
+    object.insert(
+        "text".to_string(),
+        serde_json::Value::String(text.to_string()),
+    );
+    Ok(serde_json::Value::Object(object).to_string())
+}
+
 pub(super) async fn check_text(
     State(state): State<AppState>,
     identity: Option<Extension<Identity>>,
-    body: TextBody,
-) -> Result<Json<CheckReport>, ApiError> {
-    let mut request = parse_check_request(&body.text, &state.catalog.config().limits)?;
+    request: Request,
+) -> Result<Response, ApiError> {
+    let limits = &state.catalog.config().limits;
+    if is_multipart(request.headers()) {
+        let upload = read_upload(request, &state, &["options"]).await?;
+        if upload.files.len() > 1 {
+            return Err(ApiError::new(
+                ErrorCode::InvalidBody,
+                format!(
+                    "{} files sent; a check takes one `file` part",
+                    upload.files.len()
+                ),
+            ));
+        }
+        if let Some(options) = upload.options.as_deref() {
+            super::body::check_depth(options, limits)?;
+        }
+        let file = &upload.files[0];
+        let document = extract_file(&state, file).await?;
+        let body = options_with_text(upload.options.as_deref(), &document.text)?;
+        let request = parse_check_request(&body, limits)?;
+        let report = run_check(&state, identity, request).await?;
+        let answer = FileCheckReport {
+            report,
+            document: document.summary(&file.name),
+            text: document.text,
+        };
+        return Ok(Json(answer).into_response());
+    }
+    let body = TextBody::from_request(request, &state).await?;
+    let request = parse_check_request(&body.text, limits)?;
+    Ok(Json(run_check(&state, identity, request).await?).into_response())
+}
+
+async fn run_check(
+    state: &AppState,
+    identity: Option<Extension<Identity>>,
+    mut request: CheckRequest,
+) -> Result<CheckReport, ApiError> {
     // A key that may touch some libraries only checks against those.
     if let Some(Extension(identity)) = identity
         && let Some(allowed) = &identity.libraries
@@ -82,7 +167,7 @@ pub(super) async fn check_text(
         Verdict::Original => &state.metrics.checks_original,
     };
     counter.fetch_add(1, Ordering::Relaxed);
-    Ok(Json(report))
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -104,6 +189,35 @@ mod tests {
         assert_eq!(
             parse_check_request(&deep, &limits).unwrap_err().code,
             "json_too_deep"
+        );
+    }
+
+    #[test]
+    fn file_options_are_the_json_body_without_text() {
+        let limits = Limits::default();
+        let body = options_with_text(
+            Some(r#"{"passages": true, "libraries": ["a"]}"#),
+            "extracted",
+        )
+        .unwrap();
+        let request = parse_check_request(&body, &limits).unwrap();
+        assert_eq!(request.text, "extracted");
+        assert!(request.passages);
+        assert_eq!(request.libraries.unwrap(), ["a"]);
+        assert_eq!(
+            options_with_text(Some(r#"{"text": "x"}"#), "t")
+                .unwrap_err()
+                .code,
+            "invalid_body"
+        );
+        assert_eq!(
+            options_with_text(Some("[1]"), "t").unwrap_err().code,
+            "invalid_json"
+        );
+        let unknown = options_with_text(Some(r#"{"colour": 1}"#), "t").unwrap();
+        assert_eq!(
+            parse_check_request(&unknown, &limits).unwrap_err().code,
+            "invalid_json"
         );
     }
 }

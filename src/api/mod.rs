@@ -19,6 +19,7 @@ mod routes;
 mod search;
 mod server;
 mod state;
+mod upload;
 mod web;
 
 pub use check::parse_check_request;

@@ -1,4 +1,6 @@
-//! `dupfinder import`: a JSON Lines corpus into a library, with a progress bar.
+//! `dupfinder import`: a JSON Lines corpus, a folder of files or a `.zip` of files into a
+//! library, with a progress bar. Files (PDF, DOCX, ODT, RTF, HTML, JATS/TEI, plain text) get
+//! their relative path as id, their title and authors from metadata or the first heading.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::config::open_catalog;
 use dupfinder::config::Config;
-use dupfinder::library::{ImportProgress, import_file};
+use dupfinder::library::{FileSource, ImportProgress, import_file, import_files};
 
 #[derive(Args)]
 pub(crate) struct ImportArgs {
@@ -36,6 +38,9 @@ impl ImportProgress for Bars {
 pub(crate) fn run(args: ImportArgs, config: Config) -> Result<ExitCode> {
     let ImportArgs { library, path } = args;
     let catalog = open_catalog(&config)?;
+    if is_file_collection(&path) {
+        return import_file_collection(&catalog, &library, &path);
+    }
     let size = std::fs::metadata(&path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
@@ -71,6 +76,67 @@ pub(crate) fn run(args: ImportArgs, config: Config) -> Result<ExitCode> {
     if summary.rejected.len() > 20 {
         eprintln!(
             "  … and {} more rejected lines",
+            summary.rejected.len() - 20
+        );
+    }
+    println!("{}", serde_json::to_string(&summary)?);
+    Ok(if summary.rejected.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(3)
+    })
+}
+
+/// A folder, or a ZIP archive (told by its first bytes, not its name).
+fn is_file_collection(path: &std::path::Path) -> bool {
+    if path.is_dir() {
+        return true;
+    }
+    let mut head = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| &head == b"PK\x03\x04")
+}
+
+fn import_file_collection(
+    catalog: &dupfinder::library::Catalog,
+    library: &str,
+    path: &std::path::Path,
+) -> Result<ExitCode> {
+    let source =
+        FileSource::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if source.is_empty() {
+        anyhow::bail!("{} holds no files", path.display());
+    }
+    let read = ProgressBar::new(source.len() as u64).with_style(
+        ProgressStyle::with_template("importing {bar:40} {pos}/{len} files {per_sec} eta {eta}")
+            .expect("valid template"),
+    );
+    let bars = Bars {
+        read,
+        sign: ProgressBar::hidden(),
+    };
+    let summary = import_files(catalog, library, &source, &bars)?;
+    bars.read.finish_and_clear();
+    eprintln!(
+        "imported {} of {} files into `{}` from {} in {:.1}s, signed in {:.1}s (statistics generation {})",
+        summary.accepted,
+        summary.files,
+        summary.library,
+        path.display(),
+        summary.import_seconds,
+        summary.signing_seconds,
+        summary.stats_generation,
+    );
+    for rejected in summary.rejected.iter().take(20) {
+        eprintln!(
+            "  {}: {} ({})",
+            rejected.file, rejected.error.message, rejected.error.code
+        );
+    }
+    if summary.rejected.len() > 20 {
+        eprintln!(
+            "  … and {} more rejected files",
             summary.rejected.len() - 20
         );
     }

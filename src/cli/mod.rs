@@ -39,9 +39,12 @@ pub(crate) struct Cli {
 enum Command {
     /// Run the HTTP API.
     Serve(serve::ServeArgs),
-    /// Import a JSON Lines corpus file (.jsonl or .jsonl.gz) into a library, creating it.
+    /// Import a JSON Lines corpus file (.jsonl or .jsonl.gz), a folder of files or a .zip of
+    /// files (PDF, DOCX, ODT, RTF, HTML, JATS/TEI, text; id = relative path) into a library,
+    /// creating it.
     Import(import::ImportArgs),
-    /// Check a text file (`-` for standard input); prints the check answer as JSON.
+    /// Check a file (`-` for standard input): PDF, DOCX, ODT, RTF, HTML, JATS/TEI XML or text in
+    /// any common encoding, told by content; prints the check answer as JSON.
     Check(check::CheckArgs),
     /// Crawl a library's site now, in the foreground, until it is done (Ctrl-C stops it; the
     /// next run resumes). A missing library is created when --start-url, --sitemap-url or

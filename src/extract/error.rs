@@ -15,9 +15,12 @@ pub enum ExtractError {
     Unreadable { format: Format, reason: String },
     /// A PDF whose pages are images: nothing to read without OCR.
     #[error(
-        "the PDF has no text layer ({pages} pages of images); run OCR on it first, e.g. `ocrmypdf -l rus+eng in.pdf out.pdf` or `tesseract scan.png out -l rus+eng` (Debian packages tesseract-ocr, tesseract-ocr-rus), and check the result"
+        "the PDF has no text layer ({pages} page(s) of images); run OCR on it first, e.g. `ocrmypdf -l rus+eng in.pdf out.pdf` or `tesseract scan.png out -l rus+eng` (Debian packages tesseract-ocr, tesseract-ocr-rus), and check the result"
     )]
     NoTextLayer { pages: u32 },
+    /// Zero bytes.
+    #[error("the file is empty")]
+    Empty,
     /// A readable file without any text in it.
     #[error("the {format} file holds no text")]
     NoText { format: Format },
@@ -38,7 +41,9 @@ impl ExtractError {
     pub fn code(&self) -> &'static str {
         match self {
             ExtractError::Unsupported { .. } => "unsupported_media_type",
-            ExtractError::Unreadable { .. } | ExtractError::NoText { .. } => "unreadable_document",
+            ExtractError::Unreadable { .. } | ExtractError::NoText { .. } | ExtractError::Empty => {
+                "unreadable_document"
+            }
             ExtractError::NoTextLayer { .. } => "no_text_layer",
             ExtractError::TooManyPages { .. } => "too_many_pages",
             ExtractError::TooLarge { .. } => "document_too_large",

@@ -7,8 +7,11 @@ use super::document::{DocumentBuilder, ExtractedDocument};
 use super::{BlockKind, ExtractError, Format};
 
 pub(super) fn read(html: &str) -> Result<ExtractedDocument, ExtractError> {
+    // Line breaks in HTML source are collapsible white space; the article text keeps one line per
+    // paragraph only when the source's own wrapping is gone.
+    let html = html.replace(['\r', '\n'], " ");
     let base = Url::parse("file:///document.html").expect("a valid URL");
-    let page = crate::crawl::extract(html, &base)
+    let page = crate::crawl::extract(&html, &base)
         .map_err(|e| ExtractError::unreadable(Format::Html, e.to_string()))?;
     let mut builder = DocumentBuilder::new(Format::Html);
     builder.title(page.title);

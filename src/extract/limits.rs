@@ -1,4 +1,5 @@
-//! The bounds every reader works under (`[extract]` in the configuration).
+//! The bounds every reader works under (`[extract]` in the configuration). The size of the
+//! file itself is bounded by the request body limit (`[limits] max_body_bytes`).
 
 use serde::Deserialize;
 
@@ -8,23 +9,22 @@ use serde::Deserialize;
 pub struct ExtractLimits {
     /// A PDF with more pages is refused (`too_many_pages`).
     pub max_pages: u32,
-    /// A DOCX or ODT whose entries unpack to more bytes is refused (`document_too_large`):
-    /// the guard against zip bombs.
+    /// A DOCX or ODT whose text entries (the document XML and its metadata; images are never
+    /// unpacked) unpack to more bytes is refused (`document_too_large`): the guard against
+    /// zip bombs.
     pub max_decompressed_bytes: u64,
     /// How long one file's extraction may take before the request is answered
-    /// `extraction_timeout`.
+    /// `extraction_timeout`. Keep it below `[limits] request_timeout_ms`, which bounds the
+    /// whole check.
     pub timeout_seconds: u64,
-    /// The largest file accepted in a request (the body limit of multipart requests).
-    pub max_file_bytes: usize,
 }
 
 impl Default for ExtractLimits {
     fn default() -> Self {
         ExtractLimits {
             max_pages: 500,
-            max_decompressed_bytes: 200 * 1024 * 1024,
-            timeout_seconds: 60,
-            max_file_bytes: 50 * 1024 * 1024,
+            max_decompressed_bytes: 32 * 1024 * 1024,
+            timeout_seconds: 20,
         }
     }
 }

@@ -77,7 +77,7 @@ const UNSUPPORTED_MAGIC: &[(&[u8], &str)] = &[
 /// The format of `bytes`, or why it is not one dupfinder reads.
 pub fn sniff(bytes: &[u8]) -> Result<Format, ExtractError> {
     if bytes.is_empty() {
-        return Err(ExtractError::unreadable(Format::Text, "the file is empty"));
+        return Err(ExtractError::Empty);
     }
     // A PDF may carry a few bytes of junk before its header; readers accept it within 1 KB.
     let head = &bytes[..bytes.len().min(1024)];
