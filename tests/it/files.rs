@@ -93,9 +93,14 @@ fn corpus_library(catalog: &dupfinder::library::Catalog) {
     assert!(report.rejected.is_empty(), "{:?}", report.rejected);
 }
 
+/// A passage: its start and end in the library document, and its words in the query.
+type PassageFinding = (u64, u64, String);
+/// The verdict, and per match its document and passages.
+type Findings = (String, Vec<(String, Vec<PassageFinding>)>);
+
 /// What must agree between formats: the verdict, and per match its document and each passage's
 /// place in the library document and its words in the query (white space aside).
-fn findings(answer: &Value) -> (String, Vec<(String, Vec<(u64, u64, String)>)>) {
+fn findings(answer: &Value) -> Findings {
     let text: Vec<char> = answer["text"].as_str().unwrap().chars().collect();
     let matches = answer["matches"]
         .as_array()
