@@ -375,3 +375,55 @@ fn a_folder_and_a_zip_of_files_are_imported_with_relative_paths_as_ids() {
         "decoded from Windows-1251: {text}"
     );
 }
+
+/// `dupfinder check FILE` and `dupfinder import FOLDER` on the command line: the format is told
+/// from the content, HTML is stripped to its article text, and a bad file exits non-zero with its
+/// code.
+#[test]
+fn the_command_line_checks_and_imports_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_dupfinder"))
+            .arg("--data-dir")
+            .arg(&data)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let folder = dir.path().join("library");
+    std::fs::create_dir_all(&folder).unwrap();
+    let source = corpus().into_iter().find(|d| d["id"] == "ru-01").unwrap();
+    std::fs::write(folder.join("ru-01.txt"), source["text"].as_str().unwrap()).unwrap();
+    let output = run(&["import", "--library", "cli", folder.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["accepted"], 1);
+
+    let fixtures = format!("{}/tests/fixtures/files", env!("CARGO_MANIFEST_DIR"));
+    for (name, format) in [("manuscript.pdf", "pdf"), ("manuscript.html", "html")] {
+        let output = run(&["check", "--passages", &format!("{fixtures}/{name}")]);
+        assert!(
+            output.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(answer["document"]["format"], format);
+        assert_eq!(answer["verdict"], "duplicate", "{name}: {answer}");
+        assert_eq!(answer["matches"][0]["doc_id"], "ru-01.txt");
+        let text = answer["text"].as_str().unwrap();
+        assert!(
+            !text.contains('<') && text.contains("Настоящая статья"),
+            "{name}: markup stripped: {text}"
+        );
+    }
+    let output = run(&["check", &format!("{fixtures}/image.png")]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("unsupported_media_type"), "{stderr}");
+}

@@ -42,7 +42,7 @@ function sizeLabel(bytes) {
 export const PREFILL_KEY = 'dupfinder.check.prefill';
 
 export async function checkView(view) {
-  fill(view, heading('Check a text', 'Paste a manuscript or load a file; dupfinder compares it with the libraries and shows what was copied.'));
+  fill(view, heading('Check a text', 'Paste a manuscript or choose a file (PDF, DOCX, ODT, RTF, HTML, JATS XML, text); dupfinder compares it with the libraries and shows what was copied.'));
   const textarea = h('textarea', { id: 'check-text', rows: 12, required: true, spellcheck: 'false', placeholder: 'Paste the text of a manuscript, an abstract or a thesis chapter…' });
   const prefill = sessionStorage.getItem(PREFILL_KEY);
   if (prefill) {
