@@ -226,6 +226,13 @@ async fn each_bad_file_answers_its_code() {
             "no_text_layer",
             "OCR",
         ),
+        // pdf-extract panics on a page without a MediaBox: the panic is caught.
+        (
+            "no_mediabox.pdf",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unreadable_document",
+            "damaged",
+        ),
     ] {
         let (got, body) = upload_check(&app, name, None).await;
         assert_eq!(got, status, "{name}: {body}");
