@@ -87,15 +87,24 @@ pub(crate) fn run(args: ImportArgs, config: Config) -> Result<ExitCode> {
     })
 }
 
-/// A folder, or a ZIP archive (told by its first bytes, not its name).
+/// A folder, a ZIP archive of files, or one document file (PDF, DOCX, ODT, RTF, HTML, JATS,
+/// TEI), told by its first bytes, not its name; anything else is read as JSON Lines.
 fn is_file_collection(path: &std::path::Path) -> bool {
+    use dupfinder::extract::{Format, sniff};
     if path.is_dir() {
         return true;
     }
-    let mut head = [0u8; 4];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| &head == b"PK\x03\x04")
+    let mut head = vec![0u8; 64 * 1024];
+    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head));
+    let Ok(read) = read else { return false };
+    head.truncate(read);
+    if head.starts_with(b"PK\x03\x04") {
+        return true;
+    }
+    matches!(
+        sniff(&head),
+        Ok(Format::Pdf | Format::Rtf | Format::Html | Format::Jats | Format::Tei)
+    )
 }
 
 fn import_file_collection(

@@ -55,7 +55,7 @@ pub enum FileSource {
 }
 
 impl FileSource {
-    /// Lists a folder or a `.zip` file.
+    /// Lists a folder or a `.zip` file; any other file (a DOCX, a PDF…) is a source of one.
     pub fn open(path: &Path) -> std::io::Result<FileSource> {
         if path.is_dir() {
             let mut files = Vec::new();
@@ -81,6 +81,19 @@ impl FileSource {
             });
         }
         let bytes = std::fs::read(path)?;
+        // A DOCX or ODT is a ZIP too, but one document.
+        if matches!(
+            crate::extract::sniff(&bytes),
+            Ok(crate::extract::Format::Docx | crate::extract::Format::Odt)
+                | Ok(crate::extract::Format::Pdf | crate::extract::Format::Rtf)
+        ) || !bytes.starts_with(b"PK\x03\x04")
+        {
+            let root = path.parent().unwrap_or(Path::new("")).to_path_buf();
+            return Ok(FileSource::Folder {
+                root,
+                files: vec![path.to_path_buf()],
+            });
+        }
         let archive = zip::ZipArchive::new(Cursor::new(bytes.as_slice())).map_err(|e| {
             std::io::Error::other(format!(
                 "{} is not a readable ZIP archive: {e}",

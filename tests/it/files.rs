@@ -412,8 +412,32 @@ fn the_command_line_checks_and_imports_files() {
     assert_eq!(summary["accepted"], 1);
 
     let fixtures = format!("{}/tests/fixtures/files", env!("CARGO_MANIFEST_DIR"));
+    // One DOCX is one document, not a ZIP of its parts.
+    let output = run(&[
+        "import",
+        "--library",
+        "one",
+        &format!("{fixtures}/manuscript.docx"),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        (summary["files"].clone(), summary["accepted"].clone()),
+        (json!(1), json!(1))
+    );
+
     for (name, format) in [("manuscript.pdf", "pdf"), ("manuscript.html", "html")] {
-        let output = run(&["check", "--passages", &format!("{fixtures}/{name}")]);
+        let output = run(&[
+            "check",
+            "--library",
+            "cli",
+            "--passages",
+            &format!("{fixtures}/{name}"),
+        ]);
         assert!(
             output.status.success(),
             "{name}: {}",
