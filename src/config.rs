@@ -21,6 +21,8 @@ pub struct Config {
     pub crawl: CrawlConfig,
     pub reindex: ReindexConfig,
     pub reports: ReportsConfig,
+    /// Reading files: bounds on pages, decompressed bytes and time.
+    pub extract: crate::extract::ExtractLimits,
 }
 
 /// Which signatures are stored and looked up.

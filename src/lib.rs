@@ -1,6 +1,8 @@
 //! dupfinder: near-duplicate and copied-passage detection for digital scientific libraries.
 //!
 //! The stages, in data-flow order:
+//! - [`extract`]: files (PDF, DOCX, ODT, RTF, HTML, JATS/TEI, plain text) → text and its
+//!   structure; the format told from the content.
 //! - [`analysis`]: text → tokens (normalization, homoglyph folding, language, stop words,
 //!   stemming, positions and offsets). No I/O.
 //! - [`signature`]: statistics snapshots and the TF-RIDF signature. No I/O.
@@ -22,6 +24,7 @@ pub mod clock;
 pub mod config;
 pub mod crawl;
 pub mod eval;
+pub mod extract;
 pub mod index;
 pub mod library;
 pub mod reports;

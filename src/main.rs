@@ -10,8 +10,10 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    let filter = tracing_subscriber::EnvFilter::try_from_env("DUPFINDER_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tantivy=warn"));
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("DUPFINDER_LOG").unwrap_or_else(|_| {
+            tracing_subscriber::EnvFilter::new("info,tantivy=warn,pdf_extract=off,lopdf=off")
+        });
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);

@@ -78,6 +78,11 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     }
 }
 
+/// Refuses JSON nested deeper than `limits.max_json_depth` (`json_too_deep`).
+pub(super) fn check_depth(text: &str, limits: &Limits) -> Result<(), ApiError> {
+    Ok(check_json_depth(text, limits.max_json_depth)?)
+}
+
 /// Parses JSON, telling a missing field apart from malformed JSON. JSON nested deeper than
 /// `limits.max_json_depth` is refused before parsing (`json_too_deep`).
 pub(super) fn parse_json<T: DeserializeOwned>(text: &str, limits: &Limits) -> Result<T, ApiError> {

@@ -1,21 +1,27 @@
 //! `POST /api/v1/check`: the request body turned into a [`CheckRequest`] under the configured
-//! limits (JSON depth, number of libraries), then the check on the blocking pool.
+//! limits (JSON depth, number of libraries), then the check on the blocking pool. A
+//! `multipart/form-data` body carries a file (part `file`) and the same options as the JSON
+//! body without `text` (part `options`); the file's text is extracted, and the answer adds
+//! `document` and the extracted `text` that the passages' offsets refer to. The answer is kept
+//! as a report unless the request says `"store": false`.
 
 use std::sync::atomic::Ordering;
 
 use axum::Extension;
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRequest, Request, State};
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
+use serde_json::{Value, json};
 
 use super::auth::Identity;
 use super::body::{TextBody, parse_json};
+use super::upload::{extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
-use serde_json::{Value, json};
-
 use crate::check::{CheckRequest, check};
 use crate::clock::unix_now;
 use crate::config::Limits;
+use crate::extract::DocumentSummary;
 use crate::library::Catalog;
 use crate::reports::{Decision, Report, ReportError};
 
@@ -65,12 +71,82 @@ fn parse_check_body(body: &str, limits: &Limits) -> Result<(CheckRequest, bool),
     Ok((request, body.store.unwrap_or(true)))
 }
 
+/// Builds the JSON body of a file check from the `options` part: the same object as the JSON
+/// body, without `text`, which comes from the file.
+fn options_with_text(options: Option<&str>, text: &str) -> Result<String, ApiError> {
+    let mut object = match options.map(str::trim).filter(|o| !o.is_empty()) {
+        None => serde_json::Map::new(),
+        Some(options) => match serde_json::from_str::<serde_json::Value>(options) {
+            Ok(serde_json::Value::Object(object)) => object,
+            Ok(_) => {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidJson,
+                    "the `options` part must be a JSON object",
+                ));
+            }
+            Err(e) => {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidJson,
+                    format!("invalid JSON in the `options` part: {e}"),
+                ));
+            }
+        },
+    };
+    if object.contains_key("text") {
+        return Err(ApiError::new(
+            ErrorCode::InvalidBody,
+            "the `options` part must not hold `text`: the text comes from the file",
+        ));
+    }
+    object.insert(
+        "text".to_string(),
+        serde_json::Value::String(text.to_string()),
+    );
+    Ok(serde_json::Value::Object(object).to_string())
+}
+
 pub(super) async fn check_text(
     State(state): State<AppState>,
     identity: Option<Extension<Identity>>,
-    body: TextBody,
-) -> Result<Json<Value>, ApiError> {
-    let (mut request, store) = parse_check_body(&body.text, &state.catalog.config().limits)?;
+    request: Request,
+) -> Result<Response, ApiError> {
+    let limits = &state.catalog.config().limits;
+    if is_multipart(request.headers()) {
+        let upload = read_upload(request, &state, &["options"]).await?;
+        if upload.files.len() > 1 {
+            return Err(ApiError::new(
+                ErrorCode::InvalidBody,
+                format!(
+                    "{} files sent; a check takes one `file` part",
+                    upload.files.len()
+                ),
+            ));
+        }
+        if let Some(options) = upload.options.as_deref() {
+            super::body::check_depth(options, limits)?;
+        }
+        let file = &upload.files[0];
+        let document = extract_file(&state, file).await?;
+        let body = options_with_text(upload.options.as_deref(), &document.text)?;
+        let (request, store) = parse_check_body(&body, limits)?;
+        let summary = document.summary(&file.name);
+        let answer = run_check(&state, identity, request, store, Some(summary)).await?;
+        return Ok(Json(answer).into_response());
+    }
+    let body = TextBody::from_request(request, &state).await?;
+    let (request, store) = parse_check_body(&body.text, limits)?;
+    Ok(Json(run_check(&state, identity, request, store, None).await?).into_response())
+}
+
+/// Checks under the key's library limits, keeps the answer as a report when `store`, and
+/// answers it (with the file's summary and text when a file was checked).
+async fn run_check(
+    state: &AppState,
+    identity: Option<Extension<Identity>>,
+    mut request: CheckRequest,
+    store: bool,
+    file: Option<DocumentSummary>,
+) -> Result<Value, ApiError> {
     let submitter = identity
         .as_ref()
         .map_or_else(|| "-".to_string(), |Extension(i)| i.name.clone());
@@ -94,13 +170,20 @@ pub(super) async fn check_text(
     let answer = tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
         let report = check(&catalog, &request)?;
         let mut answer = serde_json::to_value(&report).map_err(ApiError::internal)?;
+        let name = file.as_ref().map(|f| f.name.clone());
+        if let Some(file) = file {
+            answer["document"] = serde_json::to_value(file).map_err(ApiError::internal)?;
+        }
         if store {
             // A check is a read: a data directory that cannot take the report (full,
             // read-only) leaves the answer without `report_id` rather than refusing it.
-            match keep(&catalog, &request, &answer, submitter) {
+            match keep(&catalog, &request, &answer, submitter, name) {
                 Ok(id) => answer["report_id"] = Value::String(id),
                 Err(e) => tracing::error!(error = %e, "the check's report could not be kept"),
             }
+        }
+        if answer.get("document").is_some() {
+            answer["text"] = Value::String(request.text);
         }
         Ok(answer)
     })
@@ -111,7 +194,7 @@ pub(super) async fn check_text(
         _ => &state.metrics.checks_original,
     };
     counter.fetch_add(1, Ordering::Relaxed);
-    Ok(Json(answer))
+    Ok(answer)
 }
 
 /// Keeps a check's answer as a report; answers its id.
@@ -120,6 +203,7 @@ fn keep(
     request: &CheckRequest,
     answer: &Value,
     submitter: String,
+    file: Option<String>,
 ) -> Result<String, ReportError> {
     let reports = catalog.reports();
     let mut report = Report {
@@ -127,7 +211,7 @@ fn keep(
         created: unix_now(),
         order: 0,
         submitter,
-        file: None,
+        file,
         settings: json!({
             "libraries": request.libraries,
             "passages": request.passages,
@@ -163,6 +247,35 @@ mod tests {
         assert_eq!(
             parse_check_request(&deep, &limits).unwrap_err().code,
             "json_too_deep"
+        );
+    }
+
+    #[test]
+    fn file_options_are_the_json_body_without_text() {
+        let limits = Limits::default();
+        let body = options_with_text(
+            Some(r#"{"passages": true, "libraries": ["a"]}"#),
+            "extracted",
+        )
+        .unwrap();
+        let request = parse_check_request(&body, &limits).unwrap();
+        assert_eq!(request.text, "extracted");
+        assert!(request.passages);
+        assert_eq!(request.libraries.unwrap(), ["a"]);
+        assert_eq!(
+            options_with_text(Some(r#"{"text": "x"}"#), "t")
+                .unwrap_err()
+                .code,
+            "invalid_body"
+        );
+        assert_eq!(
+            options_with_text(Some("[1]"), "t").unwrap_err().code,
+            "invalid_json"
+        );
+        let unknown = options_with_text(Some(r#"{"colour": 1}"#), "t").unwrap();
+        assert_eq!(
+            parse_check_request(&unknown, &limits).unwrap_err().code,
+            "invalid_json"
         );
     }
 }

@@ -1,14 +1,15 @@
-//! A library's documents over HTTP: ingest (one JSON document or JSON Lines), one document, and
-//! the listing sorted by a field.
+//! A library's documents over HTTP: ingest (one JSON document, JSON Lines, or files as
+//! `multipart/form-data` parts named `file`), one document, and the listing sorted by a field.
 
 use std::sync::atomic::Ordering;
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{FromRequest, Path, RawQuery, Request, State};
 use serde::Deserialize;
 
 use super::body::{TextBody, parse_json};
 use super::params::{page_limit, page_offset, query_params};
+use super::upload::{extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
 use crate::index::{DocumentPage, SortKey, SortOrder};
 use crate::library::{
@@ -34,11 +35,15 @@ fn is_json_lines(content_type: Option<&str>) -> bool {
 pub(super) async fn add_documents(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    body: TextBody,
+    request: Request,
 ) -> Result<Json<IngestReport>, ApiError> {
     LibraryId::parse(&id).map_err(|m| ApiError::new(ErrorCode::InvalidLibraryId, m))?;
     // The library must exist before the body is worth analyzing.
     state.catalog.index(&id)?;
+    if is_multipart(request.headers()) {
+        return add_files(state, id, request).await;
+    }
+    let body = TextBody::from_request(request, &state).await?;
     let catalog = state.catalog.clone();
     let json_lines = is_json_lines(body.content_type.as_deref());
     let limits = &state.catalog.config().limits;
@@ -73,6 +78,41 @@ pub(super) async fn add_documents(
         .metrics
         .documents_rejected
         .fetch_add(report.rejected.len() as u64, Ordering::Relaxed);
+    Ok(Json(report))
+}
+
+/// Files as documents: each file's id is its name, its title the file's metadata title or first
+/// heading. A file that cannot be read fails the request (the message names it); nothing is
+/// stored then.
+async fn add_files(
+    state: AppState,
+    id: String,
+    request: Request,
+) -> Result<Json<IngestReport>, ApiError> {
+    let upload = read_upload(request, &state, &[]).await?;
+    let mut inputs = Vec::with_capacity(upload.files.len());
+    for file in &upload.files {
+        let document = extract_file(&state, file).await?;
+        inputs.push(crate::library::file_document(&file.name, document));
+    }
+    let catalog = state.catalog.clone();
+    let report = tokio::task::spawn_blocking(move || -> Result<IngestReport, ApiError> {
+        let limits = &catalog.config().limits;
+        let mut prepared = Vec::with_capacity(inputs.len());
+        for (input, name) in inputs {
+            let document = prepare(catalog.analyzer(), limits, input).map_err(|e| {
+                let mut error = ApiError::from(e);
+                error.message = format!("{name}: {}", error.message);
+                error
+            })?;
+            prepared.push(document);
+        }
+        Ok(catalog.ingest_prepared(&id, prepared, Vec::new())?)
+    })
+    .await??;
+    state
+        .catalog
+        .count_ingested(IngestPath::Api, report.accepted as u64);
     Ok(Json(report))
 }
 

@@ -61,6 +61,14 @@ error_codes! {
     InvalidDocId = "invalid_doc_id" => BAD_REQUEST,
     InvalidYear = "invalid_year" => BAD_REQUEST,
     DocumentNotFound = "document_not_found" => NOT_FOUND,
+    // Files.
+    UnsupportedMediaType = "unsupported_media_type" => UNSUPPORTED_MEDIA_TYPE,
+    UnreadableDocument = "unreadable_document" => UNPROCESSABLE_ENTITY,
+    NoTextLayer = "no_text_layer" => UNPROCESSABLE_ENTITY,
+    TooManyPages = "too_many_pages" => PAYLOAD_TOO_LARGE,
+    DocumentTooLarge = "document_too_large" => PAYLOAD_TOO_LARGE,
+    ExtractionTimeout = "extraction_timeout" => UNPROCESSABLE_ENTITY,
+    MissingFile = "missing_file" => BAD_REQUEST,
     // Libraries.
     InvalidLibraryId = "invalid_library_id" => BAD_REQUEST,
     LibraryNotFound = "library_not_found" => NOT_FOUND,
@@ -159,6 +167,13 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = json!({"error": {"code": self.code.as_str(), "message": self.message}});
         (self.status(), Json(body)).into_response()
+    }
+}
+
+impl From<crate::extract::ExtractError> for ApiError {
+    fn from(e: crate::extract::ExtractError) -> Self {
+        let code = ErrorCode::parse(e.code()).unwrap_or(ErrorCode::UnreadableDocument);
+        ApiError::new(code, e.to_string())
     }
 }
 

@@ -20,6 +20,7 @@ mod routes;
 mod search;
 mod server;
 mod state;
+mod upload;
 mod web;
 
 pub use check::parse_check_request;

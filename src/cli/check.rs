@@ -1,18 +1,22 @@
-//! `dupfinder check`: a text file (or standard input) checked against the data directory or,
-//! with `--server`, by a running server; `--fail-on` turns the verdict into the exit code.
+//! `dupfinder check`: a file (or standard input) checked against the data directory or, with
+//! `--server`, by a running server. The file's format is told from its content (PDF, DOCX, ODT,
+//! RTF, HTML, JATS/TEI XML, plain text in any common encoding) and its text extracted as the API
+//! does; the answer then carries `document` and the extracted `text`. `--fail-on` turns the
+//! verdict into the exit code.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow};
 use clap::Args;
-
 use serde_json::{Value, json};
 
 use super::config::{GlobalArgs, configure, open_catalog};
 use super::output::check_summary;
+use super::remote::Remote;
 use dupfinder::check::{CheckRequest, check};
+use dupfinder::extract::extract;
 
 #[derive(Args)]
 pub(crate) struct CheckArgs {
@@ -59,41 +63,67 @@ fn exit_code(fail_on: Option<FailOn>, answer: &Value) -> ExitCode {
 }
 
 pub(crate) fn run(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
-    let text = read_text(&args.path)?;
+    let bytes = read_bytes(&args.path)?;
+    let name = args
+        .path
+        .file_name()
+        .map_or_else(|| "stdin".to_string(), |n| n.to_string_lossy().into_owned());
     let libraries = (!args.library.is_empty()).then_some(args.library);
     let answer = match global.remote()? {
         Some(remote) => {
-            let mut body = json!({
-                "text": text,
+            let mut options = json!({
                 "passages": args.passages,
                 "min_similarity": args.min_similarity,
             });
             if let Some(libraries) = libraries {
-                body["libraries"] = json!(libraries);
+                options["libraries"] = json!(libraries);
             }
             if let Some(lang) = args.lang {
-                body["lang"] = json!(lang);
+                options["lang"] = json!(lang);
             }
-            remote.post("/api/v1/check", &body)?
+            check_remote(&remote, bytes, name, &options)?
         }
         None => {
-            let catalog = open_catalog(&configure(global, None)?)?;
+            let config = configure(global, None)?;
+            let document = extract(&bytes, &config.extract)
+                .map_err(|e| anyhow!("{}: {e} ({})", args.path.display(), e.code()))?;
+            let summary = document.summary(&name);
+            let catalog = open_catalog(&config)?;
             let request = CheckRequest {
-                text,
+                text: document.text.clone(),
                 libraries,
                 passages: args.passages,
                 min_similarity: args.min_similarity,
                 lang: args.lang,
             };
-            serde_json::to_value(check(&catalog, &request)?)?
+            let mut answer = serde_json::to_value(check(&catalog, &request)?)?;
+            answer["document"] = serde_json::to_value(summary)?;
+            answer["text"] = Value::String(document.text);
+            answer
         }
     };
     global.output().print(&answer, check_summary);
     Ok(exit_code(args.fail_on, &answer))
 }
 
-/// The file's text, or standard input's for `-`.
-fn read_text(path: &Path) -> Result<String> {
+/// The file sent as `multipart/form-data` (parts `file` and `options`): the server tells its
+/// format and extracts it.
+fn check_remote(remote: &Remote, bytes: Vec<u8>, name: String, options: &Value) -> Result<Value> {
+    let form = reqwest::blocking::multipart::Form::new()
+        .part(
+            "file",
+            reqwest::blocking::multipart::Part::bytes(bytes).file_name(name),
+        )
+        .text("options", options.to_string());
+    remote.json(
+        remote
+            .request(reqwest::Method::POST, "/api/v1/check")
+            .multipart(form),
+    )
+}
+
+/// The file's bytes, or standard input's for `-`.
+fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
         std::io::stdin()
@@ -102,8 +132,5 @@ fn read_text(path: &Path) -> Result<String> {
     } else {
         bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     }
-    let Ok(text) = String::from_utf8(bytes) else {
-        bail!("{} is not valid UTF-8 text", path.display());
-    };
-    Ok(text)
+    Ok(bytes)
 }

@@ -1,4 +1,6 @@
-//! `dupfinder import`: a JSON Lines corpus into a library, with a progress bar.
+//! `dupfinder import`: a JSON Lines corpus, a folder of files or a `.zip` of files into a
+//! library, with a progress bar. Files (PDF, DOCX, ODT, RTF, HTML, JATS/TEI, plain text) get
+//! their relative path as id, their title and authors from metadata or the first heading.
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -11,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::config::{GlobalArgs, configure, open_catalog};
 use super::remote::{Remote, segment};
-use dupfinder::library::{ImportProgress, import_file};
+use dupfinder::library::{FileSource, ImportProgress, import_file, import_files};
 
 #[derive(Args)]
 pub(crate) struct ImportArgs {
@@ -41,6 +43,9 @@ pub(crate) fn run(args: ImportArgs, global: &GlobalArgs) -> Result<ExitCode> {
     }
     let ImportArgs { library, path } = args;
     let catalog = open_catalog(&configure(global, None)?)?;
+    if is_file_collection(&path) {
+        return import_file_collection(&catalog, &library, &path);
+    }
     let size = std::fs::metadata(&path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
@@ -96,6 +101,14 @@ const BATCH_BYTES: usize = 8 << 20;
 /// when missing. Rejected lines keep their line numbers in the file.
 fn run_remote(args: ImportArgs, remote: &Remote) -> Result<ExitCode> {
     let ImportArgs { library, path } = args;
+    if is_file_collection(&path) {
+        anyhow::bail!(
+            "{}: through --server, import takes a JSON Lines corpus; send files with \
+             POST /api/v1/libraries/{{id}}/documents (multipart), or import the folder on the \
+             data directory",
+            path.display()
+        );
+    }
     let file =
         std::fs::File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut reader = std::io::BufReader::new(file);
@@ -158,6 +171,76 @@ fn run_remote(args: ImportArgs, remote: &Remote) -> Result<ExitCode> {
         json!({ "library": library, "accepted": accepted, "rejected": rejected })
     );
     Ok(if rejected.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(3)
+    })
+}
+
+/// A folder, a ZIP archive of files, or one document file (PDF, DOCX, ODT, RTF, HTML, JATS,
+/// TEI), told by its first bytes, not its name; anything else is read as JSON Lines.
+fn is_file_collection(path: &std::path::Path) -> bool {
+    use dupfinder::extract::{Format, sniff};
+    if path.is_dir() {
+        return true;
+    }
+    let mut head = vec![0u8; 64 * 1024];
+    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head));
+    let Ok(read) = read else { return false };
+    head.truncate(read);
+    if head.starts_with(b"PK\x03\x04") {
+        return true;
+    }
+    matches!(
+        sniff(&head),
+        Ok(Format::Pdf | Format::Rtf | Format::Html | Format::Jats | Format::Tei)
+    )
+}
+
+fn import_file_collection(
+    catalog: &dupfinder::library::Catalog,
+    library: &str,
+    path: &std::path::Path,
+) -> Result<ExitCode> {
+    let source =
+        FileSource::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if source.is_empty() {
+        anyhow::bail!("{} holds no files", path.display());
+    }
+    let read = ProgressBar::new(source.len() as u64).with_style(
+        ProgressStyle::with_template("importing {bar:40} {pos}/{len} files {per_sec} eta {eta}")
+            .expect("valid template"),
+    );
+    let bars = Bars {
+        read,
+        sign: ProgressBar::hidden(),
+    };
+    let summary = import_files(catalog, library, &source, &bars)?;
+    bars.read.finish_and_clear();
+    eprintln!(
+        "imported {} of {} files into `{}` from {} in {:.1}s, signed in {:.1}s (statistics generation {})",
+        summary.accepted,
+        summary.files,
+        summary.library,
+        path.display(),
+        summary.import_seconds,
+        summary.signing_seconds,
+        summary.stats_generation,
+    );
+    for rejected in summary.rejected.iter().take(20) {
+        eprintln!(
+            "  {}: {} ({})",
+            rejected.file, rejected.error.message, rejected.error.code
+        );
+    }
+    if summary.rejected.len() > 20 {
+        eprintln!(
+            "  … and {} more rejected files",
+            summary.rejected.len() - 20
+        );
+    }
+    println!("{}", serde_json::to_string(&summary)?);
+    Ok(if summary.rejected.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(3)

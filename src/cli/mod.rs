@@ -8,6 +8,7 @@ mod config;
 mod crawl;
 mod delete;
 mod eval;
+mod eval_extract;
 mod import;
 mod keys;
 mod output;
@@ -47,11 +48,13 @@ pub(crate) struct Cli {
 enum Command {
     /// Run the HTTP API.
     Serve(serve::ServeArgs),
-    /// Import a JSON Lines corpus file (.jsonl or .jsonl.gz) into a library, creating it.
-    /// With --server, sent to the server in batches.
+    /// Import a JSON Lines corpus file (.jsonl or .jsonl.gz), a folder of files or a .zip of
+    /// files (PDF, DOCX, ODT, RTF, HTML, JATS/TEI, text; id = relative path) into a library,
+    /// creating it. With --server, a JSON Lines corpus is sent to the server in batches.
     Import(import::ImportArgs),
-    /// Check a text file (`-` for standard input): the verdict and matches on a terminal, the
-    /// answer as JSON otherwise (or with --json).
+    /// Check a file (`-` for standard input): PDF, DOCX, ODT, RTF, HTML, JATS/TEI XML or text in
+    /// any common encoding, told by content. The verdict and matches on a terminal, the answer
+    /// as JSON otherwise (or with --json).
     Check(check::CheckArgs),
     /// Crawl a library's site now, in the foreground, until it is done (Ctrl-C stops it; the
     /// next run resumes). A missing library is created when --start-url, --sitemap-url or
@@ -68,6 +71,9 @@ enum Command {
     /// Run generated queries through the check and print precision, recall and F1 per
     /// modification, per method and for the combined verdict.
     Eval(eval::EvalArgs),
+    /// Measure PDF text extraction against reference texts: word and 4-gram recall, pages
+    /// per second, per extractor (dupfinder, pdf-extract, pdftotext).
+    EvalExtract(eval_extract::EvalExtractArgs),
     /// Print libraries with their figures as JSON.
     Stats(stats::StatsArgs),
     /// Delete one document from a library.
@@ -109,5 +115,6 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::Search(args) => search::run(args, global),
         Command::Backup(args) => backup::backup(args, global),
         Command::Restore(args) => backup::restore_command(args, global),
+        Command::EvalExtract(args) => eval_extract::run(args),
     }
 }

@@ -1,6 +1,7 @@
 //! Evaluation: test queries with known truth (the generator), and measuring what the check
 //! finds on them and on real corpora, through the real check path.
 
+pub mod extraction;
 mod gen_tests;
 pub mod generate;
 mod quality;

@@ -4,6 +4,7 @@
 mod catalog;
 mod corpus;
 mod fault;
+mod files;
 mod id;
 mod import;
 mod ingest;
@@ -17,6 +18,7 @@ pub use catalog::{
 };
 pub use corpus::{CorpusLine, CorpusReader};
 pub use fault::StorageFault;
+pub use files::{FileImportSummary, FileSource, RejectedFile, file_document, import_files};
 pub use id::LibraryId;
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
 pub use ingest::{

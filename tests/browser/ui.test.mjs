@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -328,6 +328,37 @@ describe('the web UI', () => {
     await page.getByRole('button', { name: 'Delete this library…' }).click();
     await page.locator('table.libraries').waitFor();
     assert.equal(await page.locator('table.libraries tbody tr', { hasText: 'Demo site' }).count(), 0);
+  });
+
+  it('uploads a PDF and a DOCX on the check page and shows their passages', async () => {
+    // A library holding the source of the manuscript in tests/fixtures/files (it copies ru-01).
+    const source = readFileSync(resolve(here, '../fixtures/corpus.jsonl'), 'utf8')
+      .split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((d) => d.id === 'ru-01');
+    const json = { 'Content-Type': 'application/json' };
+    let response = await fetch(`${base}/api/v1/libraries`, { method: 'POST', headers: json, body: JSON.stringify({ id: 'files', name: 'Files journal' }) });
+    assert.equal(response.status, 201);
+    response = await fetch(`${base}/api/v1/libraries/files/documents`, { method: 'POST', headers: json, body: JSON.stringify(source) });
+    assert.equal(response.status, 200);
+
+    for (const [name, format] of [['manuscript.pdf', 'PDF'], ['manuscript.docx', 'DOCX']]) {
+      await page.getByRole('link', { name: 'Check a text' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Check a text' }).waitFor();
+      await page.getByLabel('Files journal').waitFor();
+      await page.setInputFiles('#check-file', resolve(here, '../fixtures/files', name));
+      await page.getByText(`${name} (`).waitFor();
+      // The file is not shown as text.
+      assert.equal(await page.getByLabel('Text to check').inputValue(), '');
+      await page.getByRole('button', { name: 'Check', exact: true }).click();
+      await page.locator('.verdict').waitFor();
+      assert.equal(await page.locator('.verdict .badge').textContent(), 'duplicate');
+      assert.ok((await page.locator('.checked-file').textContent()).includes(`${name} — ${format}`));
+      const sources = await page.locator('table.matches tbody tr td:first-child a').allTextContents();
+      assert.ok(sources.includes(source.title), sources.join(' | '));
+      const copied = await page.locator('#pane-query mark.passage').allTextContents();
+      assert.ok(copied.some((t) => t.includes('Статья посвящена проблеме')), copied.join(' | '));
+      await page.locator('#pane-source mark.passage').first().waitFor();
+      await shootBoth(`14-check-${format.toLowerCase()}`);
+    }
   });
 
   it('raised no script errors', () => {

@@ -20,13 +20,16 @@ export class ApiError extends Error {
   }
 }
 
-// Calls the API. `body` is sent as JSON unless `ndjson` is given (a JSON Lines string).
-export async function api(path, { method = 'GET', body, ndjson, signal } = {}) {
+// Calls the API. `body` is sent as JSON unless `ndjson` is given (a JSON Lines string) or `form`
+// (a FormData, sent as multipart/form-data with the browser's boundary).
+export async function api(path, { method = 'GET', body, ndjson, form, signal } = {}) {
   const headers = { Accept: 'application/json' };
   const bearer = token();
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   let payload;
-  if (ndjson !== undefined) {
+  if (form !== undefined) {
+    payload = form;
+  } else if (ndjson !== undefined) {
     headers['Content-Type'] = 'application/x-ndjson';
     payload = ndjson;
   } else if (body !== undefined) {

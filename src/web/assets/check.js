@@ -1,8 +1,11 @@
-// Check a text: paste it or load a .txt / .html file, choose libraries, and read the verdict,
-// the matches with their similarity, and the copied passages side by side.
+// Check a text: paste it or choose a file, choose libraries, and read the verdict, the matches
+// with their similarity, and the copied passages side by side. A plain-text or HTML file in
+// UTF-8 is loaded into the box to be read and edited; any other file (PDF, DOCX, ODT, RTF,
+// JATS, text in another encoding) is uploaded as it is and read on the server, never shown as
+// text here.
 
 import { api, path } from './api.js';
-import { badge, emptyState, errorNotice, field, fill, h, heading, htmlToText, loading, number, percent, readFile } from './dom.js';
+import { badge, emptyState, errorNotice, field, fill, h, heading, htmlToText, loading, number, percent } from './dom.js';
 import { renderMarked, reveal, sourceClass } from './highlight.js';
 
 const VERDICTS = {
@@ -11,25 +14,66 @@ const VERDICTS = {
   original: 'Original — nothing in the checked libraries matches this text.',
 };
 
+// The files the server reads, for the file chooser.
+const ACCEPTED = [
+  '.pdf', '.docx', '.odt', '.rtf', '.html', '.htm', '.xhtml', '.xml', '.txt', '.text', '.md',
+  'application/pdf', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.oasis.opendocument.text', 'application/rtf', 'text/rtf', 'text/plain',
+  'text/html', 'application/xhtml+xml', 'application/xml', 'text/xml',
+].join(',');
+
+// The text of a chosen file when it is plain text or HTML in UTF-8, else null (the file is then
+// uploaded and read on the server).
+function readableText(chosen, bytes) {
+  const textual = /\.(txt|text|md|html?)$/i.test(chosen.name) || ['text/plain', 'text/html'].includes(chosen.type);
+  if (!textual || bytes.includes(0)) return null;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+function sizeLabel(bytes) {
+  return bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`;
+}
+
 // Text handed over by the document page ("Check this text").
 export const PREFILL_KEY = 'dupfinder.check.prefill';
 
 export async function checkView(view) {
-  fill(view, heading('Check a text', 'Paste a manuscript or load a file; dupfinder compares it with the libraries and shows what was copied.'));
+  fill(view, heading('Check a text', 'Paste a manuscript or choose a file (PDF, DOCX, ODT, RTF, HTML, JATS XML, text); dupfinder compares it with the libraries and shows what was copied.'));
   const textarea = h('textarea', { id: 'check-text', rows: 12, required: true, spellcheck: 'false', placeholder: 'Paste the text of a manuscript, an abstract or a thesis chapter…' });
   const prefill = sessionStorage.getItem(PREFILL_KEY);
   if (prefill) {
     textarea.value = prefill;
     sessionStorage.removeItem(PREFILL_KEY);
   }
-  const file = h('input', { id: 'check-file', type: 'file', accept: '.txt,.html,.htm,text/plain,text/html' });
+  const file = h('input', { id: 'check-file', type: 'file', accept: ACCEPTED });
   const fileStatus = h('p', { class: 'hint', role: 'status' });
+  // The file to upload, when the chosen one is not loaded into the box.
+  let upload = null;
   file.addEventListener('change', async () => {
     const chosen = file.files[0];
+    upload = null;
     if (!chosen) return;
-    const raw = await readFile(chosen);
-    textarea.value = /\.html?$/i.test(chosen.name) || chosen.type === 'text/html' ? htmlToText(raw) : raw;
-    fileStatus.textContent = `Loaded ${chosen.name} (${number(Array.from(textarea.value).length)} characters).`;
+    const bytes = new Uint8Array(await chosen.arrayBuffer());
+    const raw = readableText(chosen, bytes);
+    if (raw !== null) {
+      textarea.value = /\.html?$/i.test(chosen.name) || chosen.type === 'text/html' ? htmlToText(raw) : raw;
+      fileStatus.textContent = `Loaded ${chosen.name} (${number(Array.from(textarea.value).length)} characters).`;
+      return;
+    }
+    upload = chosen;
+    textarea.value = '';
+    fileStatus.textContent = `${chosen.name} (${sizeLabel(chosen.size)}) will be uploaded and read on the server. Type or paste in the box to check a text instead.`;
+  });
+  textarea.addEventListener('input', () => {
+    if (upload && textarea.value.trim()) {
+      upload = null;
+      file.value = '';
+      fileStatus.textContent = '';
+    }
   });
   const libraryBox = h('fieldset', { class: 'libraries-choice' }, h('legend', {}, 'Libraries to check against'), loading());
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Check');
@@ -37,7 +81,7 @@ export async function checkView(view) {
   const form = h('form', { class: 'panel check-form', novalidate: true },
     field('Text to check', textarea),
     h('div', { class: 'form-row' },
-      field('…or load a file (.txt or .html)', file),
+      field('…or choose a file (PDF, DOCX, ODT, RTF, HTML, JATS XML, text)', file),
       libraryBox),
     fileStatus,
     h('div', { class: 'actions' }, submit));
@@ -62,8 +106,8 @@ export async function checkView(view) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const text = textarea.value;
-    if (!text.trim()) {
-      fill(results, errorNotice({ message: 'There is no text to check: paste some or load a file.' }));
+    if (!upload && !text.trim()) {
+      fill(results, errorNotice({ message: 'There is no text to check: paste some or choose a file.' }));
       textarea.focus();
       return;
     }
@@ -75,10 +119,19 @@ export async function checkView(view) {
     submit.disabled = true;
     fill(results, loading('Checking…'));
     try {
-      const body = { text, passages: true };
-      if (libraries.length > 0) body.libraries = chosen;
-      const report = await api('/api/v1/check', { method: 'POST', body });
-      await showReport(results, text, report);
+      const options = { passages: true };
+      if (libraries.length > 0) options.libraries = chosen;
+      let report;
+      if (upload) {
+        const form = new FormData();
+        form.append('file', upload, upload.name);
+        form.append('options', JSON.stringify(options));
+        report = await api('/api/v1/check', { method: 'POST', form });
+      } else {
+        report = await api('/api/v1/check', { method: 'POST', body: { text, ...options } });
+      }
+      // A file's passages refer to the text the server extracted from it.
+      await showReport(results, report.text ?? text, report);
       results.querySelector('h2')?.focus();
     } catch (error) {
       fill(results, errorNotice(error));
@@ -93,6 +146,10 @@ async function showReport(results, text, report) {
   const summary = h('div', { class: `verdict verdict-${report.verdict}` },
     title,
     h('p', {}, VERDICTS[report.verdict]),
+    report.document ? h('p', { class: 'muted checked-file' },
+      `Checked file: ${report.document.name} — ${report.document.format.toUpperCase()}`,
+      report.document.pages ? `, ${number(report.document.pages)} page${report.document.pages === 1 ? '' : 's'}` : '',
+      `, ${number(report.document.words)} words`) : null,
     h('p', { class: 'muted' },
       `${number(report.matches.length)} matching document${report.matches.length === 1 ? '' : 's'}`,
       report.matches.length ? ` · ${percent(report.query_coverage)} of the text lies in copied passages` : '',

@@ -1,0 +1,60 @@
+//! Why a file yields no text, each case with the stable code the API answers.
+
+use super::Format;
+
+/// A file that could not be read as a document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExtractError {
+    /// A type dupfinder does not read (an image, an archive, an old binary Word file…).
+    #[error(
+        "{what} is not a supported document type; send PDF, DOCX, ODT, RTF, HTML, JATS or TEI XML, or plain text"
+    )]
+    Unsupported { what: String },
+    /// Damaged, encrypted or mislabelled: the reason says which.
+    #[error("the {format} file cannot be read: {reason}")]
+    Unreadable { format: Format, reason: String },
+    /// A PDF whose pages are images: nothing to read without OCR.
+    #[error(
+        "the PDF has no text layer ({pages} page(s) of images); run OCR on it first, e.g. `ocrmypdf -l rus+eng in.pdf out.pdf` or `tesseract scan.png out -l rus+eng` (Debian packages tesseract-ocr, tesseract-ocr-rus), and check the result"
+    )]
+    NoTextLayer { pages: u32 },
+    /// Zero bytes.
+    #[error("the file is empty")]
+    Empty,
+    /// A readable file without any text in it.
+    #[error("the {format} file holds no text")]
+    NoText { format: Format },
+    #[error("the PDF has {pages} pages; at most {limit} are read (`[extract] max_pages`)")]
+    TooManyPages { pages: u32, limit: u32 },
+    /// A ZIP container (DOCX, ODT) that unpacks to more than the bound: a zip bomb or a
+    /// document far larger than a paper.
+    #[error(
+        "the {format} file unpacks to more than {limit} bytes (`[extract] max_decompressed_bytes`)"
+    )]
+    TooLarge { format: Format, limit: u64 },
+    #[error("reading the file took longer than {seconds} s (`[extract] timeout_seconds`)")]
+    Timeout { seconds: u64 },
+}
+
+impl ExtractError {
+    /// The stable code the API answers (and the CLI prints).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ExtractError::Unsupported { .. } => "unsupported_media_type",
+            ExtractError::Unreadable { .. } | ExtractError::NoText { .. } | ExtractError::Empty => {
+                "unreadable_document"
+            }
+            ExtractError::NoTextLayer { .. } => "no_text_layer",
+            ExtractError::TooManyPages { .. } => "too_many_pages",
+            ExtractError::TooLarge { .. } => "document_too_large",
+            ExtractError::Timeout { .. } => "extraction_timeout",
+        }
+    }
+
+    pub(super) fn unreadable(format: Format, reason: impl Into<String>) -> Self {
+        ExtractError::Unreadable {
+            format,
+            reason: reason.into(),
+        }
+    }
+}
