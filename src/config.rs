@@ -20,6 +20,7 @@ pub struct Config {
     pub check: CheckConfig,
     pub crawl: CrawlConfig,
     pub reindex: ReindexConfig,
+    pub dedup: crate::dedup::DedupConfig,
 }
 
 /// Which signatures are stored and looked up.

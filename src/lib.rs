@@ -9,6 +9,7 @@
 //! - [`crawl`]: harvesting library sites: the crawl queue, frontier, polite fetching,
 //!   extraction, sitemaps and OAI-PMH.
 //! - [`check`]: candidates, verification and the verdict.
+//! - [`dedup`]: duplicates inside a library: the dedup job, clusters, arrivals and alerts.
 //! - [`api`]: the HTTP API.
 //! - [`web`]: the web UI's assets, served by the API.
 
@@ -18,6 +19,7 @@ pub mod check;
 pub mod clock;
 pub mod config;
 pub mod crawl;
+pub mod dedup;
 pub mod eval;
 pub mod index;
 pub mod library;
