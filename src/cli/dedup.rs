@@ -22,6 +22,10 @@ pub(crate) struct DedupArgs {
     /// How the clusters are printed on standard output.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
+    /// Score the clusters against planted truth (OUT/truth.jsonl of `gen-tests
+    /// --planted-groups`) and print the scores as JSON instead of the clusters.
+    #[arg(long)]
+    truth: Option<std::path::PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -85,6 +89,19 @@ pub(crate) fn run(args: DedupArgs, config: Config) -> Result<ExitCode> {
         }
     }
     let set = DedupStore::of(&index).clusters()?.unwrap_or_default();
+    if let Some(path) = &args.truth {
+        let truth = dupfinder::eval::read_truth(path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let scores = dupfinder::eval::score_clusters(&set, &truth);
+        let report = serde_json::json!({
+            "library": args.library,
+            "seconds": started.elapsed().as_secs_f64(),
+            "clusters": set.clusters.len(),
+            "scores": scores,
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {
         Format::Json => print_json(&set, &mut out)?,

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::CanonicalRule;
-use super::store::EdgeVerdict;
+use super::store::{EdgeRecord, EdgeVerdict};
 use crate::index::StoredDocument;
 
 /// An undirected edge between two documents (`a` < `b`): the stronger verdict and the higher
@@ -21,10 +21,13 @@ pub struct Link {
     pub b: String,
     pub verdict: EdgeVerdict,
     pub similarity: f64,
+    /// Joins clusters: a strong `duplicate` in either direction.
+    #[serde(default)]
+    pub strong: bool,
 }
 
 impl Link {
-    /// The link between `x` and `y`, ends ordered.
+    /// The link between `x` and `y`, ends ordered; a `duplicate` is strong.
     pub fn new(x: &str, y: &str, verdict: EdgeVerdict, similarity: f64) -> Link {
         let (a, b) = if x <= y { (x, y) } else { (y, x) };
         Link {
@@ -32,6 +35,15 @@ impl Link {
             b: b.to_string(),
             verdict,
             similarity,
+            strong: verdict == EdgeVerdict::Duplicate,
+        }
+    }
+
+    /// The link of an edge.
+    pub fn of(edge: &EdgeRecord) -> Link {
+        Link {
+            strong: edge.strong,
+            ..Link::new(&edge.a, &edge.b, edge.verdict, edge.similarity)
         }
     }
 
@@ -92,7 +104,7 @@ impl Cluster {
     }
 }
 
-/// The clusters of a library and its `partial` edges.
+/// The clusters of a library and the edges that do not join clusters.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClusterSet {
     /// Seconds since the Unix epoch of the last change.
@@ -100,7 +112,8 @@ pub struct ClusterSet {
     pub rule: CanonicalRule,
     /// The largest first, then by id.
     pub clusters: Vec<Cluster>,
-    /// `partial` edges: related documents, not merged into clusters.
+    /// Related documents, not merged into clusters: `partial` edges and `duplicate` edges too
+    /// weak to join clusters.
     pub related: Vec<Link>,
 }
 
@@ -121,9 +134,10 @@ impl ClusterSet {
             if !(is_live(&link.a) && is_live(&link.b)) {
                 continue;
             }
-            match link.verdict {
-                EdgeVerdict::Duplicate => duplicates.push(link),
-                EdgeVerdict::Partial => related.push(link),
+            if link.strong {
+                duplicates.push(link);
+            } else {
+                related.push(link);
             }
         }
         let mut set = ClusterSet {
@@ -141,7 +155,7 @@ impl ClusterSet {
         self.clusters.iter().find(|c| c.contains(doc_id))
     }
 
-    /// The `partial` edges of `doc_id`.
+    /// The related (non-cluster) edges of `doc_id`.
     pub fn related_of<'s>(&'s self, doc_id: &'s str) -> impl Iterator<Item = &'s Link> + 's {
         self.related.iter().filter(move |l| l.touches(doc_id))
     }
@@ -174,9 +188,8 @@ impl ClusterSet {
         links: Vec<Link>,
         lookup: &Lookup<'_>,
     ) -> Option<String> {
-        let (duplicates, partial): (Vec<Link>, Vec<Link>) = links
-            .into_iter()
-            .partition(|l| l.verdict == EdgeVerdict::Duplicate);
+        let (duplicates, partial): (Vec<Link>, Vec<Link>) =
+            links.into_iter().partition(|l| l.strong);
         for link in partial {
             if !self.related.iter().any(|r| r.a == link.a && r.b == link.b) {
                 self.related.push(link);

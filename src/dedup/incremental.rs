@@ -5,7 +5,7 @@
 
 use super::DedupError;
 use super::clusters::{ClusterSet, Link};
-use super::store::{Alert, AlertMatch, DedupStore, EdgeRecord, EdgeVerdict};
+use super::store::{Alert, AlertMatch, DedupStore, EdgeRecord};
 use crate::check::check_stored;
 use crate::clock::unix_now;
 use crate::index::DocKey;
@@ -41,27 +41,18 @@ pub fn arrived(
         let Some(checked) = check_stored(catalog, library, &view, DocKey::of(doc_id))? else {
             continue;
         };
+        let settings = &catalog.config().dedup;
         let edges: Vec<EdgeRecord> = checked
             .matches
             .iter()
-            .filter_map(|m| {
-                EdgeVerdict::of(m.verdict).map(|verdict| EdgeRecord {
-                    a: doc_id.clone(),
-                    b: m.doc_id.clone(),
-                    verdict,
-                    similarity: m.similarity(),
-                })
-            })
+            .filter_map(|m| EdgeRecord::of(doc_id, m, settings))
             .collect();
         if edges.is_empty() {
             continue;
         }
         store.append(&store.arrivals_path(), &edges)?;
         let cluster = set.as_mut().and_then(|set| {
-            let links = edges
-                .iter()
-                .map(|e| Link::new(&e.a, &e.b, e.verdict, e.similarity))
-                .collect();
+            let links = edges.iter().map(Link::of).collect();
             set.add_links(doc_id, links, &lookup)
         });
         let alert = Alert {

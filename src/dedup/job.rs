@@ -150,6 +150,9 @@ pub fn run_dedup(
                 }
                 expected += 1;
                 progress(state.checkpoint.done, total);
+                if cancelled() {
+                    break;
+                }
             }
             if failure.is_some() || cancelled() {
                 break;
@@ -218,16 +221,13 @@ fn check_chunk(
             }
             Err(e) => return Err(e.into()),
         };
-        for found in checked.matches {
-            if let Some(verdict) = EdgeVerdict::of(found.verdict) {
-                edges.push(EdgeRecord {
-                    a: checked.doc_id.clone(),
-                    b: found.doc_id.clone(),
-                    verdict,
-                    similarity: found.similarity(),
-                });
-            }
-        }
+        let settings = &catalog.config().dedup;
+        edges.extend(
+            checked
+                .matches
+                .iter()
+                .filter_map(|found| EdgeRecord::of(&checked.doc_id, found, settings)),
+        );
     }
     Ok(edges)
 }
@@ -275,24 +275,27 @@ pub(super) fn build_clusters(
     index: &LibraryIndex,
     store: &DedupStore,
 ) -> Result<ClusterSet, DedupError> {
-    let mut pairs: HashMap<(String, String), (EdgeVerdict, f64)> = HashMap::new();
+    let mut pairs: HashMap<(String, String), (EdgeVerdict, f64, bool)> = HashMap::new();
     let mut add = |edge: EdgeRecord| {
-        let link = Link::new(&edge.a, &edge.b, edge.verdict, edge.similarity);
-        let entry = pairs
-            .entry((link.a, link.b))
-            .or_insert((edge.verdict, edge.similarity));
+        let link = Link::of(&edge);
+        let entry =
+            pairs
+                .entry((link.a, link.b))
+                .or_insert((edge.verdict, edge.similarity, edge.strong));
         entry.0 = entry.0.max(edge.verdict);
         entry.1 = entry.1.max(edge.similarity);
+        entry.2 |= edge.strong;
     };
     store.read_edges(&store.edges_path(), &mut add)?;
     store.read_edges(&store.arrivals_path(), &mut add)?;
     let links: Vec<Link> = pairs
         .into_iter()
-        .map(|((a, b), (verdict, similarity))| Link {
+        .map(|((a, b), (verdict, similarity, strong))| Link {
             a,
             b,
             verdict,
             similarity,
+            strong,
         })
         .collect();
     let view = index.view();

@@ -14,9 +14,10 @@ use parking_lot::Mutex;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::DedupConfig;
 use super::DedupError;
 use super::clusters::ClusterSet;
-use crate::check::Verdict;
+use crate::check::{MatchReport, Verdict};
 use crate::index::LibraryIndex;
 use crate::library::Catalog;
 
@@ -46,6 +47,24 @@ pub struct EdgeRecord {
     pub b: String,
     pub verdict: EdgeVerdict,
     pub similarity: f64,
+    /// A `duplicate` strong enough to join clusters (see [`DedupConfig`]); other matches only
+    /// relate two documents.
+    #[serde(default)]
+    pub strong: bool,
+}
+
+impl EdgeRecord {
+    /// The edge of a match found by checking `doc_id`; `None` when the match is no edge.
+    pub fn of(doc_id: &str, found: &MatchReport, settings: &DedupConfig) -> Option<EdgeRecord> {
+        let verdict = EdgeVerdict::of(found.verdict)?;
+        Some(EdgeRecord {
+            a: doc_id.to_string(),
+            b: found.doc_id.clone(),
+            verdict,
+            similarity: found.similarity(),
+            strong: verdict == EdgeVerdict::Duplicate && settings.joins_clusters(found),
+        })
+    }
 }
 
 /// A document that arrived with matches already in its library.

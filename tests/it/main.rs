@@ -7,6 +7,7 @@ mod crawl;
 mod crawl_queue;
 mod crawl_resume;
 mod crawl_serve_resume;
+mod dedup;
 mod html_bombs;
 mod import;
 mod keys;
