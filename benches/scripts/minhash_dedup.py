@@ -81,13 +81,15 @@ def main():
     parser.add_argument("--perm", type=int, default=128)
     args = parser.parse_args()
 
-    docs = []
+    # A later line with the same id replaces an earlier one, as dupfinder's import does.
+    texts = {}
     with open(args.library, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
             if line:
                 obj = json.loads(line)
-                docs.append((str(obj.get("id")), obj.get("text") or ""))
+                texts[str(obj.get("id"))] = obj.get("text") or ""
+    docs = list(texts.items())
     with open(args.truth, encoding="utf-8") as f:
         truth = [json.loads(line) for line in f if line.strip()]
 
