@@ -10,11 +10,13 @@
 //!   extraction, sitemaps and OAI-PMH.
 //! - [`check`]: candidates, verification and the verdict.
 //! - [`dedup`]: duplicates inside a library: the dedup job, clusters, arrivals and alerts.
+//! - [`backup`]: backups of a data directory taken while the server runs, and restores.
 //! - [`api`]: the HTTP API.
 //! - [`web`]: the web UI's assets, served by the API.
 
 pub mod analysis;
 pub mod api;
+pub mod backup;
 pub mod check;
 pub mod clock;
 pub mod config;

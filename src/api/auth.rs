@@ -28,7 +28,10 @@ fn is_public(path: &str) -> bool {
 
 /// What a request needs of its caller's role.
 pub(super) fn access_of(method: &Method, path: &str) -> Access {
-    if path.starts_with("/api/v1/keys") || path.starts_with("/api/v1/audit") {
+    if path.starts_with("/api/v1/keys")
+        || path.starts_with("/api/v1/audit")
+        || path == "/api/v1/backup"
+    {
         Access::Admin
     } else if method == Method::POST && path == "/api/v1/check" {
         Access::Check

@@ -35,3 +35,52 @@ pub(super) async fn method_not_allowed() -> ApiError {
         "this route does not take that method",
     )
 }
+
+/// `POST /api/v1/backup` (admin): a consistent backup of the data directory, streamed as a
+/// `.tar.gz` while it is written (see [`crate::backup`]). Writers to a library wait only while
+/// that library's files are linked into the copy.
+pub(super) async fn backup(State(state): State<AppState>) -> impl IntoResponse {
+    let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<Vec<u8>>>(8);
+    tokio::task::spawn_blocking(move || {
+        let out = std::io::BufWriter::with_capacity(1 << 16, ChannelWriter(tx.clone()));
+        let crawl = state.crawl.store();
+        match crate::backup::write_backup(&state.catalog, Some(crawl), out) {
+            Ok(manifest) => tracing::info!(libraries = manifest.libraries.len(), "backup written"),
+            Err(e) => {
+                tracing::error!(error = %e, "backup failed");
+                // The client sees the body end in an error, not a short archive.
+                let _ = tx.blocking_send(Err(std::io::Error::other(e.to_string())));
+            }
+        }
+    });
+    let body = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|chunk| (chunk, rx))
+    });
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, "application/gzip"),
+            (
+                axum::http::header::CONTENT_DISPOSITION,
+                "attachment; filename=\"dupfinder-backup.tar.gz\"",
+            ),
+        ],
+        axum::body::Body::from_stream(body),
+    )
+}
+
+/// Bytes written to it go to the response body; a client gone away fails the write, which
+/// stops the backup.
+struct ChannelWriter(tokio::sync::mpsc::Sender<std::io::Result<Vec<u8>>>);
+
+impl std::io::Write for ChannelWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.blocking_send(Ok(buf.to_vec())).map_err(|_| {
+            std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client went away")
+        })?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

@@ -12,7 +12,7 @@ use super::documents::{add_documents, delete_document, get_document, list_docume
 use super::jobs::{abort_job, get_job, list_jobs, start_reindex};
 use super::keys::{audit_log, create_key, list_keys, revoke_key};
 use super::libraries::{create_library, delete_library, get_library, list_libraries};
-use super::operations::{healthz, method_not_allowed, metrics, not_found};
+use super::operations::{backup, healthz, method_not_allowed, metrics, not_found};
 use super::queue::{dequeue, enqueue, list_queue};
 use super::search::search_library;
 use super::state::AppState;
@@ -57,6 +57,7 @@ fn routes() -> Vec<(&'static str, MethodRouter<AppState>)> {
         ("/api/v1/keys", post(create_key).get(list_keys)),
         ("/api/v1/keys/{name}", delete(revoke_key)),
         ("/api/v1/audit", get(audit_log)),
+        ("/api/v1/backup", post(backup)),
     ]
 }
 

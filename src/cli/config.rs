@@ -29,6 +29,16 @@ pub(crate) struct GlobalArgs {
         value_name = "BOOL"
     )]
     crawl_allow_private_networks: Option<bool>,
+    /// Talk to a running server at this address (`http://host:port`) instead of opening the
+    /// data directory: check, import, stats, search, reindex, delete-document, keys and backup.
+    #[arg(long, global = true, env = "DUPFINDER_SERVER", value_name = "URL")]
+    pub(crate) server: Option<String>,
+    /// The API key to present to --server.
+    #[arg(long, global = true, env = "DUPFINDER_KEY", hide_env_values = true)]
+    pub(crate) key: Option<String>,
+    /// Print answers as JSON (the default when standard output is not a terminal).
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
     /// How log lines are written to standard error: `text` (coloured only on a terminal) or
     /// `json`, one object per line.
     #[arg(
@@ -75,6 +85,21 @@ pub(crate) fn configure(global: &GlobalArgs, server: Option<&ServerFlags>) -> Re
         }
     }
     Ok(config)
+}
+
+impl GlobalArgs {
+    /// The server the command talks to, when `--server` names one.
+    pub(crate) fn remote(&self) -> Result<Option<super::remote::Remote>> {
+        self.server
+            .as_deref()
+            .map(|server| super::remote::Remote::new(server, self.key.clone()))
+            .transpose()
+    }
+
+    /// How answers are printed.
+    pub(crate) fn output(&self) -> super::output::Output {
+        super::output::Output::new(self.json)
+    }
 }
 
 /// Opens the data directory the configuration names.

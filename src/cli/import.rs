@@ -1,14 +1,16 @@
 //! `dupfinder import`: a JSON Lines corpus into a library, with a progress bar.
 
+use std::io::BufRead;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Value, json};
 
-use super::config::open_catalog;
-use dupfinder::config::Config;
+use super::config::{GlobalArgs, configure, open_catalog};
+use super::remote::{Remote, segment};
 use dupfinder::library::{ImportProgress, import_file};
 
 #[derive(Args)]
@@ -33,9 +35,12 @@ impl ImportProgress for Bars {
 }
 
 /// Imports; exits 3 when some lines were rejected (the summary says which).
-pub(crate) fn run(args: ImportArgs, config: Config) -> Result<ExitCode> {
+pub(crate) fn run(args: ImportArgs, global: &GlobalArgs) -> Result<ExitCode> {
+    if let Some(remote) = global.remote()? {
+        return run_remote(args, &remote);
+    }
     let ImportArgs { library, path } = args;
-    let catalog = open_catalog(&config)?;
+    let catalog = open_catalog(&configure(global, None)?)?;
     let size = std::fs::metadata(&path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
@@ -76,6 +81,83 @@ pub(crate) fn run(args: ImportArgs, config: Config) -> Result<ExitCode> {
     }
     println!("{}", serde_json::to_string(&summary)?);
     Ok(if summary.rejected.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(3)
+    })
+}
+
+/// Lines sent in one request, and the bytes a request may reach (well under the server's
+/// default body limit).
+const BATCH_LINES: usize = 1_000;
+const BATCH_BYTES: usize = 8 << 20;
+
+/// The same corpus sent to a running server in batches of JSON Lines; the library is created
+/// when missing. Rejected lines keep their line numbers in the file.
+fn run_remote(args: ImportArgs, remote: &Remote) -> Result<ExitCode> {
+    let ImportArgs { library, path } = args;
+    let file =
+        std::fs::File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut reader = std::io::BufReader::new(file);
+    let gzip = reader.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    let lines: Box<dyn BufRead> = if gzip {
+        Box::new(std::io::BufReader::new(flate2::read::GzDecoder::new(
+            reader,
+        )))
+    } else {
+        Box::new(reader)
+    };
+    match remote.post("/api/v1/libraries", &json!({ "id": library })) {
+        Ok(_) => eprintln!("created library `{library}`"),
+        Err(e) if e.to_string().contains("library_exists") => {}
+        Err(e) => return Err(e),
+    }
+    let url = format!("/api/v1/libraries/{}/documents", segment(&library));
+    let bar = ProgressBar::new_spinner().with_style(
+        ProgressStyle::with_template("importing {pos} lines {per_sec}").expect("valid template"),
+    );
+    let (mut accepted, mut rejected) = (0u64, Vec::<Value>::new());
+    let (mut batch, mut batch_lines, mut first_line) = (String::new(), 0usize, 1usize);
+    let mut send = |batch: &mut String, first_line: usize| -> Result<()> {
+        let answer = remote.json(
+            remote
+                .request(reqwest::Method::POST, &url)
+                .header(reqwest::header::CONTENT_TYPE, "application/x-ndjson")
+                .body(std::mem::take(batch)),
+        )?;
+        accepted += answer["accepted"].as_u64().unwrap_or(0);
+        for mut line in answer["rejected"].as_array().cloned().unwrap_or_default() {
+            let number = line["line"].as_u64().unwrap_or(0) as usize + first_line - 1;
+            line["line"] = json!(number);
+            rejected.push(line);
+        }
+        Ok(())
+    };
+    for (number, line) in lines.lines().enumerate() {
+        let line = line.with_context(|| format!("reading {}", path.display()))?;
+        batch.push_str(&line);
+        batch.push('\n');
+        batch_lines += 1;
+        bar.inc(1);
+        if batch_lines == BATCH_LINES || batch.len() >= BATCH_BYTES {
+            send(&mut batch, first_line)?;
+            first_line = number + 2;
+            batch_lines = 0;
+        }
+    }
+    if batch_lines > 0 {
+        send(&mut batch, first_line)?;
+    }
+    bar.finish_and_clear();
+    eprintln!(
+        "imported {accepted} documents into `{library}` ({} rejected) through the server",
+        rejected.len()
+    );
+    println!(
+        "{}",
+        json!({ "library": library, "accepted": accepted, "rejected": rejected })
+    );
+    Ok(if rejected.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(3)

@@ -1,13 +1,15 @@
-//! `dupfinder keys`: API keys on a data directory (the server must not hold it; over HTTP,
-//! `POST /api/v1/keys` does the same).
+//! `dupfinder keys`: API keys on a data directory (the server must not hold it), or through a
+//! running server's `/api/v1/keys` with `--server` and an admin key.
 
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 
-use super::config::open_catalog;
-use dupfinder::config::Config;
+use serde_json::json;
+
+use super::config::{GlobalArgs, configure, open_catalog};
+use super::remote::{Remote, segment};
 use dupfinder::library::Role;
 
 #[derive(Args)]
@@ -36,8 +38,11 @@ enum KeysCommand {
     Revoke { name: String },
 }
 
-pub(crate) fn run(args: KeysArgs, config: Config) -> Result<ExitCode> {
-    let catalog = open_catalog(&config)?;
+pub(crate) fn run(args: KeysArgs, global: &GlobalArgs) -> Result<ExitCode> {
+    if let Some(remote) = global.remote()? {
+        return run_remote(args, &remote, global);
+    }
+    let catalog = open_catalog(&configure(global, None)?)?;
     let keys = catalog.keys();
     match args.command {
         KeysCommand::Create {
@@ -56,6 +61,38 @@ pub(crate) fn run(args: KeysArgs, config: Config) -> Result<ExitCode> {
         KeysCommand::List => println!("{}", serde_json::to_string_pretty(&keys.list()?)?),
         KeysCommand::Revoke { name } => {
             keys.revoke(&name)?;
+            eprintln!("revoked `{name}`");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The same through the server's `/api/v1/keys` (an admin key).
+fn run_remote(args: KeysArgs, remote: &Remote, global: &GlobalArgs) -> Result<ExitCode> {
+    match args.command {
+        KeysCommand::Create {
+            name,
+            role,
+            library,
+        } => {
+            let mut body = json!({ "name": name, "role": role });
+            if !library.is_empty() {
+                body["libraries"] = json!(library);
+            }
+            let key = remote.post("/api/v1/keys", &body)?;
+            global
+                .output()
+                .print(&key, |k| k["key"].as_str().unwrap_or_default().to_string());
+            eprintln!("the secret is shown this once; send it as `Authorization: Bearer <key>`");
+        }
+        KeysCommand::List => {
+            let keys = remote.get("/api/v1/keys")?;
+            global.output().print(&keys, |k| {
+                serde_json::to_string_pretty(k).expect("a JSON value serializes")
+            });
+        }
+        KeysCommand::Revoke { name } => {
+            remote.delete(&format!("/api/v1/keys/{}", segment(&name)))?;
             eprintln!("revoked `{name}`");
         }
     }

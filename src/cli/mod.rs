@@ -1,7 +1,8 @@
 //! The commands of the `dupfinder` binary, one module each; this file parses the arguments and
 //! dispatches. Exit codes: 0 success, 1 failure, 2 usage (clap), 3 an import with rejected
-//! lines.
+//! lines, 4 a check whose verdict reached `--fail-on`.
 
+mod backup;
 mod check;
 mod config;
 mod crawl;
@@ -10,7 +11,10 @@ mod delete;
 mod eval;
 mod import;
 mod keys;
+mod output;
 mod reindex;
+mod remote;
+mod search;
 mod serve;
 mod stats;
 
@@ -26,7 +30,12 @@ pub(crate) use config::LogFormat;
 #[command(
     name = "dupfinder",
     version,
-    about = "Near-duplicate detection for digital scientific libraries"
+    about = "Near-duplicate detection for digital scientific libraries",
+    after_help = "Exit codes: 0 success; 1 failure (the message says why); 2 usage; 3 an import \
+                  with rejected lines; 4 a check whose verdict reached --fail-on.\n\
+                  With --server URL (or DUPFINDER_SERVER) and --key (or DUPFINDER_KEY), check, \
+                  import, stats, search, reindex, delete-document, keys and backup go through a \
+                  running server."
 )]
 pub(crate) struct Cli {
     #[command(flatten)]
@@ -40,8 +49,10 @@ enum Command {
     /// Run the HTTP API.
     Serve(serve::ServeArgs),
     /// Import a JSON Lines corpus file (.jsonl or .jsonl.gz) into a library, creating it.
+    /// With --server, sent to the server in batches.
     Import(import::ImportArgs),
-    /// Check a text file (`-` for standard input); prints the check answer as JSON.
+    /// Check a text file (`-` for standard input): the verdict and matches on a terminal, the
+    /// answer as JSON otherwise (or with --json).
     Check(check::CheckArgs),
     /// Crawl a library's site now, in the foreground, until it is done (Ctrl-C stops it; the
     /// next run resumes). A missing library is created when --start-url, --sitemap-url or
@@ -68,6 +79,14 @@ enum Command {
     DeleteDocument(delete::DeleteDocumentArgs),
     /// Create, list and revoke API keys.
     Keys(keys::KeysArgs),
+    /// Search a library.
+    Search(search::SearchArgs),
+    /// Write a consistent backup of the data directory (or, with --server, of a running
+    /// server's) to one .tar.gz file.
+    Backup(backup::BackupArgs),
+    /// Restore a backup into a new, empty data directory (--data-dir) and open it to prove it
+    /// whole.
+    Restore(backup::RestoreArgs),
 }
 
 impl Cli {
@@ -82,16 +101,19 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
     let global = &cli.global;
     match cli.command {
         Command::Serve(args) => serve::run(config::configure(global, Some(&args.flags()))?),
-        Command::Import(args) => import::run(args, config::configure(global, None)?),
-        Command::Check(args) => check::run(args, config::configure(global, None)?),
+        Command::Import(args) => import::run(args, global),
+        Command::Check(args) => check::run(args, global),
         Command::Crawl(args) => crawl::run(args, config::configure(global, None)?),
-        Command::Reindex(args) => reindex::run(args, config::configure(global, None)?),
+        Command::Reindex(args) => reindex::run(args, global),
         Command::Dedup(args) => dedup::run(args, config::configure(global, None)?),
         Command::SelfCheck(args) => eval::self_check(args, config::configure(global, None)?),
         Command::GenTests(args) => eval::gen_tests(args),
         Command::Eval(args) => eval::eval(args, config::configure(global, None)?),
-        Command::Stats(args) => stats::run(args, config::configure(global, None)?),
-        Command::DeleteDocument(args) => delete::run(args, config::configure(global, None)?),
-        Command::Keys(args) => keys::run(args, config::configure(global, None)?),
+        Command::Stats(args) => stats::run(args, global),
+        Command::DeleteDocument(args) => delete::run(args, global),
+        Command::Keys(args) => keys::run(args, global),
+        Command::Search(args) => search::run(args, global),
+        Command::Backup(args) => backup::backup(args, global),
+        Command::Restore(args) => backup::restore_command(args, global),
     }
 }

@@ -9,8 +9,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::config::open_catalog;
-use dupfinder::config::Config;
+use super::config::{GlobalArgs, configure, open_catalog};
+use super::remote::{Remote, segment};
 use dupfinder::index::{RebuildControl, RebuildOutcome};
 use dupfinder::library::Catalog;
 
@@ -22,8 +22,11 @@ pub(crate) struct ReindexArgs {
     all: bool,
 }
 
-pub(crate) fn run(args: ReindexArgs, config: Config) -> Result<ExitCode> {
-    let catalog = open_catalog(&config)?;
+pub(crate) fn run(args: ReindexArgs, global: &GlobalArgs) -> Result<ExitCode> {
+    if let Some(remote) = global.remote()? {
+        return run_remote(args, &remote);
+    }
+    let catalog = open_catalog(&configure(global, None)?)?;
     let ids = if args.all {
         catalog.ids()
     } else {
@@ -79,6 +82,60 @@ fn reindex_with_progress(catalog: &Catalog, ids: &[String]) -> Result<ExitCode> 
             RebuildOutcome::Cancelled { signed, .. } => {
                 eprintln!(
                     "dupfinder: the re-index of `{id}` stopped after {signed} of {total} documents; run it again to resume"
+                );
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The re-index as a job of the running server, followed until it ends.
+fn run_remote(args: ReindexArgs, remote: &Remote) -> Result<ExitCode> {
+    let ids = if args.all {
+        let libraries = remote.get("/api/v1/libraries")?;
+        libraries["libraries"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|l| l["id"].as_str().map(str::to_string))
+            .collect()
+    } else {
+        args.library.into_iter().collect::<Vec<_>>()
+    };
+    for id in ids {
+        let job = remote.json(remote.request(
+            reqwest::Method::POST,
+            &format!("/api/v1/libraries/{}/reindex", segment(&id)),
+        ))?;
+        let job_id = job["job"].as_str().unwrap_or_default().to_string();
+        let bar = ProgressBar::new(job["total"].as_u64().unwrap_or(0)).with_style(
+            ProgressStyle::with_template("re-signing {msg} {bar:40} {pos}/{len} {per_sec}")
+                .expect("valid template"),
+        );
+        bar.set_message(id.clone());
+        let finished = loop {
+            let status = remote.get(&format!("/api/v1/jobs/{}", segment(&job_id)))?;
+            bar.set_length(status["total"].as_u64().unwrap_or(0));
+            bar.set_position(status["done"].as_u64().unwrap_or(0));
+            match status["state"].as_str() {
+                Some("queued" | "running") => {
+                    std::thread::sleep(std::time::Duration::from_millis(500))
+                }
+                _ => break status,
+            }
+        };
+        bar.finish_and_clear();
+        match finished["state"].as_str() {
+            Some("done") => eprintln!(
+                "re-indexed `{id}`: statistics generation {}",
+                finished["generation"].as_u64().unwrap_or(0)
+            ),
+            state => {
+                eprintln!(
+                    "dupfinder: the re-index of `{id}` ended {}: {}",
+                    state.unwrap_or("?"),
+                    finished["error"].as_str().unwrap_or("stopped")
                 );
                 return Ok(ExitCode::FAILURE);
             }

@@ -166,6 +166,18 @@ impl CrawlStore {
         Ok(store)
     }
 
+    /// Copies the crawl state, as of its last commit, into a new database at `dest`.
+    pub fn copy_to(&self, dest: &Path) -> Result<(), StoreError> {
+        use crate::backup::{copy_database, copy_table};
+        copy_database(&self.db, dest, |from, to| {
+            copy_table(from, to, QUEUE)?;
+            copy_table(from, to, JOBS)?;
+            copy_table(from, to, PAGES)?;
+            copy_table(from, to, FRONTIER)
+        })
+        .map_err(|e| fail(&self.path, "copy")(e.to_string()))
+    }
+
     /// Runs `f` in a write transaction. A durable commit is on disk when this returns; a
     /// non-durable one becomes durable with the next durable commit (a crash loses it, which
     /// the crawl tolerates: it only loses intermediate page states).

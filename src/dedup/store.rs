@@ -242,7 +242,7 @@ pub fn alerts(catalog: &Catalog, library: Option<&str>) -> Result<Vec<Alert>, De
     }
     // Stable: alerts of one second keep their file order, reversed.
     all.reverse();
-    all.sort_by(|a, b| b.time.cmp(&a.time));
+    all.sort_by_key(|alert| std::cmp::Reverse(alert.time));
     Ok(all)
 }
 

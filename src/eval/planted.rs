@@ -60,7 +60,7 @@ const FOREIGN_DOCS: usize = 2_000;
 
 /// A seeded order of `0..n` (splitmix64 and Fisher–Yates), reproducible everywhere.
 fn shuffled(n: usize, seed: u64) -> Vec<usize> {
-    let mut state = seed ^ 0x5eed_d0c5_0f_u64;
+    let mut state = seed ^ 0x005e_edd0_c50f_u64;
     let mut next = move || {
         state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = state;

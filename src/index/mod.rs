@@ -12,6 +12,7 @@ mod rebuild;
 mod schema;
 mod search;
 mod signatures;
+mod snapshot;
 mod stats;
 mod stopwords;
 mod stored;

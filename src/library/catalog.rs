@@ -211,6 +211,38 @@ impl Catalog {
         )?)
     }
 
+    /// Copies the registry, the keys and every library's committed state into `dest` (which
+    /// must not exist), while the server goes on; answers each library's documents in the copy.
+    /// Writes to one library wait while that library is copied.
+    pub fn snapshot_to(&self, dest: &Path) -> Result<Vec<(String, u64)>, LibraryError> {
+        let libraries_dir = dest.join("libraries");
+        std::fs::create_dir_all(&libraries_dir).map_err(|source| LibraryError::Io {
+            path: libraries_dir.clone(),
+            source,
+        })?;
+        let registry_copy = dest.join("registry.redb");
+        self.registry.copy_to(&registry_copy)?;
+        self.keys.copy_to(&dest.join("keys.redb"))?;
+        let mut copied = Vec::new();
+        let mut deleted = Vec::new();
+        let copied_registry = Registry::open(&registry_copy)?;
+        for record in copied_registry.list()? {
+            match self.index(&record.id) {
+                Ok(index) => {
+                    let documents = index.snapshot_to(&libraries_dir.join(&record.id))?;
+                    copied.push((record.id, documents));
+                }
+                Err(LibraryError::NotFound(_)) => deleted.push(record.id),
+                Err(e) => return Err(e),
+            }
+        }
+        // Deleted while the copy was taken: the copy holds neither record nor files.
+        for id in deleted {
+            copied_registry.remove(&id)?;
+        }
+        Ok(copied)
+    }
+
     /// The analyzer every library uses.
     pub fn analyzer(&self) -> &Analyzer {
         &self.analyzer

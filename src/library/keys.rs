@@ -155,6 +155,16 @@ impl KeyStore {
         Ok(store)
     }
 
+    /// Copies the keys and the audit log, as of their last commit, into a new database at
+    /// `dest`.
+    pub fn copy_to(&self, dest: &Path) -> Result<(), KeyError> {
+        crate::backup::copy_database(&self.db, dest, |from, to| {
+            crate::backup::copy_table(from, to, KEYS)?;
+            crate::backup::copy_table(from, to, AUDIT)
+        })
+        .map_err(|e| self.fail(e))
+    }
+
     fn fail(&self, e: impl std::fmt::Display) -> KeyError {
         KeyError::Store {
             path: self.path.clone(),

@@ -73,6 +73,14 @@ impl Registry {
         Ok(registry)
     }
 
+    /// Copies the registry, as of its last commit, into a new database at `dest`.
+    pub fn copy_to(&self, dest: &Path) -> Result<(), RegistryError> {
+        crate::backup::copy_database(&self.db, dest, |from, to| {
+            crate::backup::copy_table(from, to, LIBRARIES)
+        })
+        .map_err(|e| self.store(e))
+    }
+
     fn store(&self, e: impl std::fmt::Display) -> RegistryError {
         RegistryError::Store {
             path: self.path.clone(),

@@ -72,6 +72,11 @@ async fn each_role_may_do_what_it_says_and_no_more() {
     for (n, (role, expected)) in cases.into_iter().enumerate() {
         let key = create_key(&app, json!({"name": format!("{role}-key"), "role": role})).await;
         assert_eq!(classes(&app, Some(&key), n).await, expected, "{role}");
+        // A backup holds every library and every key: an admin's alone.
+        let (status, _) =
+            send_with_token(&app, "POST", "/api/v1/backup", Some(&key), Value::Null).await;
+        let allowed = if role == "admin" { S::OK } else { S::FORBIDDEN };
+        assert_eq!(status, allowed, "{role} backup");
     }
     let unauthorized = [S::UNAUTHORIZED; 4];
     assert_eq!(classes(&app, None, 10).await, unauthorized, "no key");

@@ -2,6 +2,7 @@
 
 mod api;
 mod check;
+mod cli_server;
 mod crash;
 mod crawl;
 mod crawl_queue;
