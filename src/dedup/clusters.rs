@@ -117,6 +117,26 @@ pub struct ClusterSet {
     pub related: Vec<Link>,
 }
 
+/// What one arrival or deletion changed in a [`ClusterSet`]: appended to the store's change
+/// log instead of rewriting every cluster, and replayed on load.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    /// When it was made (seconds since the Unix epoch).
+    pub at: u64,
+    /// Clusters taken out, by id (before `add` goes in).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drop: Vec<String>,
+    /// Clusters put in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub add: Vec<Cluster>,
+    /// The related edges of this document are dropped (first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unrelate: Option<String>,
+    /// Related edges added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub relate: Vec<Link>,
+}
+
 /// Reads a document's metadata, `None` when it is no longer live.
 pub(super) type Lookup<'a> = dyn Fn(&str) -> Option<StoredDocument> + 'a;
 
@@ -160,13 +180,41 @@ impl ClusterSet {
         self.related.iter().filter(move |l| l.touches(doc_id))
     }
 
+    /// Makes `change` (replaying the change log).
+    pub(super) fn apply(&mut self, change: &Change) {
+        if let Some(doc_id) = &change.unrelate {
+            self.related.retain(|l| !l.touches(doc_id));
+        }
+        self.clusters.retain(|c| !change.drop.contains(&c.id));
+        self.clusters.extend(change.add.iter().cloned());
+        for link in &change.relate {
+            if !self.related.iter().any(|r| r.a == link.a && r.b == link.b) {
+                self.related.push(link.clone());
+            }
+        }
+        self.updated_at = change.at;
+        self.sort();
+    }
+
     /// Takes `doc_id` out of its cluster (splitting what only it held together) and out of
-    /// the related edges: the document was deleted, or replaced and is checked again.
-    pub(super) fn remove_document(&mut self, doc_id: &str, lookup: &Lookup<'_>) -> bool {
-        let before = (self.clusters.len(), self.related.len());
+    /// the related edges: the document was deleted, or replaced and is checked again. `None`
+    /// when it was in neither.
+    pub(super) fn remove_document(&mut self, doc_id: &str, lookup: &Lookup<'_>) -> Option<Change> {
+        let before = self.related.len();
         self.related.retain(|l| !l.touches(doc_id));
+        let unrelated = before != self.related.len();
+        let mut change = Change {
+            at: crate::clock::unix_now(),
+            unrelate: Some(doc_id.to_string()),
+            ..Change::default()
+        };
         let Some(position) = self.clusters.iter().position(|c| c.contains(doc_id)) else {
-            return before.1 != self.related.len();
+            if unrelated {
+                self.updated_at = change.at;
+                self.sort();
+                return Some(change);
+            }
+            return None;
         };
         let cluster = self.clusters.swap_remove(position);
         let links = cluster
@@ -174,25 +222,34 @@ impl ClusterSet {
             .into_iter()
             .filter(|l| !l.touches(doc_id))
             .collect();
-        self.clusters.extend(components(links, self.rule, lookup));
-        self.touched();
-        true
+        let added = components(links, self.rule, lookup);
+        self.clusters.extend(added.iter().cloned());
+        change.drop.push(cluster.id);
+        change.add = added;
+        self.updated_at = change.at;
+        self.sort();
+        Some(change)
     }
 
     /// Adds the edges found for an arriving document: its `duplicate` edges merge it with the
     /// clusters of the documents it duplicates (and those clusters with each other); its
-    /// `partial` edges are related. Returns the cluster the document is in now.
+    /// `partial` edges are related. Returns the cluster the document is in now, and the change.
     pub(super) fn add_links(
         &mut self,
         doc_id: &str,
         links: Vec<Link>,
         lookup: &Lookup<'_>,
-    ) -> Option<String> {
+    ) -> (Option<String>, Change) {
+        let mut change = Change {
+            at: crate::clock::unix_now(),
+            ..Change::default()
+        };
         let (duplicates, partial): (Vec<Link>, Vec<Link>) =
             links.into_iter().partition(|l| l.strong);
         for link in partial {
             if !self.related.iter().any(|r| r.a == link.a && r.b == link.b) {
-                self.related.push(link);
+                self.related.push(link.clone());
+                change.relate.push(link);
             }
         }
         if !duplicates.is_empty() {
@@ -204,17 +261,16 @@ impl ClusterSet {
                 .into_iter()
                 .partition(|c| ends.iter().any(|doc| c.contains(doc)));
             self.clusters = kept;
+            change.drop = touched.iter().map(|c| c.id.clone()).collect();
             let mut links: Vec<Link> = touched.into_iter().flat_map(|c| c.links).collect();
             links.extend(duplicates);
-            self.clusters.extend(components(links, self.rule, lookup));
+            let added = components(links, self.rule, lookup);
+            self.clusters.extend(added.iter().cloned());
+            change.add = added;
         }
-        self.touched();
-        self.cluster_of(doc_id).map(|c| c.id.clone())
-    }
-
-    fn touched(&mut self) {
-        self.updated_at = crate::clock::unix_now();
+        self.updated_at = change.at;
         self.sort();
+        (self.cluster_of(doc_id).map(|c| c.id.clone()), change)
     }
 
     fn sort(&mut self) {
@@ -504,12 +560,25 @@ mod tests {
         let mut set = ClusterSet::build(links, CanonicalRule::Longest, &lookup);
         assert_eq!(set.clusters.len(), 1);
         assert_eq!(set.clusters[0].size(), 4);
-        set.remove_document("b", &lookup);
+        let change = set.remove_document("b", &lookup).unwrap();
+        let mut replayed = ClusterSet::build(
+            vec![dup("a", "b", 0.9), dup("b", "c", 0.9), dup("c", "d", 0.9)],
+            CanonicalRule::Longest,
+            &lookup,
+        );
+        replayed.apply(&change);
+        assert_eq!(
+            replayed.clusters, set.clusters,
+            "a replayed change makes the same clusters"
+        );
         let sizes: Vec<usize> = set.clusters.iter().map(Cluster::size).collect();
         assert_eq!(sizes, [2], "a is alone now; c–d stay together");
         assert!(set.cluster_of("a").is_none());
         // `n` duplicates both `a` and `d`: one cluster of a, c, d, n.
-        let joined = set.add_links("n", vec![dup("n", "a", 0.92), dup("n", "d", 0.91)], &lookup);
+        let (joined, change) =
+            set.add_links("n", vec![dup("n", "a", 0.92), dup("n", "d", 0.91)], &lookup);
+        replayed.apply(&change);
+        assert_eq!(replayed.clusters, set.clusters);
         assert_eq!(set.clusters.len(), 1);
         assert_eq!(set.clusters[0].size(), 4);
         assert_eq!(joined, Some(set.clusters[0].id.clone()));

@@ -4,7 +4,7 @@
 //! A library never deduplicated is left alone, so a bulk import costs no checks.
 
 use super::DedupError;
-use super::clusters::{ClusterSet, Link};
+use super::clusters::Link;
 use super::store::{Alert, AlertMatch, DedupStore, EdgeRecord};
 use crate::check::check_stored;
 use crate::clock::unix_now;
@@ -27,16 +27,18 @@ pub fn arrived(
         return Ok(Vec::new());
     }
     let lock = store.lock();
-    let _guard = lock.lock();
+    let mut cache = lock.lock();
     let view = index.view();
     let lookup = |doc: &str| view.document(doc).ok().flatten();
     // Before the first job finished there are no clusters to keep: the edges are kept for it.
-    let mut set: Option<ClusterSet> = store.clusters()?;
+    let mut set = store.current(&mut cache)?;
+    let job_running = store.job_running();
+    let mut changes = Vec::new();
     let mut alerts = Vec::new();
     for doc_id in doc_ids {
         // A replaced document is checked anew: what its old text matched no longer holds.
         if let Some(set) = set.as_mut() {
-            set.remove_document(doc_id, &lookup);
+            changes.extend(set.remove_document(doc_id, &lookup));
         }
         let Some(checked) = check_stored(catalog, library, &view, DocKey::of(doc_id))? else {
             continue;
@@ -50,10 +52,16 @@ pub fn arrived(
         if edges.is_empty() {
             continue;
         }
-        store.append(&store.arrivals_path(), &edges)?;
+        // A running job builds its clusters from its edges and these; otherwise the clusters
+        // are kept current here, and the next job finds these edges again.
+        if job_running {
+            store.append(&store.arrivals_path(), &edges)?;
+        }
         let cluster = set.as_mut().and_then(|set| {
             let links = edges.iter().map(Link::of).collect();
-            set.add_links(doc_id, links, &lookup)
+            let (cluster, change) = set.add_links(doc_id, links, &lookup);
+            changes.push(change);
+            cluster
         });
         let alert = Alert {
             library: library.to_string(),
@@ -78,9 +86,7 @@ pub fn arrived(
         );
         alerts.push(alert);
     }
-    if let Some(set) = &set {
-        store.save_clusters(set)?;
-    }
+    store.record(&mut cache, &changes)?;
     Ok(alerts)
 }
 
@@ -89,14 +95,12 @@ pub fn removed(catalog: &Catalog, library: &str, doc_id: &str) -> Result<(), Ded
     let index = catalog.index(library)?;
     let store = DedupStore::of(&index);
     let lock = store.lock();
-    let _guard = lock.lock();
-    let Some(mut set) = store.clusters()? else {
-        return Ok(());
-    };
+    let mut cache = lock.lock();
     let view = index.view();
     let lookup = |doc: &str| view.document(doc).ok().flatten();
-    if set.remove_document(doc_id, &lookup) {
-        store.save_clusters(&set)?;
-    }
-    Ok(())
+    let Some(set) = store.current(&mut cache)? else {
+        return Ok(());
+    };
+    let change = set.remove_document(doc_id, &lookup);
+    store.record(&mut cache, change.as_slice())
 }

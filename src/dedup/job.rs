@@ -183,20 +183,16 @@ pub fn run_dedup(
     let edges = state.edges;
     drop(state);
 
-    let _guard = lock.lock();
+    let mut cache = lock.lock();
     let set = build_clusters(catalog, &index, &store)?;
-    store.save_clusters(&set)?;
+    let clusters = set.clusters.len();
+    store.save_clusters(&mut cache, set)?;
     store.clear_checkpoint()?;
-    tracing::info!(
-        library,
-        documents,
-        clusters = set.clusters.len(),
-        "dedup job done"
-    );
+    tracing::info!(library, documents, clusters, "dedup job done");
     Ok(DedupOutcome::Finished {
         documents,
         edges,
-        clusters: set.clusters.len(),
+        clusters,
     })
 }
 

@@ -14,7 +14,7 @@ mod job;
 mod settings;
 mod store;
 
-pub use clusters::{Cluster, ClusterSet, Link, Member, Relation};
+pub use clusters::{Change, Cluster, ClusterSet, Link, Member, Relation};
 pub use error::DedupError;
 pub use incremental::{arrived, removed};
 pub use job::{DedupControl, DedupOutcome, has_unfinished, run_dedup};

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::DedupConfig;
 use super::DedupError;
-use super::clusters::ClusterSet;
+use super::clusters::{Change, ClusterSet};
 use crate::check::{MatchReport, Verdict};
 use crate::index::LibraryIndex;
 use crate::library::Catalog;
@@ -97,6 +97,26 @@ pub(super) struct Checkpoint {
     pub(super) started_at: u64,
 }
 
+/// Changes appended before the change log is folded into `clusters.json`.
+const COMPACT_AFTER: usize = 1_000;
+
+/// The clusters as last read or written, with the files' state they reflect: checked against
+/// the files at every access, so a library deleted and made again (or files changed by another
+/// process) are read anew.
+#[derive(Default)]
+pub(super) struct Cache {
+    set: Option<ClusterSet>,
+    stamp: Option<Stamp>,
+    changes: usize,
+}
+
+/// Lengths and modification times of `clusters.json` and `changes.jsonl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    base: Option<(u64, std::time::SystemTime)>,
+    changes: Option<(u64, std::time::SystemTime)>,
+}
+
 /// The `dedup/` directory of one library.
 #[derive(Debug, Clone)]
 pub struct DedupStore {
@@ -111,9 +131,9 @@ impl DedupStore {
         }
     }
 
-    /// The lock every change of this store's clusters is made under.
-    pub(super) fn lock(&self) -> Arc<Mutex<()>> {
-        static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>> = OnceLock::new();
+    /// The lock every change of this store's clusters is made under, with the clusters.
+    pub(super) fn lock(&self) -> Arc<Mutex<Cache>> {
+        static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<Cache>>>>> = OnceLock::new();
         LOCKS
             .get_or_init(Default::default)
             .lock()
@@ -142,6 +162,79 @@ impl DedupStore {
         self.dir.join("clusters.json")
     }
 
+    fn changes_path(&self) -> PathBuf {
+        self.dir.join("changes.jsonl")
+    }
+
+    fn stamp(&self) -> Stamp {
+        let of = |path: PathBuf| {
+            std::fs::metadata(path)
+                .ok()
+                .and_then(|m| Some((m.len(), m.modified().ok()?)))
+        };
+        Stamp {
+            base: of(self.clusters_path()),
+            changes: of(self.changes_path()),
+        }
+    }
+
+    /// The clusters as the files hold them: `clusters.json` with the change log replayed.
+    pub fn clusters_on_disk(&self) -> Result<Option<ClusterSet>, DedupError> {
+        Ok(self.read_set()?.0)
+    }
+
+    fn read_set(&self) -> Result<(Option<ClusterSet>, usize), DedupError> {
+        let Some(mut set) = read_json::<ClusterSet>(&self.clusters_path())? else {
+            return Ok((None, 0));
+        };
+        let mut changes = 0;
+        read_lines(&self.changes_path(), |change: Change| {
+            set.apply(&change);
+            changes += 1;
+        })?;
+        Ok((Some(set), changes))
+    }
+
+    /// The current clusters in `cache` (read when the files changed since).
+    pub(super) fn current<'c>(
+        &self,
+        cache: &'c mut Cache,
+    ) -> Result<Option<&'c mut ClusterSet>, DedupError> {
+        let stamp = self.stamp();
+        if cache.stamp != Some(stamp) {
+            let (set, changes) = self.read_set()?;
+            *cache = Cache {
+                set,
+                stamp: Some(stamp),
+                changes,
+            };
+        }
+        Ok(cache.set.as_mut())
+    }
+
+    /// Appends `changes` (already made to the cached clusters) to the change log, and folds
+    /// the log into `clusters.json` once it is long.
+    pub(super) fn record(&self, cache: &mut Cache, changes: &[Change]) -> Result<(), DedupError> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let path = self.changes_path();
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(DedupError::io(&path))?;
+        append_lines(file, &path, changes)?;
+        cache.changes += changes.len();
+        cache.stamp = Some(self.stamp());
+        if cache.changes >= COMPACT_AFTER
+            && let Some(set) = cache.set.take()
+        {
+            self.save_clusters(cache, set)?;
+        }
+        Ok(())
+    }
+
     fn alerts_path(&self) -> PathBuf {
         self.dir.join("alerts.jsonl")
     }
@@ -153,12 +246,37 @@ impl DedupStore {
 
     /// The clusters of the last finished job, kept current since; `None` before the first.
     pub fn clusters(&self) -> Result<Option<ClusterSet>, DedupError> {
-        read_json(&self.clusters_path())
+        let state = self.lock();
+        let mut cache = state.lock();
+        Ok(self.current(&mut cache)?.cloned())
     }
 
-    pub(super) fn save_clusters(&self, set: &ClusterSet) -> Result<(), DedupError> {
+    /// Writes `set` as `clusters.json` and empties the change log.
+    pub(super) fn save_clusters(
+        &self,
+        cache: &mut Cache,
+        set: ClusterSet,
+    ) -> Result<(), DedupError> {
         self.ensure_dir()?;
-        write_atomically(&self.clusters_path(), set)
+        write_atomically(&self.clusters_path(), &set)?;
+        let changes = self.changes_path();
+        match std::fs::remove_file(&changes) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(DedupError::io(&changes)(e));
+            }
+            _ => {}
+        }
+        *cache = Cache {
+            set: Some(set),
+            stamp: Some(self.stamp()),
+            changes: 0,
+        };
+        Ok(())
+    }
+
+    /// Whether a dedup job is under way (its checkpoint is there).
+    pub(super) fn job_running(&self) -> bool {
+        self.checkpoint_path().exists()
     }
 
     pub(super) fn checkpoint(&self) -> Result<Option<Checkpoint>, DedupError> {

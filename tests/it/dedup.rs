@@ -278,6 +278,14 @@ fn a_deleted_or_replaced_document_leaves_its_cluster() {
     // And replaced by a copy again: it is back.
     ingest(&catalog, "lib", "copy-7", edited(7, 25, "delta"));
     assert!(groups(&clusters(&catalog)).contains(&set_of(&["d7", "copy-7"])));
+    // What a restart reads — the clusters of the job with the change log replayed — is what
+    // was kept in memory.
+    let store = DedupStore::of(&catalog.index("lib").unwrap());
+    assert_eq!(
+        store.clusters_on_disk().unwrap(),
+        store.clusters().unwrap(),
+        "the change log replays to the same clusters"
+    );
 }
 
 #[tokio::test]
