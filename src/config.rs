@@ -23,6 +23,7 @@ pub struct Config {
     pub reports: ReportsConfig,
     /// Reading files: bounds on pages, decompressed bytes and time.
     pub extract: crate::extract::ExtractLimits,
+    pub dedup: crate::dedup::DedupConfig,
 }
 
 /// Which signatures are stored and looked up.

@@ -12,6 +12,7 @@
 //!   extraction, sitemaps and OAI-PMH.
 //! - [`check`]: candidates, verification and the verdict.
 //! - [`reports`]: stored checks with their decisions, and the PDF report.
+//! - [`dedup`]: duplicates inside a library: the dedup job, clusters, arrivals and alerts.
 //! - [`backup`]: backups of a data directory taken while the server runs, and restores.
 //! - [`api`]: the HTTP API.
 //! - [`web`]: the web UI's assets, served by the API.
@@ -23,6 +24,7 @@ pub mod check;
 pub mod clock;
 pub mod config;
 pub mod crawl;
+pub mod dedup;
 pub mod eval;
 pub mod extract;
 pub mod index;

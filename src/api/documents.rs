@@ -8,6 +8,7 @@ use axum::extract::{FromRequest, Path, RawQuery, Request, State};
 use serde::Deserialize;
 
 use super::body::{TextBody, parse_json};
+use super::dedup::{DUPLICATES_SUFFIX, document_duplicates};
 use super::params::{page_limit, page_offset, query_params};
 use super::upload::{extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
@@ -120,6 +121,12 @@ pub(super) async fn delete_document(
     State(state): State<AppState>,
     Path((id, doc_id)): Path<(String, String)>,
 ) -> Result<axum::http::StatusCode, ApiError> {
+    if asks_for_duplicates(&state, &id, &doc_id).await {
+        return Err(ApiError::new(
+            ErrorCode::MethodNotAllowed,
+            "this route does not take that method",
+        ));
+    }
     let catalog = state.catalog.clone();
     let (library, document) = (id.clone(), doc_id.clone());
     let deleted =
@@ -134,17 +141,40 @@ pub(super) async fn delete_document(
     }
 }
 
+/// Whether a path under a document names `…/{doc_id}/duplicates` rather than a document whose
+/// id ends in `/duplicates` (ids may hold slashes, so one route takes both; a document of that
+/// very id wins).
+async fn asks_for_duplicates(state: &AppState, id: &str, doc_id: &str) -> bool {
+    if !doc_id.ends_with(DUPLICATES_SUFFIX) {
+        return false;
+    }
+    let Ok(index) = state.catalog.index(id) else {
+        return true;
+    };
+    let literal = doc_id.to_string();
+    !tokio::task::spawn_blocking(move || index.contains(&literal).unwrap_or(false))
+        .await
+        .unwrap_or(false)
+}
+
 pub(super) async fn get_document(
     State(state): State<AppState>,
     Path((id, doc_id)): Path<(String, String)>,
-) -> Result<Json<crate::index::StoredDocument>, ApiError> {
+) -> Result<axum::response::Response, ApiError> {
+    use axum::response::IntoResponse;
+    if asks_for_duplicates(&state, &id, &doc_id).await {
+        let target = doc_id[..doc_id.len() - DUPLICATES_SUFFIX.len()].to_string();
+        return Ok(document_duplicates(state, id, target)
+            .await?
+            .into_response());
+    }
     let catalog = state.catalog.clone();
     let index = catalog.index(&id)?;
     let doc_id_for_error = doc_id.clone();
     let document = tokio::task::spawn_blocking(move || index.document(&doc_id))
         .await?
         .map_err(crate::library::LibraryError::from)?;
-    document.map(Json).ok_or_else(|| {
+    document.map(|d| Json(d).into_response()).ok_or_else(|| {
         ApiError::new(
             ErrorCode::DocumentNotFound,
             format!("library `{id}` has no document `{doc_id_for_error}`"),

@@ -1,10 +1,11 @@
 //! The HTTP API (axum), one file per resource (`libraries`, `documents`, `search`, `check`,
-//! `queue`, `jobs`, `operations`, `web`), with what they share: routes, request bodies and
+//! `queue`, `jobs`, `dedup`, `operations`, `web`), with what they share: routes, request bodies and
 //! parameters, the error table, access control, time limits, metrics and the server.
 
 mod auth;
 mod body;
 mod check;
+mod dedup;
 mod documents;
 mod error;
 mod jobs;

@@ -7,6 +7,7 @@ use axum::routing::{MethodRouter, delete, get, post};
 use tower_http::trace::TraceLayer;
 
 use super::check::check_text;
+use super::dedup::{list_alerts, list_duplicates, start_dedup};
 use super::documents::{add_documents, delete_document, get_document, list_documents};
 use super::jobs::{abort_job, get_job, list_jobs, start_reindex};
 use super::keys::{audit_log, create_key, list_keys, revoke_key};
@@ -46,6 +47,9 @@ fn routes() -> Vec<(&'static str, MethodRouter<AppState>)> {
             get(get_document).delete(delete_document),
         ),
         ("/api/v1/libraries/{id}/reindex", post(start_reindex)),
+        ("/api/v1/libraries/{id}/dedup", post(start_dedup)),
+        ("/api/v1/libraries/{id}/duplicates", get(list_duplicates)),
+        ("/api/v1/alerts", get(list_alerts)),
         ("/api/v1/jobs", get(list_jobs)),
         ("/api/v1/jobs/{job}", get(get_job).delete(abort_job)),
         ("/api/v1/check", post(check_text)),
@@ -64,9 +68,19 @@ fn routes() -> Vec<(&'static str, MethodRouter<AppState>)> {
     ]
 }
 
-/// The path of every route, as the router declares them (`{*rest}` for a catch-all).
+/// Paths answered by the handlers of a catch-all route above rather than by a route of their
+/// own: a document id may hold slashes, so `…/documents/{*doc_id}` takes
+/// `…/documents/{doc_id}/duplicates` too (a route of its own would conflict with it).
+const ANSWERED_IN_CATCH_ALL: [&str; 1] = ["/api/v1/libraries/{id}/documents/{doc_id}/duplicates"];
+
+/// The path of every route, as the router declares them (`{*rest}` for a catch-all), and the
+/// paths answered inside a catch-all.
 pub fn route_paths() -> Vec<&'static str> {
-    routes().into_iter().map(|(path, _)| path).collect()
+    routes()
+        .into_iter()
+        .map(|(path, _)| path)
+        .chain(ANSWERED_IN_CATCH_ALL)
+        .collect()
 }
 
 /// Builds the application's router.

@@ -4,7 +4,7 @@
 //! One file per concern: `request` and `report` (what is asked and answered), `gather`
 //! (candidates from one read view of a library), `decide` (the verdict rules as pure code),
 //! `verify` (scores of one candidate), `passages` and `similarity` (the arithmetic), `engine`
-//! (the check across libraries).
+//! (the check across libraries), `stored` (a stored document against its own library).
 
 mod decide;
 mod engine;
@@ -13,6 +13,7 @@ mod passages;
 mod report;
 mod request;
 mod similarity;
+mod stored;
 mod verify;
 
 pub use decide::{Scores, decide, may_match, worth_reading};
@@ -21,3 +22,4 @@ pub use passages::{PassageMatch, Span};
 pub use report::{CheckReport, MatchReport, Method, Verdict};
 pub use request::{CheckError, CheckRequest};
 pub use similarity::{Similarity, bag_similarity, sorted_intersection};
+pub use stored::{StoredCheck, check_stored};

@@ -50,6 +50,11 @@ pub(crate) struct GenTestsArgs {
     /// duplicates and template reuse) in the foreign pool.
     #[arg(long)]
     keep_overlapping: bool,
+    /// Plant this many duplicate groups (sizes 2–5, copies made by the near-duplicate
+    /// modifications) and a quarter as many partial copies beside the whole corpus: writes
+    /// OUT/library.jsonl and OUT/truth.jsonl, scored by `dupfinder dedup --truth`.
+    #[arg(long, conflicts_with = "clough")]
+    planted_groups: Option<usize>,
 }
 
 #[derive(Args)]
@@ -71,6 +76,12 @@ pub(crate) fn self_check(args: SelfCheckArgs, config: Config) -> Result<ExitCode
 }
 
 pub(crate) fn gen_tests(args: GenTestsArgs) -> Result<ExitCode> {
+    if let Some(groups) = args.planted_groups {
+        let summary = dupfinder::eval::gen_planted(&args.corpus, &args.out, groups, args.seed)
+            .with_context(|| format!("planting groups in {}", args.corpus.display()))?;
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let summary = if args.clough {
         dupfinder::eval::clough_stevenson(&args.corpus, &args.out)?
     } else {

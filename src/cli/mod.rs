@@ -6,6 +6,7 @@ mod backup;
 mod check;
 mod config;
 mod crawl;
+mod dedup;
 mod delete;
 mod eval;
 mod eval_extract;
@@ -62,6 +63,10 @@ enum Command {
     Crawl(crawl::CrawlArgs),
     /// Rebuild statistics and re-sign every document.
     Reindex(reindex::ReindexArgs),
+    /// Find the duplicates inside a library: every document checked against the library, the
+    /// duplicates clustered with a canonical record each; prints the clusters (Ctrl-C stops;
+    /// the next run resumes).
+    Dedup(dedup::DedupArgs),
     /// Check every document of a corpus file against the library it was imported into: each
     /// must find itself. Prints a JSON report (counts, misses, check latency).
     SelfCheck(eval::SelfCheckArgs),
@@ -106,6 +111,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check::run(args, global),
         Command::Crawl(args) => crawl::run(args, config::configure(global, None)?),
         Command::Reindex(args) => reindex::run(args, global),
+        Command::Dedup(args) => dedup::run(args, config::configure(global, None)?),
         Command::SelfCheck(args) => eval::self_check(args, config::configure(global, None)?),
         Command::GenTests(args) => eval::gen_tests(args),
         Command::Eval(args) => eval::eval(args, config::configure(global, None)?),

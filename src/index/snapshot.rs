@@ -1,9 +1,10 @@
 //! A library's committed state copied for a backup while the server runs: taken under the
-//! rebuild and write gates (no commit, delete or generation switch meanwhile) as hard links.
-//! tantivy never changes a committed file (a commit writes new files and replaces `meta.json`
-//! by a rename), so a link is a copy of the file as it was. A background merge may still
-//! finish and remove segment files between the links; the copy is then opened to prove it
-//! whole, and taken again if it is not.
+//! rebuild and write gates (no commit, delete or generation switch meanwhile). The files of a
+//! tantivy index are hard-linked: tantivy never changes a committed file (a commit writes new
+//! files and replaces `meta.json` by a rename), so a link is a copy of the file as it was. Every
+//! other file (snapshots, `CURRENT`, the dedup state, which grows by appends) is copied. A
+//! background merge may still finish and remove segment files between the links; the copy is
+//! then opened to prove it whole, and taken again if it is not.
 
 use std::path::Path;
 
@@ -40,10 +41,11 @@ impl LibraryIndex {
     }
 }
 
-/// Recreates `from`'s directories under `to` with every file hard-linked (copied where the
-/// file system refuses a link).
+/// Recreates `from`'s directories under `to`: the files of tantivy indexes hard-linked (copied
+/// where the file system refuses a link), every other file copied.
 fn link_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
+    let tantivy = from.join("meta.json").is_file();
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
         let name = entry.file_name();
@@ -52,7 +54,12 @@ fn link_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         if kind.is_dir() {
             link_tree(&entry.path(), &target)?;
         } else if kind.is_file() && !LOCK_FILES.iter().any(|l| name == *l) {
-            match std::fs::hard_link(entry.path(), &target) {
+            let linked = if tantivy {
+                std::fs::hard_link(entry.path(), &target)
+            } else {
+                Err(std::io::Error::other("copied, not linked"))
+            };
+            match linked {
                 Ok(()) => {}
                 // Removed since it was listed: a merged-away segment or a replaced file.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

@@ -511,6 +511,9 @@ impl Catalog {
             .map_err(|e| self.write_failed(id, e.into()))?;
         if deleted {
             self.touch(id)?;
+            if let Err(e) = crate::dedup::removed(self, id, doc_id) {
+                tracing::error!(library = id, doc_id, error = %e, "could not update the clusters");
+            }
         }
         Ok(deleted)
     }
@@ -575,6 +578,12 @@ impl Catalog {
             index.rebuild_statistics(|_| {})?;
         }
         self.touch(id)?;
+        // The documents are written; checking them against the library only keeps its
+        // clusters current, so its failure fails no ingest.
+        let doc_ids: Vec<String> = prepared.into_iter().map(|d| d.doc_id).collect();
+        if let Err(e) = crate::dedup::arrived(self, id, &doc_ids) {
+            tracing::error!(library = id, error = %e, "could not check arriving documents");
+        }
         Ok(report)
     }
 

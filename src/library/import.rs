@@ -67,6 +67,9 @@ pub fn import_file(
         signing_seconds: 0.0,
         stats_generation: 0,
     };
+    // A deduplicated library checks what arrives; the ids are kept only then.
+    let checks_arrivals = crate::dedup::DedupStore::of(&index).active();
+    let mut arrived: Vec<String> = Vec::new();
     let (sender, receiver) = mpsc::sync_channel(2);
     let prepare_result = std::thread::scope(|scope| -> Result<(), LibraryError> {
         let preparer = scope.spawn(move || -> std::io::Result<u64> {
@@ -95,6 +98,9 @@ pub fn import_file(
         for (batch, rejected) in receiver {
             summary.rejected.extend(rejected);
             if !batch.is_empty() {
+                if checks_arrivals {
+                    arrived.extend(batch.iter().map(|d| d.doc_id.clone()));
+                }
                 index.stage(&batch)?;
                 uncommitted += batch.len();
                 if uncommitted >= COMMIT_EVERY {
@@ -126,6 +132,9 @@ pub fn import_file(
         summary.stats_generation = index.signatures().generation();
     }
     summary.signing_seconds = signing.elapsed().as_secs_f64();
+    if let Err(e) = crate::dedup::arrived(catalog, id, &arrived) {
+        tracing::error!(library = id, error = %e, "could not check imported documents");
+    }
     Ok(summary)
 }
 

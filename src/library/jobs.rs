@@ -1,5 +1,5 @@
 //! Background jobs of the server: re-indexing a library, started by an operator, by drift, or to
-//! resume one a crash interrupted. Jobs run one at a time on their own thread; each can be
+//! resume one a crash interrupted; finding the duplicates inside a library (dedup). Jobs run one at a time on their own thread; each can be
 //! followed (`done` of `total` documents) and aborted, and an aborted or interrupted re-index
 //! resumes from its last commit the next time one is started for the library.
 
@@ -57,6 +57,17 @@ pub enum JobTrigger {
 pub enum JobKind {
     /// Count the statistics again and re-sign every document into a new generation.
     Reindex,
+    /// Check every document against its library and cluster the duplicates.
+    Dedup,
+}
+
+impl JobKind {
+    fn name(self) -> &'static str {
+        match self {
+            JobKind::Reindex => "reindex",
+            JobKind::Dedup => "dedup",
+        }
+    }
 }
 
 /// A job as the API shows it.
@@ -130,19 +141,38 @@ impl Jobs {
         library: &str,
         trigger: JobTrigger,
     ) -> Result<JobStatus, LibraryError> {
+        self.start(JobKind::Reindex, library, trigger)
+    }
+
+    /// Starts finding the duplicates inside `library` (resuming an unfinished run), or returns
+    /// the dedup job of it already queued or running.
+    pub fn start_dedup(
+        &self,
+        library: &str,
+        trigger: JobTrigger,
+    ) -> Result<JobStatus, LibraryError> {
+        self.start(JobKind::Dedup, library, trigger)
+    }
+
+    fn start(
+        &self,
+        kind: JobKind,
+        library: &str,
+        trigger: JobTrigger,
+    ) -> Result<JobStatus, LibraryError> {
         let index = self.catalog.index(library)?;
         let mut table = self.table.lock();
         if let Some(job) = table.values().find(|job| {
             let status = job.status.lock();
-            status.library == library && !status.state.finished()
+            status.library == library && status.kind == kind && !status.state.finished()
         }) {
             return Ok(job.status());
         }
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let job = Arc::new(Job {
             status: Mutex::new(JobStatus {
-                job: format!("reindex-{number}"),
-                kind: JobKind::Reindex,
+                job: format!("{}-{number}", kind.name()),
+                kind,
                 library: library.to_string(),
                 state: JobState::Queued,
                 trigger,
@@ -163,13 +193,17 @@ impl Jobs {
         let dir = index.dir().to_path_buf();
         let control_settings = self.settings().clone();
         let runner = self.runner.clone();
+        let catalog = self.catalog.clone();
         let status = job.status();
-        tracing::info!(job = %status.job, library, ?trigger, "re-index queued");
+        tracing::info!(job = %status.job, library, ?trigger, "job queued");
         std::thread::Builder::new()
-            .name(format!("reindex-{library}"))
+            .name(format!("{}-{library}", kind.name()))
             .spawn(move || {
                 let _turn = runner.lock();
-                run_reindex(&job, &index, &control_settings);
+                match kind {
+                    JobKind::Reindex => run_reindex(&job, &index, &control_settings),
+                    JobKind::Dedup => run_dedup(&job, &catalog),
+                }
             })
             .map_err(|source| LibraryError::Io { path: dir, source })?;
         Ok(status)
@@ -195,7 +229,8 @@ impl Jobs {
     }
 
     fn find(&self, job: &str) -> Option<Arc<Job>> {
-        let number: u64 = job.strip_prefix("reindex-")?.parse().ok()?;
+        let (_, number) = job.rsplit_once('-')?;
+        let number: u64 = number.parse().ok()?;
         self.table.lock().get(&number).cloned()
     }
 
@@ -222,6 +257,13 @@ impl Jobs {
                 .is_ok_and(|index| index.has_unfinished_rebuild());
             if unfinished && let Err(e) = self.start_reindex(&id, JobTrigger::Resume) {
                 tracing::warn!(library = %id, error = %e, "could not resume a re-index");
+            }
+            let unfinished_dedup = self
+                .catalog
+                .index(&id)
+                .is_ok_and(|index| crate::dedup::has_unfinished(&index));
+            if unfinished_dedup && let Err(e) = self.start_dedup(&id, JobTrigger::Resume) {
+                tracing::warn!(library = %id, error = %e, "could not resume a dedup job");
             }
         }
     }
@@ -294,6 +336,37 @@ fn run_reindex(job: &Job, index: &crate::index::LibraryIndex, settings: &Reindex
             Err(e) => {
                 s.state = JobState::Failed;
                 tracing::error!(job = %s.job, %library, error = %e, "re-index failed");
+                s.error = Some(e.to_string());
+            }
+        }
+    });
+}
+
+fn run_dedup(job: &Job, catalog: &Catalog) {
+    let library = job.status().library;
+    if job.cancel.load(Ordering::Relaxed) {
+        job.update(|s| {
+            s.state = JobState::Aborted;
+            s.finished_at = Some(unix_now());
+        });
+        return;
+    }
+    job.update(|s| s.state = JobState::Running);
+    let control = crate::dedup::DedupControl {
+        cancel: Some(&job.cancel),
+    };
+    let outcome = crate::dedup::run_dedup(catalog, &library, &control, |done, total| {
+        job.done.store(done, Ordering::Relaxed);
+        job.update(|s| s.total = total);
+    });
+    job.update(|s| {
+        s.finished_at = Some(unix_now());
+        match outcome {
+            Ok(crate::dedup::DedupOutcome::Finished { .. }) => s.state = JobState::Done,
+            Ok(crate::dedup::DedupOutcome::Cancelled { .. }) => s.state = JobState::Aborted,
+            Err(e) => {
+                s.state = JobState::Failed;
+                tracing::error!(job = %s.job, %library, error = %e, "dedup job failed");
                 s.error = Some(e.to_string());
             }
         }

@@ -101,6 +101,13 @@ const ASSETS: &[(&str, Asset)] = &[
             body: include_str!("assets/queue.js"),
         },
     ),
+    (
+        "duplicates.js",
+        Asset {
+            content_type: JS,
+            body: include_str!("assets/duplicates.js"),
+        },
+    ),
 ];
 
 /// The asset called `name`, if the UI has one.

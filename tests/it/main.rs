@@ -8,6 +8,7 @@ mod crawl;
 mod crawl_queue;
 mod crawl_resume;
 mod crawl_serve_resume;
+mod dedup;
 mod files;
 mod html_bombs;
 mod import;

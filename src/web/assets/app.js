@@ -3,6 +3,7 @@
 import { setToken, token } from './api.js';
 import { checkView } from './check.js';
 import { documentView } from './document.js';
+import { duplicatesView } from './duplicates.js';
 import { errorNotice, fill } from './dom.js';
 import { librariesView } from './libraries.js';
 import { libraryView } from './library.js';
@@ -23,6 +24,9 @@ function route() {
   }
   if (parts[0] === 'libraries' && parts.length === 2) {
     return { nav: 'libraries', title: parts[1], show: () => libraryView(view, parts[1], params) };
+  }
+  if (parts[0] === 'libraries' && parts[2] === 'duplicates' && parts.length === 3) {
+    return { nav: 'libraries', title: `Duplicates in ${parts[1]}`, show: () => duplicatesView(view, parts[1], params) };
   }
   if (parts[0] === 'libraries' && parts[2] === 'documents' && parts.length >= 4) {
     return { nav: 'libraries', title: 'Document', show: () => documentView(view, parts[1], parts.slice(3).join('/')) };

@@ -27,6 +27,7 @@ export async function libraryView(view, id, params) {
     h('div', { class: 'page-head' }, h('h1', {}, lib.name), h('p', { class: 'subtitle' }, badge(lib.status), ' ', h('span', { class: 'mono muted' }, lib.id))),
     stats(lib),
     reindexPanel(lib, () => setTimeout(() => libraryView(view, id, params), 800)),
+    h('p', {}, h('a', { href: `#/libraries/${path(id)}/duplicates`, id: 'duplicates-link' }, 'Duplicates inside this library →')),
     searchForm(id, q, params),
     results,
     addDocuments(id, () => libraryView(view, id, params)),

@@ -1,0 +1,77 @@
+//! A document already in a library checked against that library: the same candidate gathering
+//! and verification as a check, through one read view, with the document itself left out. The
+//! dedup job and the check of an arriving document go through here.
+
+use super::gather::gather;
+use super::verify::{Query, distinct_without, verify};
+use super::{CheckError, MatchReport};
+use crate::analysis::{Language, analyze_text};
+use crate::index::{DocKey, LibraryView};
+use crate::library::Catalog;
+
+/// What a stored document matches in its own library.
+#[derive(Debug, Clone)]
+pub struct StoredCheck {
+    /// The checked document's id.
+    pub doc_id: String,
+    /// Every verified match but the document itself, the strongest first.
+    pub matches: Vec<MatchReport>,
+}
+
+/// Checks the document `key` of `view` against the rest of `library` as `view` sees it;
+/// `None` when the document is not live in the view.
+pub fn check_stored(
+    catalog: &Catalog,
+    library: &str,
+    view: &LibraryView<'_>,
+    key: DocKey,
+) -> Result<Option<StoredCheck>, CheckError> {
+    let Some(document) = view.stored(key)? else {
+        return Ok(None);
+    };
+    // The stored text passed these limits when it was ingested; analyzing it again gives the
+    // query exactly what a check of the same text would see.
+    let analyzed = analyze_text(
+        catalog.analyzer(),
+        &document.text,
+        Language::from_code(&document.meta.lang),
+        catalog.config().limits.text(),
+    )
+    .map_err(crate::library::DocumentError::from)?;
+    let config = &catalog.config().check;
+    let gathered = gather(view, &analyzed, config, false)?;
+    let query = Query {
+        analyzed: &analyzed,
+        text: &document.text,
+        distinct: distinct_without(&analyzed.shingles, &gathered.frequent),
+        frequent: &gathered.frequent,
+        sampled: gathered.usable,
+    };
+    let mut matches = Vec::new();
+    for (candidate_key, candidate) in gathered.candidates {
+        if candidate_key == key {
+            continue;
+        }
+        if let Some((report, _)) = verify(
+            view,
+            library,
+            candidate_key,
+            candidate,
+            &query,
+            config,
+            None,
+        )? {
+            matches.push(report);
+        }
+    }
+    matches.sort_by(|a, b| {
+        b.verdict
+            .cmp(&a.verdict)
+            .then(b.similarity().total_cmp(&a.similarity()))
+            .then_with(|| a.doc_id.cmp(&b.doc_id))
+    });
+    Ok(Some(StoredCheck {
+        doc_id: document.meta.doc_id,
+        matches,
+    }))
+}

@@ -1,0 +1,174 @@
+//! `dupfinder dedup`: every document of a library checked against the library, the duplicates
+//! clustered, the clusters printed as JSON or CSV; a progress bar on standard error, and Ctrl-C
+//! stops keeping what was checked (the next run resumes).
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::config::open_catalog;
+use dupfinder::config::Config;
+use dupfinder::dedup::{ClusterSet, DedupControl, DedupOutcome, DedupStore, run_dedup};
+
+#[derive(Args)]
+pub(crate) struct DedupArgs {
+    #[arg(long)]
+    library: String,
+    /// How the clusters are printed on standard output.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+    /// Score the clusters against planted truth (OUT/truth.jsonl of `gen-tests
+    /// --planted-groups`) and print the scores as JSON instead of the clusters.
+    #[arg(long)]
+    truth: Option<std::path::PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Json,
+    Csv,
+}
+
+pub(crate) fn run(args: DedupArgs, config: Config) -> Result<ExitCode> {
+    let catalog = open_catalog(&config)?;
+    let index = catalog.index(&args.library)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = cancel.clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the signal handler")?;
+        std::thread::spawn(move || {
+            runtime.block_on(async {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    eprintln!("stopping: keeping what was checked");
+                    cancel.store(true, Ordering::Relaxed);
+                }
+            })
+        });
+    }
+    if dupfinder::dedup::has_unfinished(&index) {
+        eprintln!("resuming the unfinished dedup of `{}`", args.library);
+    }
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("checking {msg} {bar:40} {pos}/{len} {per_sec}")
+            .expect("valid template"),
+    );
+    bar.set_message(args.library.clone());
+    let started = std::time::Instant::now();
+    let control = DedupControl {
+        cancel: Some(&cancel),
+    };
+    let outcome = run_dedup(&catalog, &args.library, &control, |done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    })?;
+    bar.finish_and_clear();
+    match outcome {
+        DedupOutcome::Finished {
+            documents,
+            edges,
+            clusters,
+        } => eprintln!(
+            "deduplicated `{}`: {documents} documents, {edges} edges, {clusters} clusters, {:.2}s",
+            args.library,
+            started.elapsed().as_secs_f64()
+        ),
+        DedupOutcome::Cancelled { done } => {
+            eprintln!(
+                "dupfinder: the dedup of `{}` stopped after {done} documents; run it again to resume",
+                args.library
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    let set = DedupStore::of(&index).clusters()?.unwrap_or_default();
+    if let Some(path) = &args.truth {
+        let truth = dupfinder::eval::read_truth(path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let scores = dupfinder::eval::score_clusters(&set, &truth);
+        let report = serde_json::json!({
+            "library": args.library,
+            "seconds": started.elapsed().as_secs_f64(),
+            "clusters": set.clusters.len(),
+            "scores": scores,
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match args.format {
+        Format::Json => print_json(&set, &mut out)?,
+        Format::Csv => print_csv(&set, &mut out)?,
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_json(set: &ClusterSet, out: &mut impl Write) -> Result<()> {
+    let clusters: Vec<serde_json::Value> = set
+        .clusters
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "id": c.id,
+                "canonical": c.canonical,
+                "size": c.size(),
+                "members": c.members,
+            })
+        })
+        .collect();
+    let body = serde_json::json!({
+        "total": clusters.len(),
+        "clusters": clusters,
+        "related": set.related,
+        "rule": set.rule,
+    });
+    serde_json::to_writer_pretty(&mut *out, &body)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// One row per document of a cluster: the canonical record first, with its own id as `via`
+/// left empty and no similarity.
+fn print_csv(set: &ClusterSet, out: &mut impl Write) -> Result<()> {
+    writeln!(out, "cluster,doc_id,role,verdict,similarity,relation,via")?;
+    for cluster in &set.clusters {
+        writeln!(
+            out,
+            "{},{},canonical,,,,",
+            cluster.id,
+            csv(&cluster.canonical)
+        )?;
+        for member in &cluster.members {
+            let verdict = serde_json::to_value(member.verdict)?;
+            let relation = serde_json::to_value(member.relation)?;
+            writeln!(
+                out,
+                "{},{},member,{},{:.4},{},{}",
+                cluster.id,
+                csv(&member.doc_id),
+                verdict.as_str().unwrap_or_default(),
+                member.similarity,
+                relation.as_str().unwrap_or_default(),
+                member.via.as_deref().map(csv).unwrap_or_default()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}

@@ -1,0 +1,106 @@
+//! Keeping clusters current between dedup jobs: a document that arrives (ingest, import or
+//! crawl) in a library deduplicated once is checked against it at once, joins or forms a
+//! cluster, and its matches are recorded as an alert; a deleted document leaves its cluster.
+//! A library never deduplicated is left alone, so a bulk import costs no checks.
+
+use super::DedupError;
+use super::clusters::Link;
+use super::store::{Alert, AlertMatch, DedupStore, EdgeRecord};
+use crate::check::check_stored;
+use crate::clock::unix_now;
+use crate::index::DocKey;
+use crate::library::Catalog;
+
+/// Checks the documents `doc_ids` just written to `library` against it; returns the alerts
+/// recorded (documents with matches).
+pub fn arrived(
+    catalog: &Catalog,
+    library: &str,
+    doc_ids: &[String],
+) -> Result<Vec<Alert>, DedupError> {
+    if !catalog.config().dedup.incremental || doc_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let index = catalog.index(library)?;
+    let store = DedupStore::of(&index);
+    if !store.active() {
+        return Ok(Vec::new());
+    }
+    let lock = store.lock();
+    let mut cache = lock.lock();
+    let view = index.view();
+    let lookup = |doc: &str| view.document(doc).ok().flatten();
+    // Before the first job finished there are no clusters to keep: the edges are kept for it.
+    let mut set = store.current(&mut cache)?;
+    let job_running = store.job_running();
+    let mut changes = Vec::new();
+    let mut alerts = Vec::new();
+    for doc_id in doc_ids {
+        // A replaced document is checked anew: what its old text matched no longer holds.
+        if let Some(set) = set.as_mut() {
+            changes.extend(set.remove_document(doc_id, &lookup));
+        }
+        let Some(checked) = check_stored(catalog, library, &view, DocKey::of(doc_id))? else {
+            continue;
+        };
+        let settings = &catalog.config().dedup;
+        let edges: Vec<EdgeRecord> = checked
+            .matches
+            .iter()
+            .filter_map(|m| EdgeRecord::of(doc_id, m, settings))
+            .collect();
+        if edges.is_empty() {
+            continue;
+        }
+        // A running job builds its clusters from its edges and these; otherwise the clusters
+        // are kept current here, and the next job finds these edges again.
+        if job_running {
+            store.append(&store.arrivals_path(), &edges)?;
+        }
+        let cluster = set.as_mut().and_then(|set| {
+            let links = edges.iter().map(Link::of).collect();
+            let (cluster, change) = set.add_links(doc_id, links, &lookup);
+            changes.push(change);
+            cluster
+        });
+        let alert = Alert {
+            library: library.to_string(),
+            doc_id: doc_id.clone(),
+            time: unix_now(),
+            cluster,
+            matches: edges
+                .iter()
+                .map(|e| AlertMatch {
+                    doc_id: e.b.clone(),
+                    verdict: e.verdict,
+                    similarity: e.similarity,
+                })
+                .collect(),
+        };
+        store.add_alert(&alert)?;
+        tracing::info!(
+            library,
+            doc_id,
+            matches = alert.matches.len(),
+            "duplicate arrived"
+        );
+        alerts.push(alert);
+    }
+    store.record(&mut cache, &changes)?;
+    Ok(alerts)
+}
+
+/// Takes the deleted document `doc_id` out of `library`'s clusters.
+pub fn removed(catalog: &Catalog, library: &str, doc_id: &str) -> Result<(), DedupError> {
+    let index = catalog.index(library)?;
+    let store = DedupStore::of(&index);
+    let lock = store.lock();
+    let mut cache = lock.lock();
+    let view = index.view();
+    let lookup = |doc: &str| view.document(doc).ok().flatten();
+    let Some(set) = store.current(&mut cache)? else {
+        return Ok(());
+    };
+    let change = set.remove_document(doc_id, &lookup);
+    store.record(&mut cache, change.as_slice())
+}
