@@ -8,6 +8,8 @@
 //! - [`library`]: the library registry, the catalog of open libraries, ingest and import.
 //! - [`crawl`]: harvesting library sites: the crawl queue, frontier, polite fetching,
 //!   extraction, sitemaps and OAI-PMH.
+//! - [`structure`]: a paper's parts, quotations and citations read from its plain text. No
+//!   I/O.
 //! - [`check`]: candidates, verification and the verdict.
 //! - [`api`]: the HTTP API.
 //! - [`web`]: the web UI's assets, served by the API.
@@ -22,4 +24,5 @@ pub mod eval;
 pub mod index;
 pub mod library;
 pub mod signature;
+pub mod structure;
 pub mod web;

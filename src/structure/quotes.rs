@@ -1,0 +1,101 @@
+//! Quotations: text inside quotation marks (« », „ “, “ ”, " ") within one paragraph, and block
+//! quotations (paragraphs set in from the body, or marked with `>`).
+
+use serde::Serialize;
+
+use crate::check::Span;
+
+/// A quotation and whether a citation stands next to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Quotation {
+    /// The quotation, its marks included.
+    pub span: Span,
+    /// A block quotation (set in from the body), not a quotation inside a sentence.
+    pub block: bool,
+    /// A citation stands inside the quotation or close to it.
+    pub cited: bool,
+}
+
+/// Quotation marks never close this far (in code points) from where they opened: a stray mark
+/// is not allowed to turn a whole page into a quotation.
+const MAX_QUOTE: usize = 3_000;
+
+/// The quotations inside one paragraph, `chars` being its text and `start` its first code
+/// point's offset: only outermost quotations, and only those whose marks close.
+pub(super) fn quotations(chars: &[char], start: usize) -> Vec<Span> {
+    let mut found = Vec::new();
+    // Open marks: (mark, position).
+    let mut open: Vec<(char, usize)> = Vec::new();
+    for (i, &c) in chars.iter().enumerate() {
+        let top = open.last().map(|(mark, _)| *mark);
+        let closes = match c {
+            '»' => Some('«'),
+            '“' if top == Some('„') => Some('„'),
+            '”' => Some('“'),
+            '"' if top == Some('"') => Some('"'),
+            _ => None,
+        };
+        if let Some(opener) = closes {
+            // Close the nearest matching open mark; marks opened inside it were strays.
+            if let Some(at) = open.iter().rposition(|(mark, _)| *mark == opener) {
+                let (_, from) = open[at];
+                open.truncate(at);
+                if open.is_empty() && i - from < MAX_QUOTE {
+                    found.push(Span {
+                        start: start + from,
+                        end: start + i + 1,
+                    });
+                }
+            }
+            continue;
+        }
+        let opens = match c {
+            '«' | '„' | '“' => true,
+            // A straight quote opens before a word, not after one.
+            '"' => {
+                let before = i.checked_sub(1).map(|j| chars[j]);
+                let after = chars.get(i + 1);
+                before.is_none_or(|b| b.is_whitespace() || "([{—–-/".contains(b))
+                    && after.is_some_and(|a| !a.is_whitespace())
+            }
+            _ => false,
+        };
+        if opens {
+            open.push((c, i));
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quoted(text: &str) -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        quotations(&chars, 0)
+            .into_iter()
+            .map(|s| chars[s.start..s.end].iter().collect())
+            .collect()
+    }
+
+    #[test]
+    fn every_kind_of_mark_and_only_the_outermost() {
+        assert_eq!(
+            quoted("Он писал: «язык — это „дом бытия“ человека» [3]."),
+            ["«язык — это „дом бытия“ человека»"]
+        );
+        assert_eq!(
+            quoted("As “the unit of selection” and “the gene”."),
+            ["“the unit of selection”", "“the gene”"]
+        );
+        assert_eq!(quoted("Sie sagte „Nein“."), ["„Nein“"]);
+        assert_eq!(
+            quoted("He said \"stop the clock\" twice."),
+            ["\"stop the clock\""]
+        );
+        assert_eq!(quoted("The 12\" record, and \"a quote\"."), ["\"a quote\""]);
+        // Marks that never close are no quotation.
+        assert!(quoted("«не закрыта и „тоже").is_empty());
+    }
+}
