@@ -57,6 +57,9 @@ enum Command {
     /// Run generated queries through the check and print precision, recall and F1 per
     /// modification, per method and for the combined verdict.
     Eval(eval::EvalArgs),
+    /// Measure section detection on tagged articles: each JATS article is read as plain text,
+    /// its structure detected and compared with the tags; prints precision and recall.
+    EvalSections(eval::EvalSectionsArgs),
     /// Print libraries with their figures as JSON.
     Stats(stats::StatsArgs),
     /// Delete one document from a library.
@@ -84,6 +87,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::SelfCheck(args) => eval::self_check(args, config::configure(global, None)?),
         Command::GenTests(args) => eval::gen_tests(args),
         Command::Eval(args) => eval::eval(args, config::configure(global, None)?),
+        Command::EvalSections(args) => eval::eval_sections(args),
         Command::Stats(args) => stats::run(args, config::configure(global, None)?),
         Command::DeleteDocument(args) => delete::run(args, config::configure(global, None)?),
         Command::Keys(args) => keys::run(args, config::configure(global, None)?),

@@ -3,10 +3,16 @@
 
 mod gen_tests;
 pub mod generate;
+mod jats;
 mod quality;
+mod sections;
 mod self_check;
 pub mod synthetic;
 
 pub use gen_tests::{GenSummary, clough_stevenson, gen_tests, read_objects, read_queries};
+pub use jats::{JatsError, TaggedArticle, read_jats};
 pub use quality::{EvalQuery, EvalReport, evaluate, print_table};
+pub use sections::{
+    SectionRow, SectionsError, SectionsReport, evaluate_sections, explain_article, print_sections,
+};
 pub use self_check::{Latency, SelfCheckMiss, SelfCheckReport, self_check};

@@ -51,13 +51,17 @@ impl Structure {
             let part = structure.part_at(block.start());
             if !matches!(
                 part,
-                Some(Part::Body | Part::Abstract | Part::Acknowledgements)
+                Some(Part::Body | Part::Heading | Part::Abstract | Part::Acknowledgements)
             ) {
                 continue;
             }
             let chars: Vec<char> = block_text(text, block).chars().collect();
             let cites = citations(&chars, block.start());
             let block_quote = is_block_quote(block, base_indent);
+            // A heading is only read for a quotation set in from the body.
+            if part == Some(Part::Heading) && !block_quote {
+                continue;
+            }
             let mut quotes = if block_quote {
                 vec![Span {
                     start: block.start() + block.indent(),
@@ -149,10 +153,11 @@ fn usual_indent(blocks: &[Block<'_>]) -> usize {
         .map_or(0, |(indent, _)| indent)
 }
 
-/// A paragraph set in from the body by at least two spaces, or marked with `>` on every line.
+/// A paragraph set in from the body by at least two spaces (an attribution line under a
+/// quotation too), or marked with `>` on every line.
 fn is_block_quote(block: &Block<'_>, base_indent: usize) -> bool {
     let marked = block.lines.iter().all(|l| l.content().starts_with('>'));
-    let set_in = block.indent() >= base_indent + 2 && words(&block.joined()).count() >= 5;
+    let set_in = block.indent() >= base_indent + 2 && words(&block.joined()).count() >= 1;
     marked || set_in
 }
 

@@ -123,7 +123,17 @@ fn step(state: State, block: &Block<'_>, text: &str) -> (Part, State) {
             _ => {}
         }
     }
-    if labelled(text) || (short(text) && has_identifier(text)) {
+    // An address or a DOI in a short line is front matter; in an abstract only in a line
+    // that is hardly a sentence, and never in the reference list.
+    let limit = if matches!(state, State::Abstract { .. }) {
+        12
+    } else {
+        40
+    };
+    let identifies = super::layout::words(text).count() <= limit
+        && has_identifier(text)
+        && state != State::References;
+    if labelled(text) || identifies {
         // Keywords close an abstract; what follows them (often the title and authors again in
         // the second language) is front matter until the next abstract or body.
         let next = match state {
@@ -135,7 +145,11 @@ fn step(state: State, block: &Block<'_>, text: &str) -> (Part, State) {
     }
     match state {
         State::Front => {
-            if heading && (named == Some(Heading::BodyStart) || numbered(text)) {
+            // A numbered line with commas is an affiliation ("2 Harvard Medical School,
+            // Boston"), not a section.
+            let section =
+                named == Some(Heading::BodyStart) || numbered(text) && !text.contains(',');
+            if heading && section {
                 (Part::Heading, State::Body)
             } else if !heading && prose(text) {
                 (Part::Body, State::Body)
@@ -145,15 +159,20 @@ fn step(state: State, block: &Block<'_>, text: &str) -> (Part, State) {
         }
         State::Abstract { structured, words } => {
             let first = words == 0;
-            let in_abstract = heading
-                && (first || structured)
-                && words < 600
-                && !numbered(text)
-                && abstract_part(text);
+            // A structured abstract's parts: known names, and questions ("Why Was This Study
+            // Done?"); a long line is a sentence of it rather than a heading.
+            let part = abstract_part(text) || (structured && text.ends_with('?'));
+            let in_abstract =
+                heading && (first || structured) && words < 1_500 && !numbered(text) && part;
+            let ends = heading
+                && (!structured
+                    || named == Some(Heading::BodyStart)
+                    || numbered(text)
+                    || super::layout::words(text).count() <= 6);
             if in_abstract {
                 let structured = structured || first;
                 (Part::Abstract, State::Abstract { structured, words })
-            } else if heading {
+            } else if ends {
                 (Part::Heading, State::Body)
             } else {
                 let words = words + super::layout::words(text).count();
@@ -203,10 +222,6 @@ fn is_heading(block: &Block<'_>, text: &str) -> bool {
             .chars()
             .find(|c| c.is_alphanumeric())
             .is_some_and(|c| !c.is_lowercase())
-}
-
-fn short(text: &str) -> bool {
-    words(text).count() <= 40
 }
 
 /// Running text: long, and mostly words that begin in lowercase (titles, author lists and
