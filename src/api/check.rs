@@ -24,6 +24,8 @@ struct CheckBody {
     #[serde(default)]
     min_similarity: f64,
     lang: Option<String>,
+    #[serde(default)]
+    exclude: crate::check::ExcludeRequest,
 }
 
 /// Parses and validates a check body: at most `limits.max_json_depth` levels of JSON, at most
@@ -49,6 +51,7 @@ pub fn parse_check_request(body: &str, limits: &Limits) -> Result<CheckRequest, 
         passages: body.passages,
         min_similarity: body.min_similarity,
         lang: body.lang,
+        exclude: body.exclude,
     })
 }
 

@@ -25,6 +25,10 @@ pub(crate) struct CheckArgs {
     /// Drop matches below this similarity (0..1).
     #[arg(long, default_value_t = 0.0)]
     min_similarity: f64,
+    /// Exclusions as JSON, e.g. '{"quotes": false, "small_matches": 8}'; what it leaves out
+    /// comes from `[check]`.
+    #[arg(long)]
+    exclude: Option<String>,
     path: PathBuf,
 }
 
@@ -41,6 +45,12 @@ pub(crate) fn run(args: CheckArgs, config: Config) -> Result<ExitCode> {
     let Ok(text) = String::from_utf8(bytes) else {
         bail!("{} is not valid UTF-8 text", args.path.display());
     };
+    let exclude = match &args.exclude {
+        Some(json) => {
+            serde_json::from_str(json).context("--exclude is not a valid exclusion object")?
+        }
+        None => Default::default(),
+    };
     let catalog = open_catalog(&config)?;
     let request = CheckRequest {
         text,
@@ -48,6 +58,7 @@ pub(crate) fn run(args: CheckArgs, config: Config) -> Result<ExitCode> {
         passages: args.passages,
         min_similarity: args.min_similarity,
         lang: args.lang,
+        exclude,
     };
     let report = check(&catalog, &request)?;
     println!("{}", serde_json::to_string_pretty(&report)?);
