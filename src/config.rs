@@ -164,6 +164,10 @@ pub struct CheckConfig {
     pub exclude_boilerplate: bool,
     /// …nor passages of fewer words than this (0: none is small).
     pub exclude_small_matches: usize,
+    /// A passage most of whose sampled shingles this many library documents hold is library
+    /// boilerplate: a journal's templates, affiliations and statements repeat across its
+    /// papers far below the `frequent_shingle_docs` count.
+    pub boilerplate_min_docs: u64,
 }
 
 /// Harvesting library sites: politeness, safety limits and worker counts.
@@ -323,6 +327,7 @@ impl Default for CheckConfig {
             exclude_front_matter: true,
             exclude_boilerplate: true,
             exclude_small_matches: 0,
+            boilerplate_min_docs: 3,
         }
     }
 }

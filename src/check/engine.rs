@@ -204,6 +204,7 @@ impl LibraryCheck<'_> {
             token_chars: &self.context.token_chars,
             exclusions: &self.context.exclusions,
             analyzer: self.catalog.analyzer(),
+            doc_freq: &gathered.doc_freq,
         };
         let analyzer = self.passages.then(|| self.catalog.analyzer());
         let mut matches = Vec::new();

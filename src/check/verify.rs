@@ -10,7 +10,7 @@ use super::passages::{Chain, Side, chains, passages};
 use super::report::{ratio, round};
 use super::similarity::{bag_similarity, sorted_intersection};
 use super::{Exclusions, MatchReport, Method, PassageMatch, Span};
-use crate::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS};
+use crate::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, is_sampled};
 use crate::config::CheckConfig;
 use crate::index::{DocKey, IndexError, LibraryView, StoredDocument};
 use crate::structure::{Part, Structure};
@@ -35,6 +35,8 @@ pub(super) struct Query<'a> {
     pub(super) exclusions: &'a Exclusions,
     /// Analyzes a source again when a passage's source side must be located.
     pub(super) analyzer: &'a Analyzer,
+    /// How many library documents hold each sampled query shingle.
+    pub(super) doc_freq: &'a std::collections::HashMap<u64, u64>,
 }
 
 /// Scores one candidate and decides its verdict; `None` when it is not a match (or no longer
@@ -79,11 +81,12 @@ pub(super) fn verify(
             let tokens = c.query_tokens();
             let span = token_span(query.token_chars, tokens.clone());
             let words = tokens.end.min(query.token_chars.len()) - tokens.start;
+            let boilerplate = repeated(query, c, config.boilerplate_min_docs);
             classify(
                 query.structure,
                 span,
                 words,
-                false,
+                boilerplate,
                 query.exclusions,
                 || source.in_references(c),
             )
@@ -167,6 +170,24 @@ fn counted_scores(
         containment_query: ratio(shared, counted.len()),
         ..*scores
     }
+}
+
+/// Whether the library repeats a passage: most of its sampled shingles are held by at least
+/// `min_docs` library documents (or are too frequent to be looked up at all).
+fn repeated(query: &Query<'_>, chain: &Chain, min_docs: u64) -> bool {
+    let end = (chain.last.0 + 1).min(query.analyzed.shingles.len());
+    let (mut sampled, mut repeated) = (0, 0);
+    for hash in &query.analyzed.shingles[chain.first.0..end] {
+        if !is_sampled(*hash) {
+            continue;
+        }
+        sampled += 1;
+        let df = query.doc_freq.get(hash).copied().unwrap_or(0);
+        if df >= min_docs || query.frequent.contains(hash) {
+            repeated += 1;
+        }
+    }
+    sampled > 0 && repeated * 2 > sampled
 }
 
 /// The code points the query tokens `tokens` cover.

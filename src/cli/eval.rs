@@ -145,3 +145,25 @@ pub(crate) fn eval_sections(args: EvalSectionsArgs) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Args)]
+pub(crate) struct EvalFullPapersArgs {
+    /// A folder of PLOS JATS articles (`journal.<journal>.<number>.xml`): each journal's
+    /// articles become a library `plos-<journal>` of the data directory (imported once).
+    #[arg(long)]
+    jats: PathBuf,
+    /// Print the rows as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn eval_full_papers(args: EvalFullPapersArgs, config: Config) -> Result<ExitCode> {
+    let catalog = open_catalog(&config)?;
+    let rows = dupfinder::eval::full_paper_false_positives(&catalog, &args.jats)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        dupfinder::eval::print_false_positives(&rows);
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,6 +1,7 @@
 //! Evaluation: test queries with known truth (the generator), and measuring what the check
 //! finds on them and on real corpora, through the real check path.
 
+mod full_papers;
 mod gen_tests;
 pub mod generate;
 mod jats;
@@ -9,6 +10,9 @@ mod sections;
 mod self_check;
 pub mod synthetic;
 
+pub use full_papers::{
+    FalsePositiveRow, FullPapersError, full_paper_false_positives, print_false_positives,
+};
 pub use gen_tests::{GenSummary, clough_stevenson, gen_tests, read_objects, read_queries};
 pub use jats::{JatsError, TaggedArticle, read_jats};
 pub use quality::{EvalQuery, EvalReport, evaluate, print_table};

@@ -35,9 +35,8 @@ pub(super) fn citations(chars: &[char], start: usize) -> Vec<Span> {
             continue;
         }
         let inner: String = chars[i + 1..end].iter().collect();
-        let from = if close == ']' && (numbered(&inner) || author_year(&inner)) {
-            Some(i)
-        } else if close == ')' && author_year(&inner) {
+        let bracketed = close == ']' && numbered(&inner);
+        let from = if bracketed || author_year(&inner) {
             Some(i)
         } else if close == ')' && year_first(&inner) {
             narrative_start(chars, i)

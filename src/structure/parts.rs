@@ -80,17 +80,17 @@ pub(super) fn parts(blocks: &[Block<'_>]) -> (Vec<Region>, Vec<Span>) {
     }
     // A text that never leaves the front matter has none: a short text, or one without the
     // parts a paper has, is all body.
-    if regions.iter().all(|r| r.part == Part::FrontMatter) {
-        if let (Some(first), Some(last)) = (regions.first(), regions.last()) {
-            let span = Span {
-                start: first.span.start,
-                end: last.span.end,
-            };
-            regions = vec![Region {
-                part: Part::Body,
-                span,
-            }];
-        }
+    if regions.iter().all(|r| r.part == Part::FrontMatter)
+        && let (Some(first), Some(last)) = (regions.first(), regions.last())
+    {
+        let span = Span {
+            start: first.span.start,
+            end: last.span.end,
+        };
+        regions = vec![Region {
+            part: Part::Body,
+            span,
+        }];
     }
     (regions, entries)
 }
