@@ -521,6 +521,18 @@ fn partial_copy(
     }
     let (from, to) = (sentences[first].start, sentences[last].end);
     let passage = &source[from..to];
+    // A quotation runs into the citing paragraph: its line breaks become spaces (one for one,
+    // so the source span keeps its length).
+    let run_in: String;
+    let passage = if quoted {
+        run_in = passage
+            .chars()
+            .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+            .collect();
+        run_in.as_str()
+    } else {
+        passage
+    };
 
     let host_sentences = sentence_ranges(host);
     if host_sentences.is_empty() {

@@ -5,6 +5,7 @@ mod full_papers;
 mod gen_tests;
 pub mod generate;
 mod jats;
+mod pan;
 mod quality;
 mod sections;
 mod self_check;
@@ -15,6 +16,7 @@ pub use full_papers::{
 };
 pub use gen_tests::{GenSummary, clough_stevenson, gen_tests, read_objects, read_queries};
 pub use jats::{JatsError, TaggedArticle, read_jats};
+pub use pan::{Aligned, PanMeasures, pan_measures};
 pub use quality::{EvalQuery, EvalReport, evaluate, print_table};
 pub use sections::{
     SectionRow, SectionsError, SectionsReport, evaluate_sections, explain_article, print_sections,

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::pan::{Aligned, PanMeasures, pan_measures};
 use super::self_check::Latency;
 use crate::check::{CheckError, CheckRequest, Method, Verdict, check, raw_candidates};
 use crate::library::{Catalog, LibraryError};
@@ -159,6 +160,9 @@ pub struct EvalReport {
     /// For partial and quoted copies: the kind of the source's passage that covers most of
     /// the true span (`missed` when there is none), per query kind.
     pub passage_kinds: BTreeMap<String, BTreeMap<String, usize>>,
+    /// PAN's measures on the partial copies: every reported passage a detection, the copied
+    /// passage the one case of its query.
+    pub pan: PanMeasures,
 }
 
 /// Runs every query through the real check path against `library`.
@@ -177,6 +181,7 @@ pub fn evaluate(
     let mut rejected = 0;
     let mut detection = Detection::default();
     let mut passage_kinds: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    let (mut pan_cases, mut pan_detections) = (Vec::new(), Vec::new());
 
     for query in queries {
         let is_partial = query.source.is_some() && !query.expect_duplicate;
@@ -327,6 +332,31 @@ pub fn evaluate(
                 .entry(kind)
                 .or_default() += 1;
         }
+        if is_partial_copy && let (Some(source), Some(truth)) = (&query.source, query.query_span) {
+            let case = pan_cases.len();
+            pan_cases.push(Aligned {
+                query: case,
+                source: source.clone(),
+                start: truth.start,
+                end: truth.end,
+            });
+            for m in &answer.matches {
+                // A natural duplicate of the source is the source.
+                let named = if twins.contains(&m.doc_id) {
+                    source.clone()
+                } else {
+                    m.doc_id.clone()
+                };
+                for p in m.passages.iter().flatten() {
+                    pan_detections.push(Aligned {
+                        query: case,
+                        source: named.clone(),
+                        start: p.query.start,
+                        end: p.query.end,
+                    });
+                }
+            }
+        }
         if is_partial_copy {
             partial.queries += 1;
             let source = query.source.as_deref().unwrap_or_default();
@@ -398,6 +428,7 @@ pub fn evaluate(
         detection,
         latency_ms: Latency::of(&mut latencies),
         passage_kinds,
+        pan: pan_measures(&pan_cases, &pan_detections),
     })
 }
 
@@ -511,6 +542,12 @@ pub fn print_table(report: &EvalReport, out: &mut impl std::io::Write) -> std::i
         n.partial_verdicts,
         report.latency_ms.p50,
         report.latency_ms.p99
+    )?;
+    let pan = &report.pan;
+    writeln!(
+        out,
+        "PAN measures of partial copies: {} cases, {} detections, precision {:.3}, recall {:.3}, granularity {:.3}, plagdet {:.3}",
+        pan.cases, pan.detections, pan.precision, pan.recall, pan.granularity, pan.plagdet
     )?;
     for (kind, counts) in &report.passage_kinds {
         let total: usize = counts.values().sum();

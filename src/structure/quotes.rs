@@ -21,9 +21,10 @@ pub struct Quotation {
 const MAX_QUOTE: usize = 3_000;
 
 /// The quotations inside one paragraph, `chars` being its text and `start` its first code
-/// point's offset: only outermost quotations, and only those whose marks close.
+/// point's offset: only those whose marks close, and of nested ones the outermost (a stray
+/// mark that never closes does not hide the quotations around it).
 pub(super) fn quotations(chars: &[char], start: usize) -> Vec<Span> {
-    let mut found = Vec::new();
+    let mut found: Vec<Span> = Vec::new();
     // Open marks: (mark, position).
     let mut open: Vec<(char, usize)> = Vec::new();
     for (i, &c) in chars.iter().enumerate() {
@@ -40,11 +41,16 @@ pub(super) fn quotations(chars: &[char], start: usize) -> Vec<Span> {
             if let Some(at) = open.iter().rposition(|(mark, _)| *mark == opener) {
                 let (_, from) = open[at];
                 open.truncate(at);
-                if open.is_empty() && i - from < MAX_QUOTE {
-                    found.push(Span {
+                if i - from < MAX_QUOTE {
+                    let span = Span {
                         start: start + from,
                         end: start + i + 1,
-                    });
+                    };
+                    // Quotations closed inside this one are part of it.
+                    while found.last().is_some_and(|q| q.start >= span.start) {
+                        found.pop();
+                    }
+                    found.push(span);
                 }
             }
             continue;
@@ -95,7 +101,8 @@ mod tests {
             ["\"stop the clock\""]
         );
         assert_eq!(quoted("The 12\" record, and \"a quote\"."), ["\"a quote\""]);
-        // Marks that never close are no quotation.
+        // Marks that never close are no quotation, and hide none.
         assert!(quoted("«не закрыта и „тоже").is_empty());
+        assert_eq!(quoted("«стрелка и «цитата» здесь"), ["«цитата»"]);
     }
 }
