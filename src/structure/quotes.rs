@@ -37,8 +37,23 @@ pub(super) fn quotations(chars: &[char], start: usize) -> Vec<Span> {
             _ => None,
         };
         if let Some(opener) = closes {
-            // Close the nearest matching open mark; marks opened inside it were strays.
-            if let Some(at) = open.iter().rposition(|(mark, _)| *mark == opener) {
+            // A mark right before a citation ends the quotation the citation is for: it closes
+            // the outermost open mark (those opened inside were strays of the quoted text), or,
+            // with none open, extends the last quotation over a stray closing mark inside it.
+            let cited = cited_after(chars, i);
+            let at = if cited {
+                open.iter().position(|(mark, _)| *mark == opener)
+            } else {
+                open.iter().rposition(|(mark, _)| *mark == opener)
+            };
+            if at.is_none()
+                && cited
+                && let Some(last) = found.last_mut()
+                && start + i + 1 - last.start < MAX_QUOTE
+            {
+                last.end = start + i + 1;
+            }
+            if let Some(at) = at {
                 let (_, from) = open[at];
                 open.truncate(at);
                 if i - from < MAX_QUOTE {
@@ -73,6 +88,19 @@ pub(super) fn quotations(chars: &[char], start: usize) -> Vec<Span> {
     found
 }
 
+/// Whether a citation follows the mark at `i`: `» [3]`, `”. (Smith, 2019)`.
+fn cited_after(chars: &[char], i: usize) -> bool {
+    let mut j = i + 1;
+    while j < chars.len() && j <= i + 3 && (chars[j].is_whitespace() || ".,;:".contains(chars[j])) {
+        j += 1;
+    }
+    match (chars.get(j), chars.get(j + 1)) {
+        (Some('['), Some(c)) => c.is_ascii_digit(),
+        (Some('('), Some(c)) => c.is_uppercase(),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +132,14 @@ mod tests {
         // Marks that never close are no quotation, and hide none.
         assert!(quoted("«не закрыта и „тоже").is_empty());
         assert_eq!(quoted("«стрелка и «цитата» здесь"), ["«цитата»"]);
+        // Before a citation, stray marks of the quoted text do not cut the quotation.
+        assert_eq!(
+            quoted("Он писал: «начало «вставка и конец» [3]."),
+            ["«начало «вставка и конец»"]
+        );
+        assert_eq!(
+            quoted("Он писал: «первая часть» стрелка, и далее» [2]."),
+            ["«первая часть» стрелка, и далее»"]
+        );
     }
 }
