@@ -327,7 +327,7 @@ impl Default for CheckConfig {
             exclude_front_matter: true,
             exclude_boilerplate: true,
             exclude_small_matches: 0,
-            boilerplate_min_docs: 3,
+            boilerplate_min_docs: 4,
         }
     }
 }
