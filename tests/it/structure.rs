@@ -264,3 +264,56 @@ fn a_shared_affiliation_and_funding_block_is_front_matter() {
     );
     assert_eq!(counted.verdict, Verdict::Partial, "{counted:#?}");
 }
+
+/// Over HTTP: the answer carries the new figures and every passage's kind; `exclude` is read
+/// from the body, and an unknown exclusion is a 4xx, not ignored.
+#[tokio::test]
+async fn the_api_answers_kinds_and_reads_exclusions() {
+    use crate::support::{app, error_code, json_request};
+    use serde_json::json;
+
+    let (_dir, catalog) = library();
+    let app = app(catalog);
+    let body = format!(
+        "{} As Kovalev put it, «{}» [1]. {}",
+        synthetic_text(51, 100),
+        borrowed().trim_end_matches('.'),
+        synthetic_text(52, 100)
+    );
+    let text = query_with_body(51, &body);
+    let (status, answer) = json_request(
+        &app,
+        "POST",
+        "/api/v1/check",
+        json!({"text": text, "passages": true}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["verdict"], "original", "{answer}");
+    assert_eq!(answer["similarity_index"], 0.0);
+    assert_eq!(answer["exclusions"]["quotes"], true);
+    let passage = &answer["matches"][0]["passages"][0];
+    assert_eq!(passage["kind"], "quoted");
+    assert_eq!(passage["cited"], true);
+
+    let (status, answer) = json_request(
+        &app,
+        "POST",
+        "/api/v1/check",
+        json!({"text": text, "exclude": {"quotes": false}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["verdict"], "partial", "{answer}");
+    assert_eq!(answer["matches"][0]["counted"], true);
+
+    let (status, answer) = json_request(
+        &app,
+        "POST",
+        "/api/v1/check",
+        json!({"text": text, "exclude": {"citations": true}}),
+    )
+    .await;
+    assert!(status.is_client_error(), "{status} {answer}");
+    assert!(!error_code(&answer).is_empty());
+}
