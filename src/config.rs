@@ -160,6 +160,18 @@ pub struct CheckConfig {
     pub passage_gap: u32,
     /// Reported passages hold at least this many shared shingles.
     pub passage_min_shingles: u32,
+    /// Exclusions a check applies unless its request says otherwise: quoted passages, reference
+    /// entries matching the source's, front matter, library boilerplate do not count…
+    pub exclude_quotes: bool,
+    pub exclude_bibliography: bool,
+    pub exclude_front_matter: bool,
+    pub exclude_boilerplate: bool,
+    /// …nor passages of fewer words than this (0: none is small).
+    pub exclude_small_matches: usize,
+    /// A passage most of whose sampled shingles this many library documents hold is library
+    /// boilerplate: a journal's templates, affiliations and statements repeat across its
+    /// papers far below the `frequent_shingle_docs` count.
+    pub boilerplate_min_docs: u64,
 }
 
 /// Harvesting library sites: politeness, safety limits and worker counts.
@@ -322,6 +334,12 @@ impl Default for CheckConfig {
             partial_min_shared: 8,
             passage_gap: 6,
             passage_min_shingles: 5,
+            exclude_quotes: true,
+            exclude_bibliography: true,
+            exclude_front_matter: true,
+            exclude_boilerplate: true,
+            exclude_small_matches: 0,
+            boilerplate_min_docs: 4,
         }
     }
 }

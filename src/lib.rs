@@ -10,6 +10,8 @@
 //! - [`library`]: the library registry, the catalog of open libraries, ingest and import.
 //! - [`crawl`]: harvesting library sites: the crawl queue, frontier, polite fetching,
 //!   extraction, sitemaps and OAI-PMH.
+//! - [`structure`]: a paper's parts, quotations and citations read from its plain text. No
+//!   I/O.
 //! - [`check`]: candidates, verification and the verdict.
 //! - [`reports`]: stored checks with their decisions, and the PDF report.
 //! - [`dedup`]: duplicates inside a library: the dedup job, clusters, arrivals and alerts.
@@ -31,4 +33,5 @@ pub mod index;
 pub mod library;
 pub mod reports;
 pub mod signature;
+pub mod structure;
 pub mod web;

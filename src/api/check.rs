@@ -37,6 +37,8 @@ struct CheckBody {
     lang: Option<String>,
     /// Keep the answer as a report (the default).
     store: Option<bool>,
+    #[serde(default)]
+    exclude: crate::check::ExcludeRequest,
 }
 
 /// Parses and validates a check body: at most `limits.max_json_depth` levels of JSON, at most
@@ -67,6 +69,7 @@ fn parse_check_body(body: &str, limits: &Limits) -> Result<(CheckRequest, bool),
         passages: body.passages,
         min_similarity: body.min_similarity,
         lang: body.lang,
+        exclude: body.exclude,
     };
     Ok((request, body.store.unwrap_or(true)))
 }

@@ -7,12 +7,16 @@ use std::ops::Range;
 use std::time::Instant;
 
 use super::gather::gather;
+use super::kinds::{KindedRange, figures};
 use super::report::{ratio, round};
-use super::verify::{Query, Verified, covered, distinct_without, verify};
-use super::{CheckError, CheckReport, CheckRequest, Method, Verdict};
+use super::verify::{Query, Verified, covered, distinct_without, token_spans, verify};
+use super::{
+    CheckError, CheckReport, CheckRequest, Exclusions, MatchReport, Method, Span, Verdict,
+};
 use crate::analysis::{AnalyzedText, analyze_text};
 use crate::index::LibraryIndex;
 use crate::library::{Catalog, DocumentError, parse_lang};
+use crate::structure::Structure;
 
 /// Checks a text against the requested libraries.
 pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, CheckError> {
@@ -31,11 +35,16 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
         .collect::<Result<Vec<_>, _>>()?;
     let lang = parse_lang(request.lang.as_deref())?;
     let query = analyze(catalog, &request.text, lang)?;
+    let exclusions = request.exclude.resolve(&catalog.config().check);
+    let context = QueryContext {
+        structure: Structure::detect(&request.text),
+        token_chars: token_spans(&request.text, &query.tokens),
+        exclusions,
+    };
 
     let mut signature = None;
     let mut generations = BTreeMap::new();
-    let mut matches = Vec::new();
-    let mut copied: Vec<Range<usize>> = Vec::new();
+    let mut found_matches: Vec<(MatchReport, Vec<KindedRange>)> = Vec::new();
     for (i, (id, index)) in libraries.iter().enumerate() {
         let found = LibraryCheck {
             library: id,
@@ -44,40 +53,82 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
             query: &query,
             query_text: &request.text,
             passages: request.passages,
+            context: &context,
         }
         .run()?;
         if i == 0 {
             signature = found.signature;
         }
         generations.insert(id.to_string(), found.generation);
-        for (report, ranges) in found.matches {
-            if report.similarity() >= request.min_similarity {
-                copied.extend(ranges);
-                matches.push(report);
-            }
+        found_matches.extend(found.matches);
+    }
+    let exclusions = context.exclusions;
+    for (report, _) in &mut found_matches {
+        if !exclusions.counts_source(&report.library, &report.doc_id) {
+            report.counted = false;
         }
     }
-    matches.sort_by(|a, b| {
-        b.verdict
-            .cmp(&a.verdict)
+    found_matches.sort_by(|(a, _), (b, _)| {
+        b.counted
+            .cmp(&a.counted)
+            .then(b.verdict.cmp(&a.verdict))
             .then(b.similarity().total_cmp(&a.similarity()))
             .then(b.word_similarity.total_cmp(&a.word_similarity))
             .then_with(|| a.doc_id.cmp(&b.doc_id))
     });
-    let verdict = matches
+    let tokens = query.tokens.len();
+    let kinded: Vec<(bool, Vec<KindedRange>)> = found_matches
         .iter()
-        .map(|m| m.verdict)
+        .map(|(report, ranges)| (report.counted, ranges.clone()))
+        .collect();
+    let (similarity_index, shares, per_match) = figures(&kinded, &exclusions, tokens);
+    let copied: Vec<Range<usize>> = found_matches
+        .iter()
+        .flat_map(|(_, ranges)| ranges.iter().map(|(r, _)| r.clone()))
+        .collect();
+    // The verdict counts every counted match, those `min_similarity` hides included.
+    let verdict = found_matches
+        .iter()
+        .filter(|(m, _)| m.counted)
+        .map(|(m, _)| m.verdict)
         .max()
         .unwrap_or(Verdict::Original);
-    let tokens = query.tokens.len();
+    let mut matches = Vec::new();
+    let mut hidden_matches = 0;
+    for ((mut report, _), share) in found_matches.into_iter().zip(per_match) {
+        report.share = round(share);
+        if report.similarity() >= request.min_similarity {
+            matches.push(report);
+        } else {
+            hidden_matches += 1;
+        }
+    }
     Ok(CheckReport {
         verdict,
         signature,
         query_coverage: round(ratio(covered(&copied, tokens), tokens)),
+        similarity_index: round(similarity_index),
+        shares: super::Shares {
+            copied: round(shares.copied),
+            quoted: round(shares.quoted),
+            bibliography: round(shares.bibliography),
+            front_matter: round(shares.front_matter),
+            boilerplate: round(shares.boilerplate),
+            small: round(shares.small),
+        },
+        exclusions,
+        hidden_matches,
         matches,
         generations,
         took_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
+}
+
+/// What every library's part of a check reads about the query besides its analysis.
+struct QueryContext {
+    structure: Structure,
+    token_chars: Vec<Span>,
+    exclusions: Exclusions,
 }
 
 /// The unverified candidates each method finds for a text in one library: what the methods
@@ -134,6 +185,7 @@ struct LibraryCheck<'a> {
     query: &'a AnalyzedText,
     query_text: &'a str,
     passages: bool,
+    context: &'a QueryContext,
 }
 
 impl LibraryCheck<'_> {
@@ -148,6 +200,11 @@ impl LibraryCheck<'_> {
             distinct: distinct_without(&self.query.shingles, &gathered.frequent),
             frequent: &gathered.frequent,
             sampled: gathered.usable,
+            structure: &self.context.structure,
+            token_chars: &self.context.token_chars,
+            exclusions: &self.context.exclusions,
+            analyzer: self.catalog.analyzer(),
+            doc_freq: &gathered.doc_freq,
         };
         let analyzer = self.passages.then(|| self.catalog.analyzer());
         let mut matches = Vec::new();

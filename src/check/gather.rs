@@ -34,6 +34,8 @@ pub(super) struct Gathered {
     pub(super) usable: usize,
     /// Sampled query shingles ignored as library boilerplate.
     pub(super) frequent: HashSet<u64>,
+    /// How many library documents hold each sampled query shingle.
+    pub(super) doc_freq: HashMap<u64, u64>,
 }
 
 /// Every candidate for `query` in `view`. With `all_methods`, every lookup runs even where an
@@ -85,5 +87,6 @@ pub(super) fn gather(
         candidates,
         usable: search.usable,
         frequent: search.frequent,
+        doc_freq: search.doc_freq,
     })
 }

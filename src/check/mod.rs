@@ -9,6 +9,7 @@
 mod decide;
 mod engine;
 mod gather;
+mod kinds;
 mod passages;
 mod report;
 mod request;
@@ -18,6 +19,7 @@ mod verify;
 
 pub use decide::{Scores, decide, may_match, worth_reading};
 pub use engine::{check, raw_candidates};
+pub use kinds::{ExcludeRequest, Exclusions, PassageKind, Shares};
 pub use passages::{PassageMatch, Span};
 pub use report::{CheckReport, MatchReport, Method, Verdict};
 pub use request::{CheckError, CheckRequest};

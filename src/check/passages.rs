@@ -26,6 +26,11 @@ pub struct PassageMatch {
     pub words: usize,
     /// Shingles the two texts share in the passage.
     pub shared_shingles: usize,
+    /// What the passage is (copied, quoted, bibliography, …).
+    pub kind: super::PassageKind,
+    /// For a quoted passage: whether a citation stands next to the quotation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cited: Option<bool>,
 }
 
 /// Converts byte offsets of one text into code point offsets.
@@ -158,6 +163,8 @@ pub(super) fn passages(chains: &[Chain], query: &Side<'_>, doc: &Side<'_>) -> Ve
                 },
                 words: q_end + 1 - c.first.0,
                 shared_shingles: c.matched,
+                kind: super::PassageKind::Copied,
+                cited: None,
             }
         })
         .collect()

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::PassageMatch;
+use super::{Exclusions, PassageMatch, Shares};
 
 /// The overall or per-match verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -48,6 +48,14 @@ pub struct MatchReport {
     pub word_similarity: f64,
     /// Share of the query's words inside passages shared with this document.
     pub coverage: f64,
+    /// The query's words credited to this source when each counted word is credited to one
+    /// source only (the first in answer order): the matches' shares add up to the check's
+    /// `similarity_index` (hidden matches included).
+    pub share: f64,
+    /// Whether the match counts: `false` when every passage is of an excluded kind or the
+    /// source is excluded; such a match is listed but enters neither the figures nor the
+    /// verdict.
+    pub counted: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub passages: Option<Vec<PassageMatch>>,
 }
@@ -69,6 +77,15 @@ pub struct CheckReport {
     pub signature: Option<u32>,
     /// Share of the query's words inside passages shared with any match.
     pub query_coverage: f64,
+    /// Share of the query's words inside counted passages of counted matches, each word once.
+    pub similarity_index: f64,
+    /// Shares of the query's words in passages of each kind.
+    pub shares: Shares,
+    /// The exclusions applied.
+    pub exclusions: Exclusions,
+    /// Matches left out of `matches` by `min_similarity`; they still count in the verdict and
+    /// the figures, so a filter never turns a copied text into `original`.
+    pub hidden_matches: usize,
     pub matches: Vec<MatchReport>,
     /// The statistics generation each library was checked against: one per library, as a
     /// check reads one generation from start to end even while a re-index switches.

@@ -1,5 +1,6 @@
 //! What a portal asks, and why a check could not run.
 
+use super::ExcludeRequest;
 use crate::index::IndexError;
 use crate::library::{DocumentError, LibraryError};
 
@@ -13,6 +14,8 @@ pub struct CheckRequest {
     /// Matches whose best similarity is below this are not returned.
     pub min_similarity: f64,
     pub lang: Option<String>,
+    /// What does not count; the configured defaults where it says nothing.
+    pub exclude: ExcludeRequest,
 }
 
 impl CheckRequest {
@@ -24,6 +27,7 @@ impl CheckRequest {
             passages: false,
             min_similarity: 0.0,
             lang: None,
+            exclude: ExcludeRequest::default(),
         }
     }
 }

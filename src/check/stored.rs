@@ -2,12 +2,14 @@
 //! and verification as a check, through one read view, with the document itself left out. The
 //! dedup job and the check of an arriving document go through here.
 
+use super::ExcludeRequest;
 use super::gather::gather;
-use super::verify::{Query, distinct_without, verify};
+use super::verify::{Query, distinct_without, token_spans, verify};
 use super::{CheckError, MatchReport};
 use crate::analysis::{Language, analyze_text};
 use crate::index::{DocKey, LibraryView};
 use crate::library::Catalog;
+use crate::structure::Structure;
 
 /// What a stored document matches in its own library.
 #[derive(Debug, Clone)]
@@ -40,12 +42,26 @@ pub fn check_stored(
     .map_err(crate::library::DocumentError::from)?;
     let config = &catalog.config().check;
     let gathered = gather(view, &analyzed, config, false)?;
+    let structure = Structure::detect(&document.text);
+    let token_chars = token_spans(&document.text, &analyzed.tokens);
+    // The configured exclusions, but boilerplate: inside a library, a text held by several
+    // documents is what deduplication looks for, not the library's template.
+    let exclusions = ExcludeRequest {
+        boilerplate: Some(false),
+        ..ExcludeRequest::default()
+    }
+    .resolve(config);
     let query = Query {
         analyzed: &analyzed,
         text: &document.text,
         distinct: distinct_without(&analyzed.shingles, &gathered.frequent),
         frequent: &gathered.frequent,
         sampled: gathered.usable,
+        structure: &structure,
+        token_chars: &token_chars,
+        exclusions: &exclusions,
+        analyzer: catalog.analyzer(),
+        doc_freq: &gathered.doc_freq,
     };
     let mut matches = Vec::new();
     for (candidate_key, candidate) in gathered.candidates {

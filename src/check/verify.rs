@@ -2,20 +2,21 @@
 //! query's ([`Scores`]), the verdict ([`decide`]), and its copied passages on request.
 
 use std::collections::HashSet;
-use std::ops::Range;
 
 use super::decide::{Scores, decide, may_match, worth_reading};
 use super::gather::Candidate;
+use super::kinds::{Classified, KindedRange, classify, mostly_in};
 use super::passages::{Chain, Side, chains, passages};
 use super::report::{ratio, round};
 use super::similarity::{bag_similarity, sorted_intersection};
-use super::{MatchReport, Method, PassageMatch};
-use crate::analysis::{AnalyzedText, Analyzer, Language};
+use super::{Exclusions, MatchReport, Method, PassageMatch, Span};
+use crate::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, is_sampled};
 use crate::config::CheckConfig;
 use crate::index::{DocKey, IndexError, LibraryView, StoredDocument};
+use crate::structure::{Part, Structure};
 
-/// A verified match and the query tokens its passages cover.
-pub(super) type Verified = (MatchReport, Vec<Range<usize>>);
+/// A verified match and the query tokens its passages cover, with their kinds.
+pub(super) type Verified = (MatchReport, Vec<KindedRange>);
 
 /// What verification compares a candidate with: the query and what the library ignores.
 pub(super) struct Query<'a> {
@@ -27,6 +28,15 @@ pub(super) struct Query<'a> {
     pub(super) frequent: &'a HashSet<u64>,
     /// Distinct sampled query shingles that were looked up.
     pub(super) sampled: usize,
+    /// The query's structure, the code point span of each of its tokens, and the exclusions:
+    /// what gives each passage its kind and decides whether it counts.
+    pub(super) structure: &'a Structure,
+    pub(super) token_chars: &'a [Span],
+    pub(super) exclusions: &'a Exclusions,
+    /// Analyzes a source again when a passage's source side must be located.
+    pub(super) analyzer: &'a Analyzer,
+    /// How many library documents hold each sampled query shingle.
+    pub(super) doc_freq: &'a std::collections::HashMap<u64, u64>,
 }
 
 /// Scores one candidate and decides its verdict; `None` when it is not a match (or no longer
@@ -48,7 +58,7 @@ pub(super) fn verify(
         return Ok(None);
     };
     let exact = candidate.methods.contains(&Method::Exact);
-    let (mut scores, chains) = shingle_scores(query, &stored.shingles, exact, config);
+    let (mut scores, chains, doc_set) = shingle_scores(query, &stored.shingles, exact, config);
     if !may_match(&scores, config) {
         return Ok(None);
     }
@@ -64,24 +74,185 @@ pub(super) fn verify(
         return Ok(None);
     };
     let document = stored.document;
-    let ranges: Vec<Range<usize>> = chains.iter().map(Chain::query_tokens).collect();
-    let passages = analyzer.map(|analyzer| locate(analyzer, query, &document, &chains));
+    let mut source = SourceSide::new(query.analyzer, &document);
+    let kinds: Vec<Classified> = chains
+        .iter()
+        .map(|c| {
+            let tokens = c.query_tokens();
+            let span = token_span(query.token_chars, tokens.clone());
+            let words = tokens.end.min(query.token_chars.len()) - tokens.start;
+            let boilerplate = repeated(query, c, config.boilerplate_min_docs);
+            classify(
+                query.structure,
+                span,
+                words,
+                boilerplate,
+                query.exclusions,
+                || source.in_references(c),
+            )
+        })
+        .collect();
+    // The verdict rests on the counted passages alone; a match none of whose passages
+    // counts is still listed, as not counted.
+    let counted_verdict = if kinds.iter().all(|k| query.exclusions.counts(k.kind)) {
+        Some(verdict)
+    } else {
+        decide(
+            &counted_scores(query, &scores, &chains, &kinds, &doc_set),
+            config,
+        )
+    };
+    let ranges: Vec<KindedRange> = chains
+        .iter()
+        .zip(&kinds)
+        .map(|(c, k)| (c.query_tokens(), k.kind))
+        .collect();
+    let passages = analyzer.map(|analyzer| {
+        let mut passages = locate(analyzer, query, &document, &chains);
+        if passages.len() == kinds.len() {
+            for (passage, kind) in passages.iter_mut().zip(&kinds) {
+                passage.kind = kind.kind;
+                passage.cited = kind.cited;
+            }
+        }
+        passages
+    });
     let tokens = query.analyzed.tokens.len();
+    let plain: Vec<std::ops::Range<usize>> = ranges.iter().map(|(r, _)| r.clone()).collect();
     let report = MatchReport {
         library: library.to_string(),
         doc_id: document.meta.doc_id,
         url: document.meta.url,
         title: document.meta.title,
         methods: candidate.methods.into_iter().collect(),
-        verdict,
+        verdict: counted_verdict.unwrap_or(verdict),
         resemblance: round(scores.resemblance),
         containment_query: round(scores.containment_query),
         containment_doc: round(scores.containment_doc),
         word_similarity: round(word_similarity),
-        coverage: round(ratio(covered(&ranges, tokens), tokens)),
+        coverage: round(ratio(covered(&plain, tokens), tokens)),
+        share: 0.0,
+        counted: counted_verdict.is_some(),
         passages,
     };
     Ok(Some((report, ranges)))
+}
+
+/// The scores the verdict reads when some passages do not count: the longest counted passage,
+/// and the query's shingles shared with the document outside excluded passages.
+fn counted_scores(
+    query: &Query<'_>,
+    scores: &Scores,
+    chains: &[Chain],
+    kinds: &[Classified],
+    doc_set: &[u64],
+) -> Scores {
+    let mut excluded = HashSet::new();
+    let mut longest = 0;
+    for (chain, kind) in chains.iter().zip(kinds) {
+        if query.exclusions.counts(kind.kind) {
+            longest = longest.max(chain.matched);
+        } else {
+            let end = (chain.last.0 + 1).min(query.analyzed.shingles.len());
+            excluded.extend(query.analyzed.shingles[chain.first.0..end].iter().copied());
+        }
+    }
+    let counted: Vec<u64> = query
+        .distinct
+        .iter()
+        .copied()
+        .filter(|h| !excluded.contains(h))
+        .collect();
+    let shared = sorted_intersection(&counted, doc_set);
+    Scores {
+        longest_passage: longest,
+        shared,
+        containment_query: ratio(shared, counted.len()),
+        ..*scores
+    }
+}
+
+/// Whether the library repeats a passage: most of its sampled shingles are held by at least
+/// `min_docs` library documents (or are too frequent to be looked up at all).
+fn repeated(query: &Query<'_>, chain: &Chain, min_docs: u64) -> bool {
+    let end = (chain.last.0 + 1).min(query.analyzed.shingles.len());
+    let (mut sampled, mut repeated) = (0, 0);
+    for hash in &query.analyzed.shingles[chain.first.0..end] {
+        if !is_sampled(*hash) {
+            continue;
+        }
+        sampled += 1;
+        let df = query.doc_freq.get(hash).copied().unwrap_or(0);
+        if df >= min_docs || query.frequent.contains(hash) {
+            repeated += 1;
+        }
+    }
+    sampled > 0 && repeated * 2 > sampled
+}
+
+/// The code points the query tokens `tokens` cover.
+fn token_span(token_chars: &[Span], tokens: std::ops::Range<usize>) -> Span {
+    let last = tokens.end.min(token_chars.len()).saturating_sub(1);
+    Span {
+        start: token_chars[tokens.start.min(last)].start,
+        end: token_chars[last].end,
+    }
+}
+
+/// The source's side of passages, worked out only when a passage needs it: its tokens' code
+/// point spans and its structure.
+struct SourceSide<'a> {
+    analyzer: &'a Analyzer,
+    document: &'a StoredDocument,
+    read: Option<(Vec<Span>, Structure)>,
+}
+
+impl<'a> SourceSide<'a> {
+    fn new(analyzer: &'a Analyzer, document: &'a StoredDocument) -> Self {
+        SourceSide {
+            analyzer,
+            document,
+            read: None,
+        }
+    }
+
+    /// Whether the chain's source side lies in the source's reference list.
+    fn in_references(&mut self, chain: &Chain) -> bool {
+        let (token_chars, structure) = self.read.get_or_insert_with(|| {
+            let text = &self.document.text;
+            let tokens = self
+                .analyzer
+                .analyze(text, Language::from_code(&self.document.meta.lang))
+                .tokens;
+            (token_spans(text, &tokens), Structure::detect(text))
+        });
+        if token_chars.is_empty() {
+            return false;
+        }
+        let span = token_span(token_chars, chain.first.1..chain.last.1 + SHINGLE_WORDS);
+        mostly_in(structure.overlap_with_part(span, Part::References), span)
+    }
+}
+
+/// The code point span of each token, in one pass over the text (tokens in text order).
+pub(super) fn token_spans(text: &str, tokens: &[crate::analysis::Token]) -> Vec<Span> {
+    let mut spans = Vec::with_capacity(tokens.len());
+    let mut byte = 0;
+    let mut chars = 0;
+    let to = |target: usize, byte: &mut usize, chars: &mut usize| {
+        let target = target.min(text.len());
+        if target > *byte {
+            *chars += text[*byte..target].chars().count();
+            *byte = target;
+        }
+        *chars
+    };
+    for token in tokens {
+        let start = to(token.start, &mut byte, &mut chars);
+        let end = to(token.end, &mut byte, &mut chars);
+        spans.push(Span { start, end });
+    }
+    spans
 }
 
 /// The candidate compared with the query on all its shingles, not only the indexed sample
@@ -92,7 +263,7 @@ fn shingle_scores(
     doc_shingles: &[u64],
     exact: bool,
     config: &CheckConfig,
-) -> (Scores, Vec<Chain>) {
+) -> (Scores, Vec<Chain>, Vec<u64>) {
     let doc_set = distinct_without(doc_shingles, query.frequent);
     let shared = sorted_intersection(&query.distinct, &doc_set);
     let chains = chains(
@@ -112,7 +283,7 @@ fn shingle_scores(
         longest_passage: chains.iter().map(|c| c.matched).max().unwrap_or(0),
         word_similarity: None,
     };
-    (scores, chains)
+    (scores, chains, doc_set)
 }
 
 /// The chains as passages with code point offsets in both texts: the document is analyzed
@@ -150,7 +321,7 @@ pub(super) fn distinct_without(shingles: &[u64], frequent: &HashSet<u64>) -> Vec
 }
 
 /// How many of `total` tokens the ranges cover.
-pub(super) fn covered(ranges: &[Range<usize>], total: usize) -> usize {
+pub(super) fn covered(ranges: &[std::ops::Range<usize>], total: usize) -> usize {
     let mut covered = vec![false; total];
     for range in ranges {
         for flag in &mut covered[range.start.min(total)..range.end.min(total)] {

@@ -36,6 +36,10 @@ pub(crate) struct CheckArgs {
     /// `duplicate`).
     #[arg(long, value_name = "VERDICT")]
     fail_on: Option<FailOn>,
+    /// Exclusions as JSON, e.g. '{"quotes": false, "small_matches": 8}'; what it leaves out
+    /// comes from `[check]`.
+    #[arg(long)]
+    exclude: Option<String>,
     path: PathBuf,
 }
 
@@ -69,6 +73,12 @@ pub(crate) fn run(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
         .file_name()
         .map_or_else(|| "stdin".to_string(), |n| n.to_string_lossy().into_owned());
     let libraries = (!args.library.is_empty()).then_some(args.library);
+    let exclude: Option<Value> = args
+        .exclude
+        .as_deref()
+        .map(serde_json::from_str)
+        .transpose()
+        .context("--exclude is not a valid exclusion object")?;
     let answer = match global.remote()? {
         Some(remote) => {
             let mut options = json!({
@@ -80,6 +90,9 @@ pub(crate) fn run(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
             }
             if let Some(lang) = args.lang {
                 options["lang"] = json!(lang);
+            }
+            if let Some(exclude) = exclude {
+                options["exclude"] = exclude;
             }
             check_remote(&remote, bytes, name, &options)?
         }
@@ -95,6 +108,11 @@ pub(crate) fn run(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
                 passages: args.passages,
                 min_similarity: args.min_similarity,
                 lang: args.lang,
+                exclude: match exclude {
+                    Some(exclude) => serde_json::from_value(exclude)
+                        .context("--exclude is not a valid exclusion object")?,
+                    None => Default::default(),
+                },
             };
             let mut answer = serde_json::to_value(check(&catalog, &request)?)?;
             answer["document"] = serde_json::to_value(summary)?;

@@ -126,3 +126,55 @@ pub(crate) fn eval(args: EvalArgs, config: Config) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Args)]
+pub(crate) struct EvalSectionsArgs {
+    /// A folder of JATS XML articles: their tags are the truth.
+    #[arg(long)]
+    jats: PathBuf,
+    /// Print the report as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Instead of measuring, show this article paragraph by paragraph: its tag and the
+    /// detected part.
+    #[arg(long)]
+    explain: Option<PathBuf>,
+}
+
+pub(crate) fn eval_sections(args: EvalSectionsArgs) -> Result<ExitCode> {
+    if let Some(path) = args.explain {
+        let xml = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        print!("{}", dupfinder::eval::explain_article(&xml)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let report = dupfinder::eval::evaluate_sections(&args.jats)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        dupfinder::eval::print_sections(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub(crate) struct EvalFullPapersArgs {
+    /// A folder of PLOS JATS articles (`journal.<journal>.<number>.xml`): each journal's
+    /// articles become a library `plos-<journal>` of the data directory (imported once).
+    #[arg(long)]
+    jats: PathBuf,
+    /// Print the rows as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn eval_full_papers(args: EvalFullPapersArgs, config: Config) -> Result<ExitCode> {
+    let catalog = open_catalog(&config)?;
+    let rows = dupfinder::eval::full_paper_false_positives(&catalog, &args.jats)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        dupfinder::eval::print_false_positives(&rows);
+    }
+    Ok(ExitCode::SUCCESS)
+}

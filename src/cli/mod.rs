@@ -79,6 +79,13 @@ enum Command {
     /// Measure PDF text extraction against reference texts: word and 4-gram recall, pages
     /// per second, per extractor (dupfinder, pdf-extract, pdftotext).
     EvalExtract(eval_extract::EvalExtractArgs),
+    /// Measure section detection on tagged articles: each JATS article is read as plain text,
+    /// its structure detected and compared with the tags; prints precision and recall.
+    EvalSections(eval::EvalSectionsArgs),
+    /// Full-paper false positives: each journal's JATS articles become a library, every
+    /// article is checked against its journal; prints the share of papers with a counted
+    /// match to another paper, with the default exclusions and with each one off.
+    EvalFullPapers(eval::EvalFullPapersArgs),
     /// Print libraries with their figures as JSON.
     Stats(stats::StatsArgs),
     /// Delete one document from a library.
@@ -115,6 +122,10 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::SelfCheck(args) => eval::self_check(args, config::configure(global, None)?),
         Command::GenTests(args) => eval::gen_tests(args),
         Command::Eval(args) => eval::eval(args, config::configure(global, None)?),
+        Command::EvalSections(args) => eval::eval_sections(args),
+        Command::EvalFullPapers(args) => {
+            eval::eval_full_papers(args, config::configure(global, None)?)
+        }
         Command::Stats(args) => stats::run(args, global),
         Command::DeleteDocument(args) => delete::run(args, global),
         Command::Keys(args) => keys::run(args, global),

@@ -72,6 +72,10 @@ pub enum Modification {
     /// A passage of whole sentences of a library document inside a foreign document; the level
     /// is ignored.
     PartialCopy,
+    /// A partial copy set as a quotation: the passage inside quotation marks (« » in Cyrillic
+    /// text, “ ” otherwise) followed by a citation `[1]`; the span is the passage inside the
+    /// marks. Not among the default kinds (ask for it with `--kinds`).
+    QuotedCopy,
     /// A foreign document as it is.
     NegativeUnrelated,
     /// The foreign documents whose vocabulary is closest to a library document's, as they are.
@@ -113,6 +117,7 @@ impl Modification {
             Modification::WordDeletion => "word_deletion",
             Modification::WordInsertion => "word_insertion",
             Modification::PartialCopy => "partial_copy",
+            Modification::QuotedCopy => "quoted_copy",
             Modification::NegativeUnrelated => "negative_unrelated",
             Modification::NegativeSameTopic => "negative_same_topic",
         }
@@ -134,7 +139,12 @@ impl Modification {
     /// Whether a query of this kind is a near-duplicate of its source (not a partial copy, not
     /// a negative).
     pub fn expects_duplicate(&self) -> bool {
-        !self.is_negative() && *self != Modification::PartialCopy
+        !self.is_negative() && !self.is_partial()
+    }
+
+    /// Whether a query of this kind holds a passage of its source inside a foreign text.
+    pub fn is_partial(&self) -> bool {
+        matches!(self, Modification::PartialCopy | Modification::QuotedCopy)
     }
 }
 
@@ -410,13 +420,14 @@ impl<'a> Prepared<'a> {
                 let doc = &self.foreign[next_in(&self.same_topic, &mut cursors.same_topic)?];
                 Some(query(doc.text.clone(), None))
             }
-            Modification::PartialCopy => {
+            Modification::PartialCopy | Modification::QuotedCopy => {
+                let quoted = kind == Modification::QuotedCopy;
                 let host = &self.foreign[*self
                     .foreign_usable
                     .get(cursors.foreign % self.foreign_usable.len().max(1))?];
                 let (source, (text, query_span, source_span)) = self
                     .with_source(&mut cursors.library, |doc| {
-                        partial_copy(&doc.text, &host.text, self.partial_min_words, rng)
+                        partial_copy(&doc.text, &host.text, self.partial_min_words, quoted, rng)
                     })?;
                 cursors.foreign += 1;
                 Some(Query {
@@ -483,6 +494,7 @@ fn partial_copy(
     source: &str,
     host: &str,
     min_words: usize,
+    quoted: bool,
     rng: &mut Rng,
 ) -> Option<(String, Span, Span)> {
     let sentences = sentence_ranges(source);
@@ -509,6 +521,18 @@ fn partial_copy(
     }
     let (from, to) = (sentences[first].start, sentences[last].end);
     let passage = &source[from..to];
+    // A quotation runs into the citing paragraph: its line breaks become spaces (one for one,
+    // so the source span keeps its length).
+    let run_in: String;
+    let passage = if quoted {
+        run_in = passage
+            .chars()
+            .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+            .collect();
+        run_in.as_str()
+    } else {
+        passage
+    };
 
     let host_sentences = sentence_ranges(host);
     if host_sentences.is_empty() {
@@ -540,9 +564,25 @@ fn partial_copy(
     if !before.is_empty() {
         text.push_str(separator);
     }
+    let cyrillic = passage
+        .chars()
+        .find(|c| c.is_alphabetic())
+        .is_some_and(|c| ('\u{400}'..='\u{4ff}').contains(&c));
+    let (open, close) = if cyrillic {
+        ("«", "»")
+    } else {
+        ("“", "”")
+    };
+    if quoted {
+        text.push_str(open);
+    }
     let start = text.chars().count();
     text.push_str(passage);
     let end = start + passage.chars().count();
+    if quoted {
+        text.push_str(close);
+        text.push_str(" [1]");
+    }
     if !after.is_empty() {
         text.push_str(separator);
         text.push_str(after);

@@ -2,17 +2,29 @@
 //! finds on them and on real corpora, through the real check path.
 
 pub mod extraction;
+mod full_papers;
 mod gen_tests;
 pub mod generate;
+mod jats;
+mod pan;
 mod planted;
 mod quality;
+mod sections;
 mod self_check;
 pub mod synthetic;
 
+pub use full_papers::{
+    FalsePositiveRow, FullPapersError, full_paper_false_positives, print_false_positives,
+};
 pub use gen_tests::{GenSummary, clough_stevenson, gen_tests, read_objects, read_queries};
+pub use jats::{JatsError, TaggedArticle, read_jats};
+pub use pan::{Aligned, PanMeasures, pan_measures};
 pub use planted::{
     ClusterScores, PlantedSummary, PlantedTruth, gen_planted, read_truth, score_clusters,
     score_groups,
 };
 pub use quality::{EvalQuery, EvalReport, evaluate, print_table};
+pub use sections::{
+    SectionRow, SectionsError, SectionsReport, evaluate_sections, explain_article, print_sections,
+};
 pub use self_check::{Latency, SelfCheckMiss, SelfCheckReport, self_check};

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::pan::{Aligned, PanMeasures, pan_measures};
 use super::self_check::Latency;
 use crate::check::{CheckError, CheckRequest, Method, Verdict, check, raw_candidates};
 use crate::library::{Catalog, LibraryError};
@@ -156,6 +157,12 @@ pub struct EvalReport {
     pub detection: Detection,
     /// Check latency of the queries checked without passages.
     pub latency_ms: Latency,
+    /// For partial and quoted copies: the kind of the source's passage that covers most of
+    /// the true span (`missed` when there is none), per query kind.
+    pub passage_kinds: BTreeMap<String, BTreeMap<String, usize>>,
+    /// PAN's measures on the partial copies: every reported passage a detection, the copied
+    /// passage the one case of its query.
+    pub pan: PanMeasures,
 }
 
 /// Runs every query through the real check path against `library`.
@@ -173,6 +180,8 @@ pub fn evaluate(
     let (mut char_hit, mut char_predicted, mut char_truth) = (0usize, 0usize, 0usize);
     let mut rejected = 0;
     let mut detection = Detection::default();
+    let mut passage_kinds: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    let (mut pan_cases, mut pan_detections) = (Vec::new(), Vec::new());
 
     for query in queries {
         let is_partial = query.source.is_some() && !query.expect_duplicate;
@@ -187,7 +196,8 @@ pub fn evaluate(
         };
         let mut request = CheckRequest::new(query.text.clone());
         request.libraries = Some(vec![library.to_string()]);
-        request.passages = query.kind == "partial_copy";
+        let kinded = query.kind == "partial_copy" || query.kind == "quoted_copy";
+        request.passages = kinded;
         let answer = match check(catalog, &request) {
             Ok(answer) => answer,
             Err(CheckError::Library(e)) => return Err(e),
@@ -297,6 +307,56 @@ pub fn evaluate(
         detection.false_positives += usize::from(predicted && !actual);
         detection.false_negatives += usize::from(!predicted && actual);
         detection.true_negatives += usize::from(!predicted && !actual);
+        if kinded {
+            let source = query.source.as_deref().unwrap_or_default();
+            let kind = query
+                .query_span
+                .and_then(|truth| {
+                    let found = answer.matches.iter().find(|m| m.doc_id == source)?;
+                    let best = found.passages.iter().flatten().max_by_key(|p| {
+                        overlap(&[(p.query.start, p.query.end)], (truth.start, truth.end)).0
+                    })?;
+                    (overlap(
+                        &[(best.query.start, best.query.end)],
+                        (truth.start, truth.end),
+                    )
+                    .0 > 0)
+                        .then(|| serde_json::to_value(best.kind).ok())
+                        .flatten()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                })
+                .unwrap_or_else(|| "missed".to_string());
+            *passage_kinds
+                .entry(query.kind.clone())
+                .or_default()
+                .entry(kind)
+                .or_default() += 1;
+        }
+        if is_partial_copy && let (Some(source), Some(truth)) = (&query.source, query.query_span) {
+            let case = pan_cases.len();
+            pan_cases.push(Aligned {
+                query: case,
+                source: source.clone(),
+                start: truth.start,
+                end: truth.end,
+            });
+            for m in &answer.matches {
+                // A natural duplicate of the source is the source.
+                let named = if twins.contains(&m.doc_id) {
+                    source.clone()
+                } else {
+                    m.doc_id.clone()
+                };
+                for p in m.passages.iter().flatten() {
+                    pan_detections.push(Aligned {
+                        query: case,
+                        source: named.clone(),
+                        start: p.query.start,
+                        end: p.query.end,
+                    });
+                }
+            }
+        }
         if is_partial_copy {
             partial.queries += 1;
             let source = query.source.as_deref().unwrap_or_default();
@@ -367,6 +427,8 @@ pub fn evaluate(
         negatives,
         detection,
         latency_ms: Latency::of(&mut latencies),
+        passage_kinds,
+        pan: pan_measures(&pan_cases, &pan_detections),
     })
 }
 
@@ -480,7 +542,22 @@ pub fn print_table(report: &EvalReport, out: &mut impl std::io::Write) -> std::i
         n.partial_verdicts,
         report.latency_ms.p50,
         report.latency_ms.p99
-    )
+    )?;
+    let pan = &report.pan;
+    writeln!(
+        out,
+        "PAN measures of partial copies: {} cases, {} detections, precision {:.3}, recall {:.3}, granularity {:.3}, plagdet {:.3}",
+        pan.cases, pan.detections, pan.precision, pan.recall, pan.granularity, pan.plagdet
+    )?;
+    for (kind, counts) in &report.passage_kinds {
+        let total: usize = counts.values().sum();
+        let parts: Vec<String> = counts
+            .iter()
+            .map(|(k, n)| format!("{k} {n} ({:.3})", ratio(*n, total)))
+            .collect();
+        writeln!(out, "passage kinds of {kind}: {}", parts.join(", "))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

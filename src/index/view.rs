@@ -34,6 +34,9 @@ pub struct ShingleSearch {
     pub usable: usize,
     /// Distinct query shingles ignored as library boilerplate.
     pub frequent: HashSet<u64>,
+    /// How many live or deleted documents hold each sampled query shingle that any holds:
+    /// what tells a passage the library repeats from one it holds once.
+    pub doc_freq: HashMap<u64, u64>,
     /// Documents with enough hits, most hits first.
     pub hits: Vec<(DocKey, ShingleHits)>,
 }
@@ -135,6 +138,7 @@ impl LibraryView<'_> {
         let mut hits: HashMap<DocAddress, ShingleHits> = HashMap::new();
         let mut usable = 0usize;
         let mut frequent = HashSet::new();
+        let mut doc_freq = HashMap::new();
         for shingle in &sampled {
             let term = Term::from_field_u64(field, *shingle);
             let mut infos = Vec::with_capacity(inverted.len());
@@ -143,6 +147,9 @@ impl LibraryView<'_> {
                 let info = index.get_term_info(&term).map_err(IndexError::io(path))?;
                 df += info.as_ref().map_or(0, |i| u64::from(i.doc_freq));
                 infos.push(info);
+            }
+            if df > 0 {
+                doc_freq.insert(*shingle, df);
             }
             if df > max_df {
                 frequent.insert(*shingle);
@@ -178,6 +185,7 @@ impl LibraryView<'_> {
         Ok(ShingleSearch {
             usable,
             frequent,
+            doc_freq,
             hits,
         })
     }

@@ -22,4 +22,5 @@ mod search;
 mod shutdown;
 mod signatures;
 mod storage;
+mod structure;
 mod support;

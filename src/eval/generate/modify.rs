@@ -43,6 +43,7 @@ pub(crate) fn apply(
         Modification::WordDeletion => delete_words(text, level, rng),
         Modification::WordInsertion => insert_words(text, level, rng, material.pool),
         Modification::PartialCopy
+        | Modification::QuotedCopy
         | Modification::NegativeUnrelated
         | Modification::NegativeSameTopic => None,
     }

@@ -1,0 +1,332 @@
+//! Every passage has a kind — copied, quoted, bibliography, front matter, boilerplate, small —
+//! read from the query's structure (and, for bibliography, the source's), and exclusions
+//! decide which kinds count: only counted passages enter `similarity_index`, `shares`, each
+//! match's `share` and the verdict. Nothing is hidden: every passage is listed with its kind.
+
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+
+use super::Span;
+use crate::config::CheckConfig;
+use crate::structure::{Part, Structure, overlap};
+
+/// What a passage shared with a source is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PassageKind {
+    /// Text taken without marks: copying.
+    Copied,
+    /// Inside quotation marks or a block quotation (usually with a citation).
+    Quoted,
+    /// A reference entry matching the source's own reference entry.
+    Bibliography,
+    /// Authors, affiliations, keywords, e-mails, dates, funding and competing-interest lines,
+    /// acknowledgements.
+    FrontMatter,
+    /// Text the library repeats across documents by different authors.
+    Boilerplate,
+    /// Shorter than the small-match threshold.
+    Small,
+}
+
+/// Exclusions as a request states them; what it leaves out comes from `[check]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExcludeRequest {
+    pub quotes: Option<bool>,
+    pub bibliography: Option<bool>,
+    pub front_matter: Option<bool>,
+    pub boilerplate: Option<bool>,
+    /// Passages of fewer words are `small`.
+    pub small_matches: Option<usize>,
+    /// Sources (`library/doc_id`) whose matches do not count.
+    pub sources: Option<Vec<String>>,
+}
+
+/// The exclusions a check applies.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Exclusions {
+    pub quotes: bool,
+    pub bibliography: bool,
+    pub front_matter: bool,
+    pub boilerplate: bool,
+    pub small_matches: usize,
+    pub sources: Vec<String>,
+}
+
+impl ExcludeRequest {
+    /// The request's exclusions, the configured defaults where it says nothing.
+    pub fn resolve(&self, config: &CheckConfig) -> Exclusions {
+        Exclusions {
+            quotes: self.quotes.unwrap_or(config.exclude_quotes),
+            bibliography: self.bibliography.unwrap_or(config.exclude_bibliography),
+            front_matter: self.front_matter.unwrap_or(config.exclude_front_matter),
+            boilerplate: self.boilerplate.unwrap_or(config.exclude_boilerplate),
+            small_matches: self.small_matches.unwrap_or(config.exclude_small_matches),
+            sources: self.sources.clone().unwrap_or_default(),
+        }
+    }
+}
+
+impl Exclusions {
+    /// Whether passages of this kind count.
+    pub fn counts(&self, kind: PassageKind) -> bool {
+        match kind {
+            PassageKind::Copied => true,
+            PassageKind::Quoted => !self.quotes,
+            PassageKind::Bibliography => !self.bibliography,
+            PassageKind::FrontMatter => !self.front_matter,
+            PassageKind::Boilerplate => !self.boilerplate,
+            PassageKind::Small => self.small_matches == 0,
+        }
+    }
+
+    /// Whether a source's matches count.
+    pub fn counts_source(&self, library: &str, doc_id: &str) -> bool {
+        !self
+            .sources
+            .iter()
+            .any(|s| s.split_once('/') == Some((library, doc_id)))
+    }
+}
+
+/// Shares of the query's words in passages of each kind (a word in passages of two kinds
+/// counts in both).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Shares {
+    pub copied: f64,
+    pub quoted: f64,
+    pub bibliography: f64,
+    pub front_matter: f64,
+    pub boilerplate: f64,
+    pub small: f64,
+}
+
+/// The kind of a passage and, for a quotation, whether a citation stands next to it.
+pub(super) struct Classified {
+    pub(super) kind: PassageKind,
+    pub(super) cited: Option<bool>,
+}
+
+/// More than this share of a passage inside a part makes it that part's passage.
+const INSIDE: f64 = 0.5;
+
+pub(super) fn mostly_in(inside: usize, span: Span) -> bool {
+    let len = span.end.saturating_sub(span.start).max(1);
+    inside as f64 > INSIDE * len as f64
+}
+
+/// The kind of a passage from where it lies in the query; `doc_in_references` tells, only when
+/// asked, whether its source side lies in the source's reference list.
+pub(super) fn classify(
+    query: &Structure,
+    span: Span,
+    words: usize,
+    boilerplate: bool,
+    exclusions: &Exclusions,
+    doc_in_references: impl FnOnce() -> bool,
+) -> Classified {
+    let plain = |kind| Classified { kind, cited: None };
+    if mostly_in(query.overlap_with_part(span, Part::References), span) && doc_in_references() {
+        return plain(PassageKind::Bibliography);
+    }
+    let front = query.overlap_with_part(span, Part::FrontMatter)
+        + query.overlap_with_part(span, Part::Acknowledgements);
+    if mostly_in(front, span) {
+        return plain(PassageKind::FrontMatter);
+    }
+    let quoted = query
+        .quotations
+        .iter()
+        .filter(|q| overlap([q.span], span) > 0)
+        .collect::<Vec<_>>();
+    let inside: usize = quoted.iter().map(|q| overlap([q.span], span)).sum();
+    if mostly_in(inside, span) {
+        return Classified {
+            kind: PassageKind::Quoted,
+            cited: Some(quoted.iter().any(|q| q.cited)),
+        };
+    }
+    if boilerplate {
+        return plain(PassageKind::Boilerplate);
+    }
+    if words < exclusions.small_matches {
+        return plain(PassageKind::Small);
+    }
+    plain(PassageKind::Copied)
+}
+
+/// A passage's query tokens and its kind.
+pub(super) type KindedRange = (Range<usize>, PassageKind);
+
+/// The figures of a check: `similarity_index` (query words in counted passages of counted
+/// matches, each once), `shares` per kind, and each match's `share` (each counted word credited
+/// to the first match, in answer order, whose counted passages hold it).
+pub(super) fn figures(
+    matches: &[(bool, Vec<KindedRange>)],
+    exclusions: &Exclusions,
+    tokens: usize,
+) -> (f64, Shares, Vec<f64>) {
+    let share = |n: usize| {
+        if tokens == 0 {
+            0.0
+        } else {
+            n as f64 / tokens as f64
+        }
+    };
+    let mut credited = vec![false; tokens];
+    let mut per_match = Vec::with_capacity(matches.len());
+    let mut kinds: Vec<(PassageKind, Vec<bool>)> = Vec::new();
+    for (counted, ranges) in matches {
+        let mut mine = 0;
+        for (range, kind) in ranges {
+            let slot = match kinds.iter().position(|(k, _)| k == kind) {
+                Some(i) => i,
+                None => {
+                    kinds.push((*kind, vec![false; tokens]));
+                    kinds.len() - 1
+                }
+            };
+            let end = range.end.min(tokens);
+            let start = range.start.min(end);
+            for flag in &mut kinds[slot].1[start..end] {
+                *flag = true;
+            }
+            if *counted && exclusions.counts(*kind) {
+                for flag in &mut credited[start..end] {
+                    if !*flag {
+                        *flag = true;
+                        mine += 1;
+                    }
+                }
+            }
+        }
+        per_match.push(share(mine));
+    }
+    let mut shares = Shares::default();
+    for (kind, flags) in &kinds {
+        let value = share(flags.iter().filter(|f| **f).count());
+        let slot = match kind {
+            PassageKind::Copied => &mut shares.copied,
+            PassageKind::Quoted => &mut shares.quoted,
+            PassageKind::Bibliography => &mut shares.bibliography,
+            PassageKind::FrontMatter => &mut shares.front_matter,
+            PassageKind::Boilerplate => &mut shares.boilerplate,
+            PassageKind::Small => &mut shares.small,
+        };
+        *slot = value;
+    }
+    let index = share(credited.iter().filter(|f| **f).count());
+    (index, shares, per_match)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exclusions() -> Exclusions {
+        ExcludeRequest::default().resolve(&CheckConfig::default())
+    }
+
+    fn span_of(text: &str, needle: &str) -> Span {
+        let byte = text.find(needle).unwrap();
+        let start = text[..byte].chars().count();
+        Span {
+            start,
+            end: start + needle.chars().count(),
+        }
+    }
+
+    const PAPER: &str = "Иванов И. И.\nСПбГУ, Санкт-Петербург\n\nВведение\n\n\
+Как писал автор, «всякое заимствование должно быть оформлено как цитата со ссылкой» [1]. \
+Далее идёт собственный текст статьи без всяких кавычек и ссылок.\n\n\
+Список литературы\n\n1. Петров П. П. О цитатах // Вопросы языкознания. 2019. № 3.";
+
+    #[test]
+    fn a_passage_takes_the_kind_of_the_part_it_lies_in() {
+        let structure = Structure::detect(PAPER);
+        let ex = exclusions();
+        let kind = |needle: &str, in_refs: bool| {
+            classify(&structure, span_of(PAPER, needle), 10, false, &ex, || {
+                in_refs
+            })
+            .kind
+        };
+        assert_eq!(
+            kind("СПбГУ, Санкт-Петербург", false),
+            PassageKind::FrontMatter
+        );
+        assert_eq!(
+            kind(
+                "всякое заимствование должно быть оформлено как цитата",
+                false
+            ),
+            PassageKind::Quoted
+        );
+        assert_eq!(
+            kind("собственный текст статьи без всяких кавычек", false),
+            PassageKind::Copied
+        );
+        assert_eq!(
+            kind("Петров П. П. О цитатах", true),
+            PassageKind::Bibliography
+        );
+        // A reference entry that matches the source's body is not bibliography.
+        assert_eq!(kind("Петров П. П. О цитатах", false), PassageKind::Copied);
+        let quoted = classify(
+            &structure,
+            span_of(PAPER, "заимствование должно быть"),
+            10,
+            false,
+            &ex,
+            || false,
+        );
+        assert_eq!(quoted.cited, Some(true));
+        let small = Exclusions {
+            small_matches: 20,
+            ..ex.clone()
+        };
+        let copied = span_of(PAPER, "собственный текст");
+        assert_eq!(
+            classify(&structure, copied, 10, false, &small, || false).kind,
+            PassageKind::Small
+        );
+        assert_eq!(
+            classify(&structure, copied, 10, true, &ex, || false).kind,
+            PassageKind::Boilerplate
+        );
+    }
+
+    #[test]
+    fn each_counted_word_is_credited_to_one_source() {
+        let ex = exclusions();
+        let matches = vec![
+            (
+                true,
+                vec![(0..10, PassageKind::Copied), (20..30, PassageKind::Quoted)],
+            ),
+            (true, vec![(5..15, PassageKind::Copied)]),
+            (false, vec![(40..50, PassageKind::Copied)]),
+        ];
+        let (index, shares, per_match) = figures(&matches, &ex, 100);
+        assert_eq!(per_match, [0.10, 0.05, 0.0]);
+        assert!((index - 0.15).abs() < 1e-9);
+        assert!((per_match.iter().sum::<f64>() - index).abs() < 1e-9);
+        assert!((shares.copied - 0.25).abs() < 1e-9);
+        assert!((shares.quoted - 0.10).abs() < 1e-9);
+        let keep_quotes = Exclusions {
+            quotes: false,
+            ..ex
+        };
+        let (index, _, _) = figures(&matches, &keep_quotes, 100);
+        assert!((index - 0.25).abs() < 1e-9);
+        let by_source = Exclusions {
+            sources: vec!["lib/x".to_string()],
+            ..keep_quotes
+        };
+        assert!(!by_source.counts_source("lib", "x"));
+        assert!(by_source.counts_source("lib", "y"));
+        assert!(by_source.counts_source("other", "x"));
+    }
+}

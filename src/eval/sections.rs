@@ -1,0 +1,309 @@
+//! Section detection measured on tagged articles: each JATS article of a folder is read into
+//! plain text ([`read_jats`]), its structure detected from the text alone
+//! ([`Structure::detect`]) and compared with the publisher's tags.
+//!
+//! Parts (front matter, abstracts, body, acknowledgements, reference lists) are compared
+//! character by character (white space left out), summed over all articles; block quotations,
+//! reference entries and in-text citations item by item (a detected item is right when it
+//! overlaps a tagged one, a tagged one is found when a detected one overlaps it).
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::jats::{TaggedArticle, read_jats};
+use crate::check::Span;
+use crate::structure::{Part, Structure, overlap};
+
+/// One measured row.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionRow {
+    pub what: &'static str,
+    /// `characters` or `items`.
+    pub unit: &'static str,
+    /// Tagged units, and those of them the detector found.
+    pub truth: usize,
+    pub found: usize,
+    /// Detected units, and those of them that are right.
+    pub detected: usize,
+    pub right: usize,
+    pub precision: f64,
+    pub recall: f64,
+}
+
+/// Section detection on a folder of articles.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionsReport {
+    pub articles: usize,
+    /// Files that could not be read, with the reason.
+    pub unreadable: Vec<(String, String)>,
+    /// Quotations inside sentences the detector found: the tags do not mark them, so they
+    /// are counted, not measured.
+    pub inline_quotations: usize,
+    pub rows: Vec<SectionRow>,
+}
+
+/// Why the evaluation could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SectionsError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("no .xml article in {0}")]
+    Empty(String),
+}
+
+/// Counts of one row, summed over articles.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    truth: usize,
+    found: usize,
+    detected: usize,
+    right: usize,
+}
+
+impl Tally {
+    fn row(self, what: &'static str, unit: &'static str) -> SectionRow {
+        let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { a as f64 / b as f64 };
+        SectionRow {
+            what,
+            unit,
+            truth: self.truth,
+            found: self.found,
+            detected: self.detected,
+            right: self.right,
+            precision: ratio(self.right, self.detected),
+            recall: ratio(self.found, self.truth),
+        }
+    }
+
+    /// Adds a character comparison: non-blank code points in `truth`, in `detected`, in both.
+    fn characters(&mut self, text: &[char], truth: &[Span], detected: &[Span]) {
+        let mark = |spans: &[Span]| {
+            let mut marked = vec![false; text.len()];
+            for s in spans {
+                for m in &mut marked[s.start.min(text.len())..s.end.min(text.len())] {
+                    *m = true;
+                }
+            }
+            marked
+        };
+        let (t, d) = (mark(truth), mark(detected));
+        for (i, c) in text.iter().enumerate() {
+            if c.is_whitespace() {
+                continue;
+            }
+            self.truth += usize::from(t[i]);
+            self.detected += usize::from(d[i]);
+            let both = usize::from(t[i] && d[i]);
+            self.found += both;
+            self.right += both;
+        }
+    }
+
+    /// Adds an item comparison: items match when they overlap.
+    fn items(&mut self, truth: &[Span], detected: &[Span]) {
+        let hits = |s: &Span, others: &[Span]| overlap(others.iter().copied(), *s) > 0;
+        self.truth += truth.len();
+        self.found += truth.iter().filter(|t| hits(t, detected)).count();
+        self.detected += detected.len();
+        self.right += detected.iter().filter(|d| hits(d, truth)).count();
+    }
+}
+
+/// The tallies of every row.
+#[derive(Debug, Default)]
+struct Tallies {
+    front: Tally,
+    abstracts: Tally,
+    body: Tally,
+    acknowledgements: Tally,
+    references: Tally,
+    reference_lists: Tally,
+    entries: Tally,
+    block_quotes: Tally,
+    cited_quotes: Tally,
+    citations: Tally,
+}
+
+impl Tallies {
+    fn add(&mut self, article: &TaggedArticle, structure: &Structure) {
+        let text: Vec<char> = article.text.chars().collect();
+        let spans = |parts: &[Part]| -> Vec<Span> {
+            structure
+                .regions
+                .iter()
+                .filter(|r| parts.contains(&r.part))
+                .map(|r| r.span)
+                .collect()
+        };
+        self.front
+            .characters(&text, &article.front_matter, &spans(&[Part::FrontMatter]));
+        self.abstracts
+            .characters(&text, &article.abstracts, &spans(&[Part::Abstract]));
+        let body: Vec<Span> = article
+            .body
+            .iter()
+            .chain(&article.block_quotes)
+            .copied()
+            .collect();
+        self.body
+            .characters(&text, &body, &spans(&[Part::Body, Part::Heading]));
+        self.acknowledgements.characters(
+            &text,
+            &article.acknowledgements,
+            &spans(&[Part::Acknowledgements]),
+        );
+        let references = spans(&[Part::References]);
+        self.references
+            .characters(&text, &article.references, &references);
+        // A paper has a reference list, and the detector says where it starts.
+        let has = |spans: &[Span]| usize::from(!spans.is_empty());
+        self.reference_lists.truth += has(&article.references);
+        self.reference_lists.detected += has(&references);
+        let both = has(&article.references) * has(&references);
+        self.reference_lists.found += both;
+        self.reference_lists.right += both;
+        self.entries
+            .items(&article.reference_entries, &structure.references);
+        let quotes = |cited: bool| -> Vec<Span> {
+            structure
+                .quotations
+                .iter()
+                .filter(|q| q.block && (q.cited || !cited))
+                .map(|q| q.span)
+                .collect()
+        };
+        self.block_quotes
+            .items(&article.block_quotes, &quotes(false));
+        self.cited_quotes
+            .items(&article.cited_quotes, &quotes(true));
+        self.citations
+            .items(&article.citations, &structure.citations);
+    }
+
+    fn rows(&self) -> Vec<SectionRow> {
+        vec![
+            self.front.row("front matter", "characters"),
+            self.abstracts.row("abstracts", "characters"),
+            self.body.row(
+                "body (headings, paragraphs, block quotations)",
+                "characters",
+            ),
+            self.acknowledgements.row("acknowledgements", "characters"),
+            self.references.row("reference lists", "characters"),
+            self.reference_lists
+                .row("papers with a reference list", "items"),
+            self.entries.row("reference entries", "items"),
+            self.block_quotes.row("block quotations", "items"),
+            self.cited_quotes
+                .row("block quotations with a citation, marked cited", "items"),
+            self.citations.row("in-text citations", "items"),
+        ]
+    }
+}
+
+/// Reads every `.xml` article of `dir`, detects its structure from its text and compares it
+/// with the tags.
+pub fn evaluate_sections(dir: &Path) -> Result<SectionsReport, SectionsError> {
+    let read_error = |source| SectionsError::Read {
+        path: dir.display().to_string(),
+        source,
+    };
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map_err(read_error)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(SectionsError::Empty(dir.display().to_string()));
+    }
+    let mut tallies = Tallies::default();
+    let mut report = SectionsReport {
+        articles: 0,
+        unreadable: Vec::new(),
+        inline_quotations: 0,
+        rows: Vec::new(),
+    };
+    for path in paths {
+        let name = path.display().to_string();
+        let xml = std::fs::read_to_string(&path).map_err(|source| SectionsError::Read {
+            path: name.clone(),
+            source,
+        })?;
+        let article = match read_jats(&xml) {
+            Ok(article) => article,
+            Err(e) => {
+                report.unreadable.push((name, e.to_string()));
+                continue;
+            }
+        };
+        let structure = Structure::detect(&article.text);
+        report.articles += 1;
+        report.inline_quotations += structure.quotations.iter().filter(|q| !q.block).count();
+        tallies.add(&article, &structure);
+    }
+    report.rows = tallies.rows();
+    Ok(report)
+}
+
+/// The report as a Markdown table.
+pub fn print_sections(report: &SectionsReport) {
+    println!(
+        "{} articles ({} unreadable); {} quotations inside sentences found (not tagged, not measured)\n",
+        report.articles,
+        report.unreadable.len(),
+        report.inline_quotations
+    );
+    println!("| what | unit | tagged | found | detected | right | precision | recall |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for r in &report.rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {:.3} | {:.3} |",
+            r.what, r.unit, r.truth, r.found, r.detected, r.right, r.precision, r.recall
+        );
+    }
+    for (path, reason) in &report.unreadable {
+        println!("\nunreadable: {path}: {reason}");
+    }
+}
+
+/// One article paragraph by paragraph: the tag's class and the detected part, for finding
+/// out why a row is low.
+pub fn explain_article(xml: &str) -> Result<String, super::jats::JatsError> {
+    let article = read_jats(xml)?;
+    let structure = Structure::detect(&article.text);
+    let tagged = |offset: usize| -> &'static str {
+        let lists: [(&'static str, &Vec<Span>); 6] = [
+            ("front", &article.front_matter),
+            ("abstract", &article.abstracts),
+            ("body", &article.body),
+            ("quote", &article.block_quotes),
+            ("ack", &article.acknowledgements),
+            ("refs", &article.references),
+        ];
+        lists
+            .iter()
+            .find(|(_, spans)| spans.iter().any(|s| s.start <= offset && offset < s.end))
+            .map_or("-", |(name, _)| *name)
+    };
+    let mut out = String::new();
+    let mut offset = 0;
+    for line in article.text.split('\n') {
+        let chars = line.chars().count();
+        if !line.trim().is_empty() {
+            let at = offset + line.chars().take_while(|c| c.is_whitespace()).count();
+            let head: String = line.chars().take(90).collect();
+            out.push_str(&format!(
+                "{:<9} {:<18} {head}\n",
+                tagged(at),
+                format!("{:?}", structure.part_at(at)),
+            ));
+        }
+        offset += chars + 1;
+    }
+    Ok(out)
+}

@@ -1,0 +1,355 @@
+//! The words a paper's parts announce themselves with: section headings and the labels of
+//! front-matter lines, in Russian and English.
+
+use super::layout::words;
+
+/// What a heading names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Heading {
+    Abstract,
+    /// A heading inside a structured abstract ("Background", "Methods", "Цель").
+    AbstractPart,
+    /// A heading that opens the body ("Introduction", "Введение").
+    BodyStart,
+    Acknowledgements,
+    References,
+    /// A heading of back matter that describes the paper rather than carrying it: author
+    /// information, contributions, funding, competing interests.
+    Statements,
+    /// Back matter that is text again: appendices, supporting information.
+    Appendix,
+}
+
+const REFERENCES: &[&str] = &[
+    "references",
+    "reference",
+    "reference list",
+    "references and notes",
+    "references cited",
+    "bibliography",
+    "literature",
+    "literature cited",
+    "cited literature",
+    "works cited",
+    "sources",
+    "список литературы",
+    "литература",
+    "библиографический список",
+    "библиография",
+    "список использованных источников",
+    "список использованной литературы",
+    "список источников",
+    "источники",
+    "источники и литература",
+    "список литературы references",
+];
+
+const ACKNOWLEDGEMENTS: &[&str] = &[
+    "acknowledgements",
+    "acknowledgments",
+    "acknowledgement",
+    "acknowledgment",
+    "благодарности",
+    "благодарность",
+];
+
+const ABSTRACTS: &[&str] = &[
+    "abstract",
+    "summary",
+    "author summary",
+    "patient summary",
+    "editors summary",
+    "editor s summary",
+    "synopsis",
+    "аннотация",
+    "резюме",
+    "реферат",
+];
+
+const ABSTRACT_PARTS: &[&str] = &[
+    "background",
+    "objective",
+    "objectives",
+    "aim",
+    "aims",
+    "purpose",
+    "methods",
+    "methods and findings",
+    "methodology",
+    "methodology principal findings",
+    "principal findings",
+    "findings",
+    "results",
+    "conclusion",
+    "conclusions",
+    "conclusions significance",
+    "significance",
+    "additional information",
+    "цель",
+    "цель исследования",
+    "материалы и методы",
+    "методы",
+    "результаты",
+    "заключение",
+    "выводы",
+];
+
+const BODY_STARTS: &[&str] = &[
+    "introduction",
+    "background",
+    "main text",
+    "materials and methods",
+    "methods",
+    "введение",
+    "постановка задачи",
+    "основная часть",
+];
+
+const STATEMENTS: &[&str] = &[
+    "about the authors",
+    "author information",
+    "authors information",
+    "author contributions",
+    "funding",
+    "competing interests",
+    "conflict of interest",
+    "conflicts of interest",
+    "financial disclosure",
+    "data availability",
+    "сведения об авторах",
+    "информация об авторах",
+    "об авторах",
+    "вклад авторов",
+    "финансирование",
+    "конфликт интересов",
+];
+
+const APPENDICES: &[&str] = &[
+    "appendix",
+    "appendices",
+    "supporting information",
+    "supplementary material",
+    "supplementary materials",
+    "figures",
+    "tables",
+    "figure legends",
+    "приложение",
+    "приложения",
+];
+
+/// Labels that open a front-matter line or paragraph ("Keywords: …", "УДК 004.8").
+const LABELS: &[&str] = &[
+    "keywords",
+    "key words",
+    "index terms",
+    "ключевые слова",
+    "received",
+    "accepted",
+    "published",
+    "revised",
+    "editor",
+    "academic editor",
+    "citation",
+    "copyright",
+    "funding",
+    "competing interests",
+    "conflict of interest",
+    "conflicts of interest",
+    "financial disclosure",
+    "data availability",
+    "author contributions",
+    "corresponding author",
+    "e mail",
+    "email",
+    "эл почта",
+    "correspondence",
+    "for citation",
+    "cite this article",
+    "article history",
+    "license",
+    "licence",
+    "для цитирования",
+    "финансирование",
+    "конфликт интересов",
+    "вклад авторов",
+    "автор для переписки",
+    "адрес для переписки",
+    "информация о статье",
+    "поступила в редакцию",
+    "статья поступила в редакцию",
+    "принята к публикации",
+    "дата поступления",
+];
+
+/// Labels that mark front matter even without punctuation after them.
+const BARE_LABELS: &[&str] = &["удк", "udc", "ббк", "doi", "orcid", "©"];
+
+/// A heading's words, lowercased, without numbering and punctuation: "2.1. Methods:" →
+/// "methods".
+pub(super) fn normalized(text: &str) -> String {
+    let mut out = String::new();
+    let mut first = true;
+    for word in words(text) {
+        // Leading section numbers and roman numerals are no part of the name.
+        if first && (word.chars().all(|c| c.is_ascii_digit()) || is_roman(word)) {
+            continue;
+        }
+        first = false;
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    out.replace('ё', "е")
+}
+
+fn is_roman(word: &str) -> bool {
+    word.len() <= 4 && word.chars().all(|c| matches!(c, 'I' | 'V' | 'X'))
+}
+
+/// Whether a heading starts with a section number: "1.", "2.1", "IV.".
+pub(super) fn numbered(text: &str) -> bool {
+    let first = text.split_whitespace().next().unwrap_or("");
+    let digits = first.trim_end_matches(['.', ')']);
+    !digits.is_empty()
+        && (digits.chars().all(|c| c.is_ascii_digit() || c == '.') || is_roman(digits))
+        && text.split_whitespace().nth(1).is_some()
+}
+
+/// What a heading names, if it is one of the known names.
+pub(super) fn heading(text: &str) -> Option<Heading> {
+    let name = normalized(text);
+    let is = |names: &[&str]| names.contains(&name.as_str());
+    if is(REFERENCES) {
+        Some(Heading::References)
+    } else if is(ACKNOWLEDGEMENTS) {
+        Some(Heading::Acknowledgements)
+    } else if is(ABSTRACTS) {
+        Some(Heading::Abstract)
+    } else if is(STATEMENTS) {
+        Some(Heading::Statements)
+    } else if is(APPENDICES) || name.starts_with("appendix ") || name.starts_with("приложение ")
+    {
+        Some(Heading::Appendix)
+    } else if is(BODY_STARTS) {
+        Some(Heading::BodyStart)
+    } else if is(ABSTRACT_PARTS) {
+        Some(Heading::AbstractPart)
+    } else {
+        None
+    }
+}
+
+/// Whether a name is one a structured abstract's parts carry.
+pub(super) fn abstract_part(text: &str) -> bool {
+    ABSTRACT_PARTS.contains(&normalized(text).as_str())
+}
+
+/// The heading a paragraph opens with when the heading runs into its text ("Abstract: We …",
+/// "Аннотация. В статье …"): the kind and the paragraph without it.
+pub(super) fn run_in(text: &str) -> Option<Heading> {
+    let (head, rest) = text.split_once([':', '.', '—'])?;
+    if head.chars().count() > 40 || rest.trim().is_empty() {
+        return None;
+    }
+    match heading(head)? {
+        kind @ (Heading::Abstract | Heading::Acknowledgements | Heading::Statements) => Some(kind),
+        _ => None,
+    }
+}
+
+/// Whether a line or paragraph opens with a front-matter label.
+pub(super) fn labelled(text: &str) -> bool {
+    let text = text.trim_start_matches(['*', '†', '‡', '#', ' ']);
+    let lower: String = text
+        .chars()
+        .take(48)
+        .flat_map(char::to_lowercase)
+        .map(|c| if c == 'ё' { 'е' } else { c })
+        .collect();
+    if lower.starts_with('©') {
+        return true;
+    }
+    // The label's words, then what follows them.
+    let flat: String = lower
+        .chars()
+        .map(|c| if c == '-' || c == '.' { ' ' } else { c })
+        .collect();
+    let after = |label: &str| -> Option<char> {
+        let rest = flat.strip_prefix(label)?;
+        let next = rest.chars().next();
+        match next {
+            Some(c) if c.is_alphanumeric() => None,
+            _ => Some(
+                lower
+                    .chars()
+                    .skip(label.chars().count())
+                    .find(|c| !c.is_whitespace())
+                    .unwrap_or(' '),
+            ),
+        }
+    };
+    if BARE_LABELS.iter().any(|l| after(l).is_some()) {
+        return true;
+    }
+    LABELS
+        .iter()
+        .any(|l| after(l).is_some_and(|c| matches!(c, ':' | '.' | '—' | '–' | '-')))
+}
+
+/// Whether a string holds an e-mail address, an ORCID iD or a DOI.
+pub(super) fn has_identifier(text: &str) -> bool {
+    let email = text.split_whitespace().any(|w| {
+        w.split_once('@')
+            .is_some_and(|(user, host)| !user.is_empty() && host.contains('.') && host.len() > 3)
+    });
+    let orcid = text.match_indices("0000-000").next().is_some();
+    let doi = text.contains("doi.org/") || text.to_lowercase().contains("doi:");
+    email || orcid || doi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headings_are_known_with_numbers_and_punctuation() {
+        assert_eq!(heading("СПИСОК ЛИТЕРАТУРЫ"), Some(Heading::References));
+        assert_eq!(heading("7. References"), Some(Heading::References));
+        assert_eq!(
+            heading("Библиографический список:"),
+            Some(Heading::References)
+        );
+        assert_eq!(heading("Acknowledgments"), Some(Heading::Acknowledgements));
+        assert_eq!(heading("1. Введение"), Some(Heading::BodyStart));
+        assert_eq!(heading("IV. INTRODUCTION"), Some(Heading::BodyStart));
+        assert_eq!(heading("Аннотация"), Some(Heading::Abstract));
+        assert_eq!(heading("Methods and Findings"), Some(Heading::AbstractPart));
+        assert_eq!(heading("The history of the problem"), None);
+        assert!(numbered("2.1 Data"));
+        assert!(numbered("IV. Results"));
+        assert!(!numbered("2019"));
+        assert!(!numbered("In the beginning"));
+    }
+
+    #[test]
+    fn run_in_headings_and_labels() {
+        assert_eq!(run_in("Abstract: We study cats."), Some(Heading::Abstract));
+        assert_eq!(run_in("Аннотация. В статье …"), Some(Heading::Abstract));
+        assert_eq!(run_in("Methods. We did"), None);
+        assert!(labelled("Keywords: plagiarism, text reuse"));
+        assert!(labelled("Ключевые слова: плагиат"));
+        assert!(labelled("УДК 004.8"));
+        assert!(labelled("* E-mail: someone@example.org"));
+        assert!(labelled("Received: May 3, 2010; Accepted: June 1, 2010"));
+        assert!(labelled("© 2020 The Authors"));
+        assert!(!labelled(
+            "Received wisdom holds that cats are independent."
+        ));
+        assert!(!labelled("Funding agencies rarely ask for this."));
+        assert!(!labelled("Editorial boards decide."));
+        assert!(has_identifier("Иванов И.И., ivanov@spbu.ru"));
+        assert!(has_identifier("https://orcid.org/0000-0002-1825-0097"));
+        assert!(!has_identifier("a @ b"));
+    }
+}
