@@ -20,9 +20,9 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
     if !(0.0..=1.0).contains(&request.min_similarity) {
         return Err(CheckError::InvalidSimilarity(request.min_similarity));
     }
-    let ids = match &request.libraries {
+    let ids = match request.distinct_libraries() {
         Some(ids) if ids.is_empty() => return Err(CheckError::NoLibraries),
-        Some(ids) => ids.clone(),
+        Some(ids) => ids,
         None => catalog.ids(),
     };
     let libraries = ids

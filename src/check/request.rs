@@ -26,6 +26,20 @@ impl CheckRequest {
             lang: None,
         }
     }
+
+    /// The libraries to check against, each once, in the order first named: a library named
+    /// twice would be searched twice and report every match twice. `None` means all.
+    pub fn distinct_libraries(&self) -> Option<Vec<String>> {
+        let named = self.libraries.as_ref()?;
+        let mut seen = std::collections::HashSet::new();
+        Some(
+            named
+                .iter()
+                .filter(|id| seen.insert(id.as_str()))
+                .cloned()
+                .collect(),
+        )
+    }
 }
 
 /// Why a check could not run.

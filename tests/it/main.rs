@@ -8,6 +8,7 @@ mod crawl_queue;
 mod crawl_resume;
 mod crawl_serve_resume;
 mod html_bombs;
+mod hostile;
 mod import;
 mod keys;
 mod limits;
