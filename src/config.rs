@@ -113,6 +113,11 @@ pub struct Limits {
     pub body_timeout_ms: u64,
     /// How long a reading request (check, search, listing) may take to answer, in milliseconds.
     pub request_timeout_ms: u64,
+    /// The most checks computed at once; 0 means one per CPU core.
+    pub max_concurrent_checks: usize,
+    /// The most checks waiting for one of those places; a check beyond them is refused at once
+    /// (`503 busy`).
+    pub max_waiting_checks: usize,
 }
 
 impl Limits {
@@ -290,6 +295,8 @@ impl Default for Limits {
             max_query_bytes: 2_000,
             body_timeout_ms: 60_000,
             request_timeout_ms: 30_000,
+            max_concurrent_checks: 0,
+            max_waiting_checks: 64,
         }
     }
 }

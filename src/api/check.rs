@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::auth::Identity;
 use super::body::{TextBody, parse_json};
 use super::{ApiError, AppState, ErrorCode};
-use crate::check::{CheckReport, CheckRequest, Verdict, check};
+use crate::check::{CancelFlag, CheckReport, CheckRequest, Verdict, check_cancellable};
 use crate::config::Limits;
 
 #[derive(Deserialize)]
@@ -74,8 +74,17 @@ pub(super) async fn check_text(
             }
         }
     }
+    let place = state.checks.place().await?;
+    // Dropped with this future when the client goes away or the time limit passes: the check
+    // then stops at its next step instead of computing an answer nobody reads.
+    let cancel = CancelFlag::new();
+    let _cancel_when_abandoned = cancel.cancel_on_drop();
     let catalog = state.catalog.clone();
-    let report = tokio::task::spawn_blocking(move || check(&catalog, &request)).await??;
+    let report = tokio::task::spawn_blocking(move || {
+        let _place = place;
+        check_cancellable(&catalog, &request, &cancel)
+    })
+    .await??;
     let counter = match report.verdict {
         Verdict::Duplicate => &state.metrics.checks_duplicate,
         Verdict::Partial => &state.metrics.checks_partial,

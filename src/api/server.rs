@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use super::{AppState, Metrics, router};
+use super::{AppState, router};
 use tokio_util::sync::CancellationToken;
 
 use crate::crawl::CrawlService;
@@ -41,12 +41,7 @@ pub async fn serve(
     // A re-index a crash interrupted goes on from its last commit.
     jobs.resume_unfinished();
     let drift = tokio::spawn(jobs.clone().watch_drift());
-    let state = AppState {
-        catalog,
-        metrics: Arc::new(Metrics::default()),
-        crawl: crawl.clone(),
-        jobs: jobs.clone(),
-    };
+    let state = AppState::new(catalog, crawl.clone(), jobs.clone());
     // Queued libraries are crawled in the background; a crawl interrupted by the shutdown stays
     // queued and resumes on the next start.
     let stop_crawling = CancellationToken::new();

@@ -9,13 +9,23 @@ use std::time::Instant;
 use super::gather::gather;
 use super::report::{ratio, round};
 use super::verify::{Query, Verified, covered, distinct_without, verify};
-use super::{CheckError, CheckReport, CheckRequest, Method, Verdict};
+use super::{CancelFlag, CheckError, CheckReport, CheckRequest, Method, Verdict};
 use crate::analysis::{AnalyzedText, analyze_text};
 use crate::index::LibraryIndex;
 use crate::library::{Catalog, DocumentError, parse_lang};
 
 /// Checks a text against the requested libraries.
 pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, CheckError> {
+    check_cancellable(catalog, request, &CancelFlag::new())
+}
+
+/// Checks a text against the requested libraries, stopping with [`CheckError::Cancelled`]
+/// between steps (each library, each candidate) once `cancel` is set.
+pub fn check_cancellable(
+    catalog: &Catalog,
+    request: &CheckRequest,
+    cancel: &CancelFlag,
+) -> Result<CheckReport, CheckError> {
     let started = Instant::now();
     if !(0.0..=1.0).contains(&request.min_similarity) {
         return Err(CheckError::InvalidSimilarity(request.min_similarity));
@@ -31,12 +41,14 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
         .collect::<Result<Vec<_>, _>>()?;
     let lang = parse_lang(request.lang.as_deref())?;
     let query = analyze(catalog, &request.text, lang)?;
+    cancel.go_on()?;
 
     let mut signature = None;
     let mut generations = BTreeMap::new();
     let mut matches = Vec::new();
     let mut copied: Vec<Range<usize>> = Vec::new();
     for (i, (id, index)) in libraries.iter().enumerate() {
+        cancel.go_on()?;
         let found = LibraryCheck {
             library: id,
             index,
@@ -44,6 +56,7 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
             query: &query,
             query_text: &request.text,
             passages: request.passages,
+            cancel,
         }
         .run()?;
         if i == 0 {
@@ -134,6 +147,7 @@ struct LibraryCheck<'a> {
     query: &'a AnalyzedText,
     query_text: &'a str,
     passages: bool,
+    cancel: &'a CancelFlag,
 }
 
 impl LibraryCheck<'_> {
@@ -152,6 +166,9 @@ impl LibraryCheck<'_> {
         let analyzer = self.passages.then(|| self.catalog.analyzer());
         let mut matches = Vec::new();
         for (key, candidate) in gathered.candidates {
+            self.cancel.go_on()?;
+            #[cfg(test)]
+            tests::before_verifying();
             matches.extend(verify(
                 &view,
                 self.library,
@@ -183,6 +200,61 @@ pub(super) mod tests {
     thread_local! {
         /// Runs once, after a check's read of a library began and before its first lookup.
         static BETWEEN_LOOKUPS: RefCell<Option<Box<dyn FnOnce()>>> = RefCell::new(None);
+    }
+
+    thread_local! {
+        /// Runs before each candidate is verified.
+        static BEFORE_VERIFYING: RefCell<Option<Box<dyn FnMut()>>> = RefCell::new(None);
+    }
+
+    pub(super) fn before_verifying() {
+        BEFORE_VERIFYING.with(|h| {
+            if let Some(hook) = h.borrow_mut().as_mut() {
+                hook();
+            }
+        });
+    }
+
+    /// A check nobody waits for must stop at its next step rather than verify every
+    /// remaining candidate (abandoned checks kept both cores busy long after their clients left).
+    #[test]
+    fn a_cancelled_check_stops_before_its_next_candidate() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::default();
+        config.storage.data_dir = dir.path().to_path_buf();
+        config.storage.writer_memory_mb = 15;
+        let catalog = Arc::new(Catalog::open(&config).unwrap());
+        catalog
+            .create(NewLibrary {
+                id: "lib".to_string(),
+                ..Default::default()
+            })
+            .unwrap();
+        let texts: Vec<String> = (0..6).map(|i| words(i, 80)).collect();
+        let documents = texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| input(&format!("d{i}"), text.clone()))
+            .collect();
+        catalog.ingest("lib", documents).unwrap();
+        // Every document is copied into the query: six candidates to verify.
+        let request = CheckRequest::new(texts.join(" "));
+        assert_eq!(check(&catalog, &request).unwrap().matches.len(), 6);
+
+        let cancel = CancelFlag::new();
+        let verified = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (flag, count) = (cancel.clone(), verified.clone());
+        BEFORE_VERIFYING.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move || {
+                // The client goes away while the first candidate is being verified.
+                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                flag.cancel();
+            }))
+        });
+        let result = check_cancellable(&catalog, &request, &cancel);
+        BEFORE_VERIFYING.with(|h| h.borrow_mut().take());
+        assert!(matches!(result, Err(CheckError::Cancelled)), "{result:?}");
+        assert_eq!(verified.load(std::sync::atomic::Ordering::Relaxed), 1);
     }
 
     pub(in crate::check) fn between_lookups() {

@@ -16,8 +16,8 @@ mod similarity;
 mod verify;
 
 pub use decide::{Scores, decide, may_match, worth_reading};
-pub use engine::{check, raw_candidates};
+pub use engine::{check, check_cancellable, raw_candidates};
 pub use passages::{PassageMatch, Span};
 pub use report::{CheckReport, MatchReport, Method, Verdict};
-pub use request::{CheckError, CheckRequest};
+pub use request::{CancelFlag, CancelOnDrop, CheckError, CheckRequest};
 pub use similarity::{Similarity, bag_similarity, sorted_intersection};

@@ -64,10 +64,16 @@ fn embedded_v4(v6: Ipv6Addr) -> Vec<Ipv4Addr> {
         | [0, 0, 0, 0, 0, 0, high, low]
         | [0x64, 0xff9b, 0, 0, 0, 0, high, low] => vec![v4(high, low)],
         [0x2002, high, low, ..] => vec![v4(high, low)],
-        [0x2001, 0, server_high, server_low, _, _, client_high, client_low] => vec![
-            v4(server_high, server_low),
-            v4(!client_high, !client_low),
-        ],
+        [
+            0x2001,
+            0,
+            server_high,
+            server_low,
+            _,
+            _,
+            client_high,
+            client_low,
+        ] => vec![v4(server_high, server_low), v4(!client_high, !client_low)],
         _ => Vec::new(),
     }
 }
@@ -204,7 +210,10 @@ mod tests {
 
     fn allowed(ips: &[&str]) {
         for ip in ips {
-            assert!(!is_non_public(ip.parse().unwrap()), "{ip} should be allowed");
+            assert!(
+                !is_non_public(ip.parse().unwrap()),
+                "{ip} should be allowed"
+            );
         }
     }
 
@@ -248,13 +257,22 @@ mod tests {
 
     #[test]
     fn nat64_local_use_prefix_is_refused() {
-        refused(&["64:ff9b:1::1", "64:ff9b:1:7f00:1::", "64:ff9b:1:ffff::8.8.8.8"]);
+        refused(&[
+            "64:ff9b:1::1",
+            "64:ff9b:1:7f00:1::",
+            "64:ff9b:1:ffff::8.8.8.8",
+        ]);
     }
 
     #[test]
     fn six_to_four_addresses_are_judged_by_their_ipv4_address() {
         // 2002:AABB:CCDD::/48 belongs to the IPv4 address AA.BB.CC.DD.
-        refused(&["2002:7f00:1::1", "2002:a00:1::", "2002:c0a8:101::1", "2002::1"]);
+        refused(&[
+            "2002:7f00:1::1",
+            "2002:a00:1::",
+            "2002:c0a8:101::1",
+            "2002::1",
+        ]);
         allowed(&["2002:808:808::1"]);
     }
 

@@ -71,7 +71,9 @@ fn every_passage_of_a_long_repeated_text_points_at_a_copy() {
     let chars: Vec<char> = query.chars().collect();
     let source_chars = source.chars().count();
     for passage in passages {
-        let found: String = chars[passage.query.start..passage.query.end].iter().collect();
+        let found: String = chars[passage.query.start..passage.query.end]
+            .iter()
+            .collect();
         assert!(source.contains(&found), "{passage:?}: {found}");
         assert!(passage.doc.end <= source_chars, "{passage:?}");
         let copy: String = source
