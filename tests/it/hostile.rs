@@ -2,7 +2,7 @@
 //! doing work nobody waits for.
 
 use dupfinder::check::{CheckRequest, check};
-use dupfinder::library::{DocumentInput, IdValue, NewLibrary};
+use dupfinder::library::{DocumentError, DocumentInput, IdValue, LibraryError, NewLibrary};
 use serde_json::json;
 
 use crate::support::{app, catalog, json_request, synthetic_text};
@@ -82,5 +82,87 @@ fn every_passage_of_a_long_repeated_text_points_at_a_copy() {
             .take(passage.doc.end - passage.doc.start)
             .collect();
         assert_eq!(found, copy, "{passage:?}");
+    }
+}
+
+fn document(id: String, text: String) -> (usize, Result<DocumentInput, DocumentError>) {
+    let input = DocumentInput {
+        id: Some(IdValue::Text(id)),
+        text: Some(text),
+        lang: Some("en".to_string()),
+        ..Default::default()
+    };
+    (1, Ok(input))
+}
+
+fn old_documents(batch: &[String]) -> Vec<(usize, Result<DocumentInput, DocumentError>)> {
+    batch
+        .iter()
+        .enumerate()
+        .map(|(i, text)| document(format!("old-{i}"), text.clone()))
+        .collect()
+}
+
+/// A library deleted and created again while a large write to it runs: the write lands whole
+/// (in the old library, or in the new one when it reached the library after the new one was
+/// created) or is answered `library_not_found`; it never fails otherwise, never stops the new
+/// library's writer, and never damages the new library. Twenty trials, the delete landing at a
+/// different moment of the write each time (spread over the time one such write takes here).
+#[test]
+fn a_library_deleted_and_created_again_during_a_write_starts_clean() {
+    let (_dir, catalog) = catalog();
+    let batch: Vec<String> = (0..400).map(|i| synthetic_text(i, 60)).collect();
+    catalog
+        .create(NewLibrary {
+            id: "pace".to_string(),
+            ..Default::default()
+        })
+        .unwrap();
+    let started = std::time::Instant::now();
+    catalog.ingest("pace", old_documents(&batch)).unwrap();
+    let one_write = started.elapsed();
+    for trial in 0..20u32 {
+        catalog
+            .create(NewLibrary {
+                id: "lib".to_string(),
+                ..Default::default()
+            })
+            .unwrap();
+        let writer = {
+            let catalog = catalog.clone();
+            let lines = old_documents(&batch);
+            std::thread::spawn(move || catalog.ingest("lib", lines))
+        };
+        std::thread::sleep(one_write * trial / 20);
+        catalog.delete("lib").unwrap();
+        catalog
+            .create(NewLibrary {
+                id: "lib".to_string(),
+                ..Default::default()
+            })
+            .unwrap();
+        match writer.join().unwrap() {
+            Ok(report) => assert_eq!(report.accepted, batch.len(), "trial {trial}"),
+            Err(LibraryError::NotFound(_)) => {}
+            Err(e) => panic!("trial {trial}: the write failed with {e:?}"),
+        }
+        let fresh = catalog
+            .ingest(
+                "lib",
+                vec![document("new".to_string(), synthetic_text(999, 60))],
+            )
+            .unwrap_or_else(|e| panic!("trial {trial}: the new library refused a write: {e:?}"));
+        assert_eq!(fresh.accepted, 1);
+        let info = catalog.describe("lib").unwrap();
+        assert!(
+            [1, 1 + batch.len() as u64].contains(&info.documents),
+            "trial {trial}: {info:?}"
+        );
+        let index = catalog.index("lib").unwrap();
+        assert!(
+            index.view().document("new").unwrap().is_some(),
+            "trial {trial}"
+        );
+        catalog.delete("lib").unwrap();
     }
 }
