@@ -2,10 +2,12 @@
 //! doing work nobody waits for.
 
 use dupfinder::check::{CheckRequest, check};
-use dupfinder::library::{DocumentError, DocumentInput, IdValue, LibraryError, NewLibrary};
+use dupfinder::library::{
+    DocumentError, DocumentInput, IdValue, LibraryError, NewLibrary, import_file,
+};
 use serde_json::json;
 
-use crate::support::{app, catalog, json_request, synthetic_text};
+use crate::support::{app, catalog, catalog_with, json_request, synthetic_text};
 
 /// A catalog with one library `lib` holding one document, `source`, of `text`.
 fn one_document_library(
@@ -165,4 +167,54 @@ fn a_library_deleted_and_created_again_during_a_write_starts_clean() {
         );
         catalog.delete("lib").unwrap();
     }
+}
+
+fn gzip(path: &std::path::Path, write: impl FnOnce(&mut dyn std::io::Write)) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
+    write(&mut encoder);
+    encoder.finish().unwrap();
+}
+
+/// A gzip holding one enormous line (here 64 MB of an unterminated JSON string, 64 KB
+/// compressed) is rejected as too large while it is read, not read whole first; the next
+/// line is imported.
+#[test]
+fn an_enormous_line_in_a_gzip_is_rejected_while_read() {
+    let (dir, catalog) = catalog_with(|c| c.limits.max_text_bytes = 100_000);
+    let path = dir.path().join("bomb.jsonl.gz");
+    gzip(&path, |out| {
+        out.write_all(br#"{"id":"bomb","text":""#).unwrap();
+        let chunk = vec![b'a'; 1 << 20];
+        for _ in 0..64 {
+            out.write_all(&chunk).unwrap();
+        }
+        out.write_all(b"\n").unwrap();
+        let good = json!({"id": "good", "text": synthetic_text(5, 60), "lang": "en"});
+        writeln!(out, "{good}").unwrap();
+    });
+    let summary = import_file(&catalog, "lib", &path, &()).unwrap();
+    assert_eq!(summary.accepted, 1);
+    assert_eq!(summary.rejected.len(), 1, "{:?}", summary.rejected);
+    assert_eq!(summary.rejected[0].line, 1);
+    assert_eq!(summary.rejected[0].error.code, "text_too_large");
+}
+
+/// Millions of rejected lines are counted, but only the first ones are kept and printed.
+#[test]
+fn rejections_kept_are_bounded_and_all_are_counted() {
+    let (dir, catalog) = catalog();
+    let path = dir.path().join("junk.jsonl.gz");
+    gzip(&path, |out| {
+        for _ in 0..5_000 {
+            out.write_all(b"{\n").unwrap();
+        }
+        let good = json!({"id": "good", "text": synthetic_text(5, 60), "lang": "en"});
+        writeln!(out, "{good}").unwrap();
+    });
+    let summary = import_file(&catalog, "lib", &path, &()).unwrap();
+    assert_eq!(summary.accepted, 1);
+    assert!(summary.rejected.len() <= 1_000, "{} kept", summary.rejected.len());
+    assert_eq!(summary.rejected_lines, 5_000);
+    assert_eq!(summary.rejected[0].line, 1);
 }
