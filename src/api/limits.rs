@@ -1,5 +1,6 @@
 //! Time limits: a reading request (a check, a search, a listing) is answered within
-//! `limits.request_timeout_ms` or given up with `503 timeout`. Writes are not cut off, because
+//! `limits.request_timeout_ms` of its body's arrival or given up with `503 timeout`; its body
+//! must arrive within `limits.body_timeout_ms` (`408 body_timeout`). Writes are not cut off, because
 //! their work (analysis, commit, fsync) cannot be abandoned half-way once it has started; a slow
 //! upload is bounded by `limits.body_timeout_ms` instead (see `body.rs`).
 //!
@@ -83,6 +84,12 @@ pub(super) async fn request_timeout(
     if is_operator(request.method(), request.uri().path()) {
         return next.run(request).await;
     }
+    // The time to answer starts once the body has arrived: a slow body is a client's fault
+    // and answered `408 body_timeout`, within `body_timeout_ms`.
+    let request = match read_body_first(&state.catalog.config().limits, request).await {
+        Ok(request) => request,
+        Err(error) => return error.into_response(),
+    };
     let limit = Duration::from_millis(state.catalog.config().limits.request_timeout_ms.max(1));
     match tokio::time::timeout(limit, next.run(request)).await {
         Ok(response) => response,
@@ -98,6 +105,44 @@ pub(super) async fn request_timeout(
             .into_response()
         }
     }
+}
+
+/// The request with its body read whole, within `body_timeout_ms` and `max_body_bytes`.
+async fn read_body_first(limits: &Limits, request: Request) -> Result<Request, ApiError> {
+    use futures_util::StreamExt;
+
+    let (parts, body) = request.into_parts();
+    let max = limits.max_body_bytes;
+    let read = async {
+        let mut stream = body.into_data_stream();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| {
+                ApiError::new(
+                    ErrorCode::InvalidBody,
+                    format!("could not read the request body: {e}"),
+                )
+            })?;
+            if bytes.len() + chunk.len() > max {
+                return Err(ApiError::new(
+                    ErrorCode::BodyTooLarge,
+                    format!("the request body is larger than {max} bytes"),
+                ));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
+    };
+    let timeout_ms = limits.body_timeout_ms;
+    let bytes = tokio::time::timeout(Duration::from_millis(timeout_ms.max(1)), read)
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                ErrorCode::BodyTimeout,
+                format!("the request body did not arrive within {timeout_ms} ms"),
+            )
+        })??;
+    Ok(Request::from_parts(parts, axum::body::Body::from(bytes)))
 }
 
 #[cfg(test)]

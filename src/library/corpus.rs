@@ -202,8 +202,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.jsonl");
         let long = format!("{{\"id\":\"a\",\"text\":\"{}\"}}", "x".repeat(300_000));
-        std::fs::write(&path, format!("{long}\r\n{{\"id\":\"b\",\"text\":\"y\"}}\r\nlast")).unwrap();
-        let reader = CorpusReader::open(&path).unwrap().with_max_line_bytes(1_000);
+        std::fs::write(
+            &path,
+            format!("{long}\r\n{{\"id\":\"b\",\"text\":\"y\"}}\r\nlast"),
+        )
+        .unwrap();
+        let reader = CorpusReader::open(&path)
+            .unwrap()
+            .with_max_line_bytes(1_000);
         let lines: Vec<CorpusLine> = reader.map(Result::unwrap).collect();
         assert!(matches!(
             &lines[0],

@@ -7,7 +7,7 @@ use dupfinder::library::{
 };
 use serde_json::json;
 
-use crate::support::{app, catalog, catalog_with, json_request, synthetic_text};
+use crate::support::{app, catalog, catalog_with, error_code, json_request, synthetic_text};
 
 /// A catalog with one library `lib` holding one document, `source`, of `text`.
 fn one_document_library(
@@ -214,7 +214,43 @@ fn rejections_kept_are_bounded_and_all_are_counted() {
     });
     let summary = import_file(&catalog, "lib", &path, &()).unwrap();
     assert_eq!(summary.accepted, 1);
-    assert!(summary.rejected.len() <= 1_000, "{} kept", summary.rejected.len());
+    assert!(
+        summary.rejected.len() <= 1_000,
+        "{} kept",
+        summary.rejected.len()
+    );
     assert_eq!(summary.rejected_lines, 5_000);
     assert_eq!(summary.rejected[0].line, 1);
+}
+
+/// A check whose body trickles in is answered `408 body_timeout` as SECURITY.md says, not
+/// `503 timeout`: the time to answer starts once the body has arrived.
+#[tokio::test]
+async fn a_check_body_that_never_ends_is_a_body_timeout() {
+    use futures_util::StreamExt;
+    use tower::ServiceExt;
+
+    let (_dir, catalog) = catalog_with(|c| {
+        c.limits.request_timeout_ms = 100;
+        c.limits.body_timeout_ms = 400;
+    });
+    let app = app(catalog);
+    let first = futures_util::stream::once(async {
+        Ok::<_, std::io::Error>(axum::body::Bytes::from_static(b"{\"text\": \"abc"))
+    });
+    let body = axum::body::Body::from_stream(first.chain(futures_util::stream::pending()));
+    let request = axum::http::Request::builder()
+        .method("POST")
+        .uri("/api/v1/check")
+        .header("content-type", "application/json")
+        .body(body)
+        .unwrap();
+    let response = app.oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!((status.as_u16(), error_code(&body)), (408, "body_timeout"));
 }
