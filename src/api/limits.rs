@@ -1,8 +1,8 @@
 //! Time limits: a reading request (a check, a search, a listing) is answered within
 //! `limits.request_timeout_ms` of its body's arrival or given up with `503 timeout`; its body
-//! must arrive within `limits.body_timeout_ms` (`408 body_timeout`). Writes are not cut off, because
-//! their work (analysis, commit, fsync) cannot be abandoned half-way once it has started; a slow
-//! upload is bounded by `limits.body_timeout_ms` instead (see `body.rs`).
+//! must arrive within `limits.body_timeout_ms` (`408 body_timeout`). Writes are not cut off,
+//! because their work (analysis, commit, fsync) cannot be abandoned half-way once it has
+//! started; a slow upload is bounded by `limits.body_timeout_ms` instead (see `body.rs`).
 //!
 //! Places for checks: at most `limits.max_concurrent_checks` checks are computed at once and
 //! at most `limits.max_waiting_checks` wait for a place; a check beyond them is refused at once
