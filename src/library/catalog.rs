@@ -236,10 +236,11 @@ impl Catalog {
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            if path.is_dir() && !kept.contains(&path) {
-                if let Err(e) = std::fs::remove_dir_all(&path) {
-                    tracing::warn!(dir = %path.display(), error = %e, "could not remove a deleted library's files");
-                }
+            if path.is_dir()
+                && !kept.contains(&path)
+                && let Err(e) = std::fs::remove_dir_all(&path)
+            {
+                tracing::warn!(dir = %path.display(), error = %e, "could not remove a deleted library's files");
             }
         }
     }
