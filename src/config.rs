@@ -118,6 +118,9 @@ pub struct Limits {
     /// The most checks waiting for one of those places; a check beyond them is refused at once
     /// (`503 busy`).
     pub max_waiting_checks: usize,
+    /// The most client connections the server holds open at once; further ones wait, not
+    /// accepted, until one closes.
+    pub max_connections: usize,
 }
 
 impl Limits {
@@ -297,6 +300,7 @@ impl Default for Limits {
             request_timeout_ms: 30_000,
             max_concurrent_checks: 0,
             max_waiting_checks: 64,
+            max_connections: 1024,
         }
     }
 }

@@ -29,8 +29,10 @@ for line in open(log_path):
     if not match:
         continue
     method, route, status = match.groups()
+    # The router's catch-all `{*doc_id}` is the document's `{doc_id}`.
+    route = route.replace("{*", "{")
     requests += 1
-    if status.startswith("5") and status != "503":
+    if status.startswith("5"):
         server_errors[(method, route, status)] += 1
     listed = documented.get((method, route))
     if listed is None:
@@ -44,5 +46,7 @@ print(json.dumps({
     "server_errors": {" ".join(k): v for k, v in server_errors.items()},
     "undocumented_statuses": {" ".join(k): v for k, v in undocumented.items()},
     "outside_the_document": sum(off_document.values()),
-    "outside_the_document_statuses": sorted({k[2] for k in off_document}),
+    "outside_the_document_statuses": {
+        " ".join(k): v for k, v in off_document.most_common() if not k[2].startswith("4")
+    },
 }, indent=1))

@@ -7,7 +7,9 @@ use dupfinder::library::{
 };
 use serde_json::json;
 
-use crate::support::{app, catalog, catalog_with, error_code, json_request, synthetic_text};
+use crate::support::{
+    app, catalog, catalog_with, error_code, json_request, start_server, synthetic_text,
+};
 
 /// A catalog with one library `lib` holding one document, `source`, of `text`.
 fn one_document_library(
@@ -253,4 +255,57 @@ async fn a_check_body_that_never_ends_is_a_body_timeout() {
         .to_bytes();
     let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!((status.as_u16(), error_code(&body)), (408, "body_timeout"));
+}
+
+/// The server holds at most `limits.max_connections` connections: one more waits, unanswered,
+/// until another closes (connections need no token, and enough of them exhausted the
+/// process's file descriptors, which then failed writes).
+#[test]
+fn connections_past_the_limit_wait_until_one_closes() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("dupfinder.toml");
+    std::fs::write(&config, "[limits]\nmax_connections = 2\n").unwrap();
+    let server = start_server(
+        &dir.path().join("data"),
+        &[("DUPFINDER_CONFIG", config.to_str().unwrap())],
+    );
+    let request = b"GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n";
+    let answer = |stream: &mut TcpStream, wait: Duration| -> std::io::Result<String> {
+        stream.set_read_timeout(Some(wait))?;
+        let mut head = [0u8; 12];
+        stream.read_exact(&mut head)?;
+        Ok(String::from_utf8_lossy(&head).to_string())
+    };
+    // Two connections take both places; the first is known to be held once it has answered.
+    let mut first = TcpStream::connect(server.addr).unwrap();
+    first
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .unwrap();
+    assert_eq!(
+        answer(&mut first, Duration::from_secs(30)).unwrap(),
+        "HTTP/1.1 200"
+    );
+    let mut second = TcpStream::connect(server.addr).unwrap();
+    second
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .unwrap();
+    assert_eq!(
+        answer(&mut second, Duration::from_secs(30)).unwrap(),
+        "HTTP/1.1 200"
+    );
+
+    let mut third = TcpStream::connect(server.addr).unwrap();
+    third.write_all(request).unwrap();
+    let early = answer(&mut third, Duration::from_millis(500));
+    assert!(early.is_err(), "a third connection was served: {early:?}");
+    drop(first);
+    assert_eq!(
+        answer(&mut third, Duration::from_secs(30)).unwrap(),
+        "HTTP/1.1 200"
+    );
+    drop(second);
 }
