@@ -309,3 +309,54 @@ fn connections_past_the_limit_wait_until_one_closes() {
     );
     drop(second);
 }
+
+/// A re-index of a library that is deleted and created again meanwhile works on the old
+/// library's files only: the new library keeps exactly what was written to it, and takes
+/// writes after the job has ended.
+#[test]
+fn a_reindex_of_a_deleted_library_never_writes_into_the_new_one() {
+    use dupfinder::library::{JobTrigger, Jobs};
+
+    let (_dir, catalog) = catalog();
+    let batch: Vec<String> = (0..600).map(|i| synthetic_text(i + 1_000, 60)).collect();
+    let jobs = Jobs::new(catalog.clone());
+    for trial in 0..5 {
+        catalog
+            .create(NewLibrary {
+                id: "lib".to_string(),
+                ..Default::default()
+            })
+            .unwrap();
+        catalog.ingest("lib", old_documents(&batch)).unwrap();
+        let job = jobs.start_reindex("lib", JobTrigger::Request).unwrap();
+        catalog.delete("lib").unwrap();
+        catalog
+            .create(NewLibrary {
+                id: "lib".to_string(),
+                ..Default::default()
+            })
+            .unwrap();
+        let fresh = vec![document("new".to_string(), synthetic_text(999, 60))];
+        catalog.ingest("lib", fresh).unwrap();
+        while jobs
+            .get(&job.job)
+            .is_some_and(|status| status.finished_at.is_none())
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let more = vec![document("more".to_string(), synthetic_text(998, 60))];
+        catalog
+            .ingest("lib", more)
+            .unwrap_or_else(|e| panic!("trial {trial}: the new library refused a write: {e:?}"));
+        let info = catalog.describe("lib").unwrap();
+        assert_eq!(info.documents, 2, "trial {trial}: {info:?}");
+        let index = catalog.index("lib").unwrap();
+        for id in ["new", "more"] {
+            assert!(
+                index.view().document(id).unwrap().is_some(),
+                "trial {trial}: {id}"
+            );
+        }
+        catalog.delete("lib").unwrap();
+    }
+}
