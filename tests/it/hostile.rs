@@ -360,3 +360,28 @@ fn a_reindex_of_a_deleted_library_never_writes_into_the_new_one() {
         catalog.delete("lib").unwrap();
     }
 }
+
+/// Deleting a library stops its re-index first: once `DELETE` has answered, no job of the
+/// library is still running.
+#[tokio::test]
+async fn deleting_a_library_stops_its_reindex_first() {
+    let (_dir, catalog) = catalog();
+    catalog
+        .create(NewLibrary {
+            id: "lib".to_string(),
+            ..Default::default()
+        })
+        .unwrap();
+    let batch: Vec<String> = (0..1_500).map(|i| synthetic_text(i + 5_000, 60)).collect();
+    catalog.ingest("lib", old_documents(&batch)).unwrap();
+    let app = app(catalog);
+    let (status, job) =
+        json_request(&app, "POST", "/api/v1/libraries/lib/reindex", json!({})).await;
+    assert_eq!(status, 202, "{job}");
+    let (status, body) = json_request(&app, "DELETE", "/api/v1/libraries/lib", json!({})).await;
+    assert_eq!(status, 204, "{body}");
+    let uri = format!("/api/v1/jobs/{}", job["job"].as_str().unwrap());
+    let (status, job) = json_request(&app, "GET", &uri, json!({})).await;
+    assert_eq!(status, 200, "{job}");
+    assert_ne!(job["state"], "running", "{job}");
+}
