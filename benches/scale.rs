@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 mod memory;
 
 use dupfinder::analysis::analyze_text;
-use dupfinder::api::{AppState, Metrics, router};
+use dupfinder::api::{AppState, router};
 use dupfinder::check::{CheckRequest, Verdict, check};
 use dupfinder::config::Config;
 use dupfinder::crawl::CrawlService;
@@ -400,12 +400,11 @@ fn load_test(catalog: &Arc<Catalog>, workload: &Workload, options: &Options) -> 
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let state = AppState {
-            catalog: catalog.clone(),
-            metrics: Arc::new(Metrics::default()),
-            crawl: CrawlService::open(catalog.clone()).unwrap(),
-            jobs: Jobs::new(catalog.clone()),
-        };
+        let state = AppState::new(
+            catalog.clone(),
+            CrawlService::open(catalog.clone()).unwrap(),
+            Jobs::new(catalog.clone()),
+        );
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn(async move {
             axum::serve(listener, router(state))

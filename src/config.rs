@@ -117,6 +117,14 @@ pub struct Limits {
     pub body_timeout_ms: u64,
     /// How long a reading request (check, search, listing) may take to answer, in milliseconds.
     pub request_timeout_ms: u64,
+    /// The most checks computed at once; 0 means one per CPU core.
+    pub max_concurrent_checks: usize,
+    /// The most checks waiting for one of those places; a check beyond them is refused at once
+    /// (`503 busy`).
+    pub max_waiting_checks: usize,
+    /// The most client connections the server holds open at once; further ones wait, not
+    /// accepted, until one closes.
+    pub max_connections: usize,
 }
 
 impl Limits {
@@ -314,6 +322,9 @@ impl Default for Limits {
             max_query_bytes: 2_000,
             body_timeout_ms: 60_000,
             request_timeout_ms: 30_000,
+            max_concurrent_checks: 0,
+            max_waiting_checks: 64,
+            max_connections: 1024,
         }
     }
 }

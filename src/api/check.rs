@@ -18,7 +18,7 @@ use super::auth::Identity;
 use super::body::{TextBody, parse_json};
 use super::upload::{extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
-use crate::check::{CheckRequest, check};
+use crate::check::{CancelFlag, CheckRequest, check_cancellable};
 use crate::clock::unix_now;
 use crate::config::Limits;
 use crate::extract::DocumentSummary;
@@ -169,9 +169,15 @@ async fn run_check(
             }
         }
     }
+    let place = state.checks.place().await?;
+    // Dropped with this future when the client goes away or the time limit passes: the check
+    // then stops at its next step instead of computing an answer nobody reads.
+    let cancel = CancelFlag::new();
+    let _cancel_when_abandoned = cancel.cancel_on_drop();
     let catalog = state.catalog.clone();
     let answer = tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
-        let report = check(&catalog, &request)?;
+        let _place = place;
+        let report = check_cancellable(&catalog, &request, &cancel)?;
         let mut answer = serde_json::to_value(&report).map_err(ApiError::internal)?;
         let name = file.as_ref().map(|f| f.name.clone());
         if let Some(file) = file {

@@ -114,6 +114,7 @@ error_codes! {
     NotFound = "not_found" => NOT_FOUND,
     MethodNotAllowed = "method_not_allowed" => METHOD_NOT_ALLOWED,
     Timeout = "timeout" => SERVICE_UNAVAILABLE,
+    Busy = "busy" => SERVICE_UNAVAILABLE,
     // The server's own state.
     WriterStopped = "writer_stopped" => SERVICE_UNAVAILABLE,
     StorageFull = "storage_full" => INSUFFICIENT_STORAGE,
@@ -166,7 +167,14 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = json!({"error": {"code": self.code.as_str(), "message": self.message}});
-        (self.status(), Json(body)).into_response()
+        let mut response = (self.status(), Json(body)).into_response();
+        if self.code == ErrorCode::Busy {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from_static("1"),
+            );
+        }
+        response
     }
 }
 
@@ -245,6 +253,8 @@ impl From<CheckError> for ApiError {
                 ApiError::new(ErrorCode::InvalidMinSimilarity, e.to_string())
             }
             CheckError::NoLibraries => ApiError::new(ErrorCode::InvalidLibraries, e.to_string()),
+            // Only a check nobody waits for is cancelled; the answer is not read.
+            CheckError::Cancelled => ApiError::new(ErrorCode::Timeout, e.to_string()),
         }
     }
 }

@@ -99,9 +99,13 @@ pub(super) async fn delete_library(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    // Stop a crawl of the library before its index goes away.
+    // Stop a crawl and the re-index jobs of the library before its index goes away.
     state.crawl.forget(&id).await?;
-    let catalog = state.catalog.clone();
-    tokio::task::spawn_blocking(move || catalog.delete(&id)).await??;
+    let (catalog, jobs) = (state.catalog.clone(), state.jobs.clone());
+    tokio::task::spawn_blocking(move || {
+        jobs.stop_library(&id);
+        catalog.delete(&id)
+    })
+    .await??;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -26,6 +26,7 @@ mod web;
 
 pub use check::parse_check_request;
 pub use error::{ApiError, ErrorCode};
+pub use limits::CheckSlots;
 pub use metrics::Metrics;
 pub use routes::{route_paths, router};
 pub use server::{ServeError, serve};

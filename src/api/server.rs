@@ -2,9 +2,14 @@
 //! in flight finish.
 
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use super::{AppState, Metrics, router};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::{AppState, router};
 use tokio_util::sync::CancellationToken;
 
 use crate::crawl::CrawlService;
@@ -57,18 +62,14 @@ pub async fn serve(
         .await
         .map_err(|source| ServeError::Bind { addr, source })?;
     let bound = listener.local_addr().map_err(ServeError::Serve)?;
+    let listener = CappedListener::new(listener, catalog.config().limits.max_connections);
     let crawl = CrawlService::open(catalog.clone()).map_err(ServeError::Crawl)?;
     let jobs = Jobs::new(catalog.clone());
     // A re-index a crash interrupted goes on from its last commit.
     jobs.resume_unfinished();
     let drift = tokio::spawn(jobs.clone().watch_drift());
     let retention = tokio::spawn(drop_old_reports(catalog.clone()));
-    let state = AppState {
-        catalog,
-        metrics: Arc::new(Metrics::default()),
-        crawl: crawl.clone(),
-        jobs: jobs.clone(),
-    };
+    let state = AppState::new(catalog, crawl.clone(), jobs.clone());
     // Queued libraries are crawled in the background; a crawl interrupted by the shutdown stays
     // queued and resumes on the next start.
     let stop_crawling = CancellationToken::new();
@@ -89,6 +90,95 @@ pub async fn serve(
         .await
         .ok();
     served
+}
+
+/// A listener that holds at most `max` connections open: past that it accepts no more until
+/// one closes, so the waiting ones stay in the kernel's backlog and take no file descriptor of
+/// the process. Running out of descriptors would fail writes too.
+struct CappedListener {
+    inner: tokio::net::TcpListener,
+    places: Arc<Semaphore>,
+}
+
+impl CappedListener {
+    fn new(inner: tokio::net::TcpListener, max: usize) -> Self {
+        CappedListener {
+            inner,
+            places: Arc::new(Semaphore::new(max.max(1))),
+        }
+    }
+}
+
+impl axum::serve::Listener for CappedListener {
+    type Io = CappedStream;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let place = self
+            .places
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the connection places are never closed");
+        let (stream, addr) = axum::serve::Listener::accept(&mut self.inner).await;
+        (
+            CappedStream {
+                stream,
+                _place: place,
+            },
+            addr,
+        )
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.inner.local_addr()
+    }
+}
+
+/// A connection holding its place until it is dropped.
+struct CappedStream {
+    stream: tokio::net::TcpStream,
+    _place: OwnedSemaphorePermit,
+}
+
+impl AsyncRead for CappedStream {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for CappedStream {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
 }
 
 async fn shutdown_signal() {

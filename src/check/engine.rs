@@ -11,7 +11,8 @@ use super::kinds::{KindedRange, figures};
 use super::report::{ratio, round};
 use super::verify::{Query, Verified, covered, distinct_without, token_spans, verify};
 use super::{
-    CheckError, CheckReport, CheckRequest, Exclusions, MatchReport, Method, Span, Verdict,
+    CancelFlag, CheckError, CheckReport, CheckRequest, Exclusions, MatchReport, Method, Span,
+    Verdict,
 };
 use crate::analysis::{AnalyzedText, analyze_text};
 use crate::index::LibraryIndex;
@@ -20,13 +21,23 @@ use crate::structure::Structure;
 
 /// Checks a text against the requested libraries.
 pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, CheckError> {
+    check_cancellable(catalog, request, &CancelFlag::new())
+}
+
+/// Checks a text against the requested libraries, stopping with [`CheckError::Cancelled`]
+/// between steps (each library, each candidate) once `cancel` is set.
+pub fn check_cancellable(
+    catalog: &Catalog,
+    request: &CheckRequest,
+    cancel: &CancelFlag,
+) -> Result<CheckReport, CheckError> {
     let started = Instant::now();
     if !(0.0..=1.0).contains(&request.min_similarity) {
         return Err(CheckError::InvalidSimilarity(request.min_similarity));
     }
-    let ids = match &request.libraries {
+    let ids = match request.distinct_libraries() {
         Some(ids) if ids.is_empty() => return Err(CheckError::NoLibraries),
-        Some(ids) => ids.clone(),
+        Some(ids) => ids,
         None => catalog.ids(),
     };
     let libraries = ids
@@ -41,11 +52,13 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
         token_chars: token_spans(&request.text, &query.tokens),
         exclusions,
     };
+    cancel.go_on()?;
 
     let mut signature = None;
     let mut generations = BTreeMap::new();
     let mut found_matches: Vec<(MatchReport, Vec<KindedRange>)> = Vec::new();
     for (i, (id, index)) in libraries.iter().enumerate() {
+        cancel.go_on()?;
         let found = LibraryCheck {
             library: id,
             index,
@@ -54,6 +67,7 @@ pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, C
             query_text: &request.text,
             passages: request.passages,
             context: &context,
+            cancel,
         }
         .run()?;
         if i == 0 {
@@ -186,6 +200,7 @@ struct LibraryCheck<'a> {
     query_text: &'a str,
     passages: bool,
     context: &'a QueryContext,
+    cancel: &'a CancelFlag,
 }
 
 impl LibraryCheck<'_> {
@@ -209,6 +224,9 @@ impl LibraryCheck<'_> {
         let analyzer = self.passages.then(|| self.catalog.analyzer());
         let mut matches = Vec::new();
         for (key, candidate) in gathered.candidates {
+            self.cancel.go_on()?;
+            #[cfg(test)]
+            tests::before_verifying();
             matches.extend(verify(
                 &view,
                 self.library,
@@ -240,6 +258,61 @@ pub(super) mod tests {
     thread_local! {
         /// Runs once, after a check's read of a library began and before its first lookup.
         static BETWEEN_LOOKUPS: RefCell<Option<Box<dyn FnOnce()>>> = RefCell::new(None);
+    }
+
+    thread_local! {
+        /// Runs before each candidate is verified.
+        static BEFORE_VERIFYING: RefCell<Option<Box<dyn FnMut()>>> = RefCell::new(None);
+    }
+
+    pub(super) fn before_verifying() {
+        BEFORE_VERIFYING.with(|h| {
+            if let Some(hook) = h.borrow_mut().as_mut() {
+                hook();
+            }
+        });
+    }
+
+    /// A check nobody waits for must stop at its next step rather than verify every
+    /// remaining candidate (abandoned checks kept both cores busy long after their clients left).
+    #[test]
+    fn a_cancelled_check_stops_before_its_next_candidate() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::default();
+        config.storage.data_dir = dir.path().to_path_buf();
+        config.storage.writer_memory_mb = 15;
+        let catalog = Arc::new(Catalog::open(&config).unwrap());
+        catalog
+            .create(NewLibrary {
+                id: "lib".to_string(),
+                ..Default::default()
+            })
+            .unwrap();
+        let texts: Vec<String> = (0..6).map(|i| words(i, 80)).collect();
+        let documents = texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| input(&format!("d{i}"), text.clone()))
+            .collect();
+        catalog.ingest("lib", documents).unwrap();
+        // Every document is copied into the query: six candidates to verify.
+        let request = CheckRequest::new(texts.join(" "));
+        assert_eq!(check(&catalog, &request).unwrap().matches.len(), 6);
+
+        let cancel = CancelFlag::new();
+        let verified = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (flag, count) = (cancel.clone(), verified.clone());
+        BEFORE_VERIFYING.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move || {
+                // The client goes away while the first candidate is being verified.
+                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                flag.cancel();
+            }))
+        });
+        let result = check_cancellable(&catalog, &request, &cancel);
+        BEFORE_VERIFYING.with(|h| h.borrow_mut().take());
+        assert!(matches!(result, Err(CheckError::Cancelled)), "{result:?}");
+        assert_eq!(verified.load(std::sync::atomic::Ordering::Relaxed), 1);
     }
 
     pub(in crate::check) fn between_lookups() {

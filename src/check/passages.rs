@@ -33,14 +33,42 @@ pub struct PassageMatch {
     pub cited: Option<bool>,
 }
 
-/// Converts byte offsets of one text into code point offsets.
+/// Bytes between two checkpoints of [`CharOffsets`].
+const CHECKPOINT_BYTES: usize = 256;
+
+/// Converts byte offsets of one text into code point offsets. The code points before every
+/// [`CHECKPOINT_BYTES`]-th byte are counted once, in one pass over the text, so that each
+/// offset costs at most one checkpoint's bytes whatever its position: a long text with many
+/// passages stays linear.
 pub(super) struct CharOffsets<'a> {
     text: &'a str,
+    /// `before[k]`: the code points that start in the first `k * CHECKPOINT_BYTES` bytes.
+    before: Vec<usize>,
+    /// Bytes of text examined so far, for tests that bound the work.
+    #[cfg(test)]
+    examined: std::cell::Cell<usize>,
+}
+
+/// Code points that start in `bytes` (every byte but UTF-8 continuation bytes).
+fn code_points(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|b| (**b & 0xc0) != 0x80).count()
 }
 
 impl<'a> CharOffsets<'a> {
     pub(super) fn new(text: &'a str) -> Self {
-        CharOffsets { text }
+        let mut before = Vec::with_capacity(text.len() / CHECKPOINT_BYTES + 1);
+        before.push(0);
+        let mut count = 0;
+        for chunk in text.as_bytes().chunks(CHECKPOINT_BYTES) {
+            count += code_points(chunk);
+            before.push(count);
+        }
+        CharOffsets {
+            text,
+            before,
+            #[cfg(test)]
+            examined: std::cell::Cell::new(text.len()),
+        }
     }
 
     /// The code point offset of byte offset `byte`; an offset inside a character counts as
@@ -50,7 +78,11 @@ impl<'a> CharOffsets<'a> {
         while !self.text.is_char_boundary(byte) {
             byte -= 1;
         }
-        self.text[..byte].chars().count()
+        let checkpoint = byte / CHECKPOINT_BYTES;
+        let from = checkpoint * CHECKPOINT_BYTES;
+        #[cfg(test)]
+        self.examined.set(self.examined.get() + (byte - from));
+        self.before[checkpoint] + code_points(&self.text.as_bytes()[from..byte])
     }
 }
 
@@ -184,5 +216,42 @@ mod tests {
         assert_eq!(offsets.of(1), 0);
         assert_eq!(offsets.of(10_000), text.chars().count());
         assert_eq!(text.chars().skip(7).take(2).collect::<String>(), "ok");
+    }
+
+    #[test]
+    fn char_offsets_agree_with_counting_from_the_start_at_every_byte() {
+        let text = "ёж и 𝔸 ok,中文 and ascii; ".repeat(40);
+        let offsets = CharOffsets::new(&text);
+        for byte in 0..=text.len() + 3 {
+            let mut boundary = byte.min(text.len());
+            while !text.is_char_boundary(boundary) {
+                boundary -= 1;
+            }
+            assert_eq!(offsets.of(byte), text[..boundary].chars().count(), "{byte}");
+        }
+    }
+
+    /// Locating a passage's ends must not count characters from the start of the text each
+    /// time: a long text with a passage in every repetition cost time growing with the square
+    /// of its length.
+    #[test]
+    fn char_offsets_of_every_word_of_a_long_text_examine_each_byte_a_bounded_number_of_times() {
+        let sentence = "Съешь же ещё этих мягких французских булок, да выпей чаю. ";
+        let text = sentence.repeat(4_000);
+        let offsets = CharOffsets::new(&text);
+        let mut calls = 0;
+        for (expected, (byte, c)) in text.char_indices().enumerate() {
+            if c == ' ' {
+                assert_eq!(offsets.of(byte), expected);
+                calls += 1;
+            }
+        }
+        assert!(calls > 30_000, "{calls}");
+        let examined = offsets.examined.get();
+        assert!(
+            examined <= 4 * text.len() + calls * 512,
+            "{examined} bytes examined for {calls} offsets in a text of {} bytes",
+            text.len()
+        );
     }
 }

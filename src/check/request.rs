@@ -1,5 +1,8 @@
 //! What a portal asks, and why a check could not run.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::ExcludeRequest;
 use crate::index::IndexError;
 use crate::library::{DocumentError, LibraryError};
@@ -30,6 +33,66 @@ impl CheckRequest {
             exclude: ExcludeRequest::default(),
         }
     }
+
+    /// The libraries to check against, each once, in the order first named: a library named
+    /// twice would be searched twice and report every match twice. `None` means all.
+    pub fn distinct_libraries(&self) -> Option<Vec<String>> {
+        let named = self.libraries.as_ref()?;
+        let mut seen = std::collections::HashSet::new();
+        Some(
+            named
+                .iter()
+                .filter(|id| seen.insert(id.as_str()))
+                .cloned()
+                .collect(),
+        )
+    }
+}
+
+/// Set when nobody waits for a check any more (its client went away, its time ran out): the
+/// check stops at its next step with [`CheckError::Cancelled`] instead of running to the end.
+#[derive(Debug, Clone, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    /// A flag not set.
+    pub fn new() -> Self {
+        CancelFlag::default()
+    }
+
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// A guard that sets the flag when it is dropped. Held by the future that waits for the
+    /// check, it cancels the check when that future is dropped unfinished: a timeout, or a
+    /// client that disconnected.
+    pub fn cancel_on_drop(&self) -> CancelOnDrop {
+        CancelOnDrop(self.clone())
+    }
+
+    /// `Err(Cancelled)` once the flag is set.
+    pub(super) fn go_on(&self) -> Result<(), CheckError> {
+        if self.is_cancelled() {
+            Err(CheckError::Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Sets its [`CancelFlag`] when dropped.
+#[derive(Debug)]
+pub struct CancelOnDrop(CancelFlag);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
 }
 
 /// Why a check could not run.
@@ -43,10 +106,38 @@ pub enum CheckError {
     InvalidSimilarity(f64),
     #[error("`libraries` is empty; leave it out to check against every library")]
     NoLibraries,
+    #[error("the check was given up before it finished: nobody waited for its answer")]
+    Cancelled,
 }
 
 impl From<IndexError> for CheckError {
     fn from(e: IndexError) -> Self {
         CheckError::Library(e.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dropping_the_guard_cancels_and_the_flag_is_shared_by_its_clones() {
+        let flag = CancelFlag::new();
+        let seen_by_the_check = flag.clone();
+        let guard = flag.cancel_on_drop();
+        assert!(seen_by_the_check.go_on().is_ok());
+        drop(guard);
+        assert!(matches!(
+            seen_by_the_check.go_on(),
+            Err(CheckError::Cancelled)
+        ));
+    }
+
+    #[test]
+    fn a_library_named_twice_is_kept_once_in_the_order_first_named() {
+        let mut request = CheckRequest::new("text");
+        assert_eq!(request.distinct_libraries(), None);
+        request.libraries = Some(["b", "a", "b", "a", "c"].map(String::from).to_vec());
+        assert_eq!(request.distinct_libraries().unwrap(), ["b", "a", "c"]);
     }
 }

@@ -65,7 +65,7 @@ pub(crate) fn run(args: ImportArgs, global: &GlobalArgs) -> Result<ExitCode> {
         "imported {} documents into `{}` ({} rejected) from {} ({:.1} MB) in {:.1}s, signed in {:.1}s (statistics generation {})",
         summary.accepted,
         summary.library,
-        summary.rejected.len(),
+        summary.rejected_lines,
         path.display(),
         summary.bytes as f64 / 1e6,
         summary.import_seconds,
@@ -78,14 +78,14 @@ pub(crate) fn run(args: ImportArgs, global: &GlobalArgs) -> Result<ExitCode> {
             rejected.line, rejected.error.message, rejected.error.code
         );
     }
-    if summary.rejected.len() > 20 {
+    if summary.rejected_lines > 20 {
         eprintln!(
             "  … and {} more rejected lines",
-            summary.rejected.len() - 20
+            summary.rejected_lines - 20
         );
     }
     println!("{}", serde_json::to_string(&summary)?);
-    Ok(if summary.rejected.is_empty() {
+    Ok(if summary.rejected_lines == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(3)

@@ -89,6 +89,8 @@ pub fn self_check(
         let id = match id {
             crate::library::IdValue::Text(s) => s,
             crate::library::IdValue::Number(n) => n.to_string(),
+            // Refused on import (`invalid_doc_id`): not in the library.
+            crate::library::IdValue::Other(_) => continue,
         };
         if texts.insert(id.clone(), text).is_none() {
             order.push(id);

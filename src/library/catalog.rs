@@ -152,6 +152,15 @@ impl From<&DocumentError> for RejectedReason {
     }
 }
 
+/// A folder name for a library created now: its id and the time, so that it differs from the
+/// folder of any earlier library of the same id.
+fn new_folder_name(id: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{id}.{nanos:x}")
+}
+
 /// Every library of one data directory.
 pub struct Catalog {
     data_dir: PathBuf,
@@ -191,10 +200,15 @@ impl Catalog {
             stopped_writers: RwLock::new(HashSet::new()),
             ingested: Default::default(),
         };
-        for record in catalog.registry.list()? {
-            let index = catalog.open_index(&record.id)?;
-            catalog.indexes.write().insert(record.id, Arc::new(index));
+        let records = catalog.registry.list()?;
+        for record in &records {
+            let index = catalog.open_index(record)?;
+            catalog
+                .indexes
+                .write()
+                .insert(record.id.clone(), Arc::new(index));
         }
+        catalog.remove_deleted_folders(&records);
         Ok(catalog)
     }
 
@@ -205,13 +219,15 @@ impl Catalog {
         }
     }
 
-    fn library_dir(&self, id: &str) -> PathBuf {
-        self.data_dir.join("libraries").join(id)
+    /// The folder of the library `record` declares.
+    fn library_dir(&self, record: &LibraryRecord) -> PathBuf {
+        let name = record.dir.as_deref().unwrap_or(&record.id);
+        self.data_dir.join("libraries").join(name)
     }
 
-    fn open_index(&self, id: &str) -> Result<LibraryIndex, LibraryError> {
+    fn open_index(&self, record: &LibraryRecord) -> Result<LibraryIndex, LibraryError> {
         Ok(LibraryIndex::open(
-            &self.library_dir(id),
+            &self.library_dir(record),
             &self.analyzer,
             &self.index_options(),
         )?)
@@ -236,7 +252,9 @@ impl Catalog {
         for record in copied_registry.list()? {
             match self.index(&record.id) {
                 Ok(index) => {
-                    let documents = index.snapshot_to(&libraries_dir.join(&record.id))?;
+                    // The copy keeps the library's own folder name, which its record names.
+                    let folder = index.dir().file_name().unwrap_or_default().to_owned();
+                    let documents = index.snapshot_to(&libraries_dir.join(folder))?;
                     copied.push((record.id, documents));
                 }
                 Err(LibraryError::NotFound(_)) => deleted.push(record.id),
@@ -253,6 +271,37 @@ impl Catalog {
     /// The stored reports.
     pub fn reports(&self) -> &ReportStore {
         &self.reports
+    }
+
+    /// Removes the folders no library declares: those of libraries deleted while their files
+    /// were still in use.
+    fn remove_deleted_folders(&self, records: &[LibraryRecord]) {
+        let kept: HashSet<PathBuf> = records.iter().map(|r| self.library_dir(r)).collect();
+        let Ok(entries) = std::fs::read_dir(self.data_dir.join("libraries")) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir()
+                && !kept.contains(&path)
+                && let Err(e) = std::fs::remove_dir_all(&path)
+            {
+                tracing::warn!(dir = %path.display(), error = %e, "could not remove a deleted library's files");
+            }
+        }
+    }
+
+    /// Whether `index` is still the open index of library `id` (not deleted, not created anew
+    /// since it was looked up).
+    fn is_current(
+        &self,
+        indexes: &HashMap<String, Arc<LibraryIndex>>,
+        id: &str,
+        index: &Arc<LibraryIndex>,
+    ) -> bool {
+        indexes
+            .get(id)
+            .is_some_and(|current| Arc::ptr_eq(current, index))
     }
 
     /// The analyzer every library uses.
@@ -306,8 +355,11 @@ impl Catalog {
 
     /// Bytes the files of library `id` take on disk.
     pub fn disk_bytes(&self, id: &str) -> u64 {
+        let Ok(index) = self.index(id) else {
+            return 0;
+        };
         let mut total = 0;
-        let mut pending = vec![self.library_dir(id)];
+        let mut pending = vec![index.dir().to_path_buf()];
         while let Some(dir) = pending.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
@@ -378,15 +430,11 @@ impl Catalog {
             oai_set: spec.oai_set,
             created_at: unix_now(),
             last_indexed: None,
+            dir: Some(new_folder_name(id.as_str())),
         };
         let mut indexes = self.indexes.write();
         self.registry.insert(&record)?;
-        // A directory left by a library deleted while its files were held open is stale.
-        let dir = self.library_dir(id.as_str());
-        if dir.exists() && !indexes.contains_key(id.as_str()) {
-            let _ = std::fs::remove_dir_all(&dir);
-        }
-        let index = match self.open_index(id.as_str()) {
+        let index = match self.open_index(&record) {
             Ok(index) => index,
             Err(e) => {
                 let _ = self.registry.remove(id.as_str());
@@ -489,11 +537,14 @@ impl Catalog {
         };
         self.registry.remove(id)?;
         self.stopped_writers.write().remove(id);
+        drop(indexes);
+        // Requests, jobs and crawls that still hold the index keep reading their view; a write
+        // of theirs fails or lands in this folder, which belongs to no library any more, and is
+        // answered `library_not_found` (see `write_prepared`).
+        let dir = index.dir().to_path_buf();
         drop(index);
-        let dir = self.library_dir(id);
         if let Err(e) = std::fs::remove_dir_all(&dir) {
-            // Files still mapped by a request in flight; the directory is cleared on the next
-            // create of the same id.
+            // The folder is removed on the next start.
             tracing::warn!(dir = %dir.display(), error = %e, "could not remove a deleted library's files");
         }
         Ok(())
@@ -506,9 +557,11 @@ impl Catalog {
         if self.stopped_writers.read().contains(id) {
             return Err(LibraryError::WriterStopped(id.to_string()));
         }
-        let deleted = index
-            .delete(doc_id)
-            .map_err(|e| self.write_failed(id, e.into()))?;
+        let deleted = index.delete(doc_id);
+        if !self.is_current(&self.indexes.read(), id, &index) {
+            return Err(LibraryError::NotFound(id.to_string()));
+        }
+        let deleted = deleted.map_err(|e| self.write_failed(id, e.into()))?;
         if deleted {
             self.touch(id)?;
             if let Err(e) = crate::dedup::removed(self, id, doc_id) {
@@ -568,15 +621,30 @@ impl Catalog {
         if self.stopped_writers.read().contains(id) {
             return Err(LibraryError::WriterStopped(id.to_string()));
         }
-        if let Err(e) = index.add(&prepared) {
-            tracing::error!(library = id, error = %e, "write failed; the library takes no more writes until restart");
-            self.stopped_writers.write().insert(id.to_string());
-            return Err(e.into());
+        let added = index.add(&prepared);
+        // The first documents of a library also make its first statistics snapshot.
+        let signed = match &added {
+            Ok(()) if index.signatures().generation() == 0 => {
+                index.rebuild_statistics(|_| {}).map(drop)
+            }
+            _ => Ok(()),
+        };
+        {
+            // Under the catalog's lock, so that a delete cannot come between the question and
+            // the stop.
+            let indexes = self.indexes.read();
+            if !self.is_current(&indexes, id, &index) {
+                // Deleted (and perhaps created again) while this wrote into the old folder.
+                return Err(LibraryError::NotFound(id.to_string()));
+            }
+            if let Err(e) = added {
+                tracing::error!(library = id, error = %e, "write failed; the library takes no more writes until restart");
+                self.stopped_writers.write().insert(id.to_string());
+                return Err(e.into());
+            }
         }
+        signed?;
         report.accepted = prepared.len();
-        if index.signatures().generation() == 0 {
-            index.rebuild_statistics(|_| {})?;
-        }
         self.touch(id)?;
         // The documents are written; checking them against the library only keeps its
         // clusters current, so its failure fails no ingest.

@@ -18,12 +18,17 @@ use super::ingest::prepare;
 const BATCH: usize = 2_000;
 /// Documents per commit.
 const COMMIT_EVERY: usize = 20_000;
+/// Rejected lines kept in the summary; the rest are only counted.
+const MAX_REJECTIONS_KEPT: usize = 1_000;
 
 /// What an import did.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportSummary {
     pub library: String,
     pub accepted: usize,
+    /// Every rejected line.
+    pub rejected_lines: usize,
+    /// The first [`MAX_REJECTIONS_KEPT`] rejected lines, with why.
     pub rejected: Vec<RejectedLine>,
     /// Bytes of JSON read (uncompressed).
     pub bytes: u64,
@@ -52,7 +57,17 @@ pub fn import_file(
         path: path.to_path_buf(),
         source,
     };
-    let mut reader = CorpusReader::open(path).map_err(io_error)?;
+    // A line is JSON around a text: escapes (`\uXXXX`) make it at most six times the text's
+    // bytes, and the other fields are small. A longer line is rejected while it is read.
+    let max_line = catalog
+        .config()
+        .limits
+        .max_text_bytes
+        .saturating_mul(6)
+        .saturating_add(1 << 20);
+    let mut reader = CorpusReader::open(path)
+        .map_err(io_error)?
+        .with_max_line_bytes(max_line);
     let consumed = reader.consumed();
 
     let started = Instant::now();
@@ -61,6 +76,7 @@ pub fn import_file(
     let mut summary = ImportSummary {
         library: id.to_string(),
         accepted: 0,
+        rejected_lines: 0,
         rejected: Vec::new(),
         bytes: 0,
         import_seconds: 0.0,
@@ -84,7 +100,7 @@ pub fn import_file(
                         error: RejectedReason::from(&e),
                     }),
                 }
-                if batch.len() == BATCH {
+                if batch.len() == BATCH || rejected.len() == BATCH {
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
                     if sender.send((full, std::mem::take(&mut rejected))).is_err() {
                         return Ok(reader.bytes());
@@ -96,7 +112,9 @@ pub fn import_file(
         });
         let mut uncommitted = 0;
         for (batch, rejected) in receiver {
-            summary.rejected.extend(rejected);
+            summary.rejected_lines += rejected.len();
+            let room = MAX_REJECTIONS_KEPT.saturating_sub(summary.rejected.len());
+            summary.rejected.extend(rejected.into_iter().take(room));
             if !batch.is_empty() {
                 if checks_arrivals {
                     arrived.extend(batch.iter().map(|d| d.doc_id.clone()));

@@ -26,13 +26,20 @@ pub struct DocumentInput {
 pub enum IdValue {
     Text(String),
     Number(u64),
+    /// Anything else (a negative or fractional number, a boolean, …): kept so that it is
+    /// refused with the field's own code rather than as malformed JSON.
+    Other(serde_json::Value),
 }
 
 impl IdValue {
-    fn into_string(self) -> String {
+    /// The value as a document id.
+    fn into_doc_id(self) -> Result<String, DocumentError> {
         match self {
-            IdValue::Text(s) => s,
-            IdValue::Number(n) => n.to_string(),
+            IdValue::Text(s) => Ok(s),
+            IdValue::Number(n) => Ok(n.to_string()),
+            IdValue::Other(value) => Err(DocumentError::InvalidDocId(format!(
+                "`{value}` is neither a string nor a non-negative integer"
+            ))),
         }
     }
 }
@@ -108,8 +115,10 @@ pub fn parse_lang(lang: Option<&str>) -> Result<Option<Language>, DocumentError>
 }
 
 fn validate_doc_id(id: &str) -> Result<(), DocumentError> {
-    if id.is_empty() {
-        return Err(DocumentError::InvalidDocId("it is empty".to_string()));
+    if id.trim().is_empty() {
+        return Err(DocumentError::InvalidDocId(
+            "it is empty or only spaces".to_string(),
+        ));
     }
     if id.len() > 512 {
         return Err(DocumentError::InvalidDocId(
@@ -136,6 +145,7 @@ pub fn prepare(
     let year = match input.year {
         None => None,
         Some(IdValue::Number(n)) => Some(n),
+        Some(IdValue::Other(value)) => return Err(DocumentError::InvalidYear(value.to_string())),
         Some(IdValue::Text(s)) if s.trim().is_empty() => None,
         Some(IdValue::Text(s)) => Some(
             s.trim()
@@ -144,7 +154,7 @@ pub fn prepare(
         ),
     };
     let analyzed = analyze_text(analyzer, &text, lang, limits.text())?;
-    let doc_id = match (input.id.map(IdValue::into_string), &input.url) {
+    let doc_id = match (input.id.map(IdValue::into_doc_id).transpose()?, &input.url) {
         (Some(id), _) => id,
         (None, Some(url)) => url.clone(),
         (None, None) => format!("h{:016x}", analyzed.content_hash),
@@ -238,6 +248,31 @@ mod tests {
 
     const TEXT: &str = "Near-duplicate detection in digital libraries uses signatures computed \
                         from collection statistics of every indexed scientific document.";
+
+    fn prepared(json: &str) -> Result<PreparedDocument, DocumentError> {
+        let input = parse_document(json)?;
+        prepare(&default_analyzer(), &Limits::default(), input)
+    }
+
+    #[test]
+    fn an_id_of_only_spaces_is_an_invalid_doc_id() {
+        for id in [r#"" ""#, r#""\u00a0\u2003""#] {
+            let json = format!(r#"{{"id":{id},"text":"{TEXT}"}}"#);
+            let error = prepared(&json).unwrap_err();
+            assert_eq!(error.code(), "invalid_doc_id", "{id}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_negative_or_fractional_year_is_an_invalid_year() {
+        for year in ["-5", "1999.5", "true", r#""-1""#] {
+            let json = format!(r#"{{"id":"a","text":"{TEXT}","year":{year}}}"#);
+            let error = prepared(&json).unwrap_err();
+            assert_eq!(error.code(), "invalid_year", "{year}: {error}");
+        }
+        let json = format!(r#"{{"id":-3,"text":"{TEXT}"}}"#);
+        assert_eq!(prepared(&json).unwrap_err().code(), "invalid_doc_id");
+    }
 
     #[test]
     fn json_lines_report_broken_lines_by_number() {

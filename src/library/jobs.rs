@@ -228,6 +228,33 @@ impl Jobs {
         Some(found.status())
     }
 
+    /// Aborts every job of library `library` and waits (up to a minute) until none of them
+    /// runs: a library about to be deleted. A queued one aborts when its turn comes, without
+    /// touching the library.
+    pub fn stop_library(&self, library: &str) {
+        let jobs: Vec<Arc<Job>> = self
+            .table
+            .lock()
+            .values()
+            .filter(|job| job.status.lock().library == library)
+            .cloned()
+            .collect();
+        Self::stop_and_wait(&jobs, |state| state == JobState::Running);
+    }
+
+    /// Cancels `jobs` and waits (up to a minute) while any of them is in a state `busy` says.
+    fn stop_and_wait(jobs: &[Arc<Job>], busy: impl Fn(JobState) -> bool) {
+        for job in jobs {
+            job.cancel.store(true, Ordering::Relaxed);
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while jobs.iter().any(|job| busy(job.status().state))
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     fn find(&self, job: &str) -> Option<Arc<Job>> {
         let (_, number) = job.rsplit_once('-')?;
         let number: u64 = number.parse().ok()?;
@@ -237,15 +264,7 @@ impl Jobs {
     /// Aborts every job and waits (up to a minute) until they have stopped.
     pub fn stop_all(&self) {
         let jobs: Vec<Arc<Job>> = self.table.lock().values().cloned().collect();
-        for job in &jobs {
-            job.cancel.store(true, Ordering::Relaxed);
-        }
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while jobs.iter().any(|job| !job.status().state.finished())
-            && std::time::Instant::now() < deadline
-        {
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        Self::stop_and_wait(&jobs, |state| !state.finished());
     }
 
     /// Starts a re-index of every library that a crash left half re-indexed.

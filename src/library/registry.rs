@@ -31,6 +31,11 @@ pub struct LibraryRecord {
     pub created_at: u64,
     /// When documents were last written, seconds since the Unix epoch.
     pub last_indexed: Option<u64>,
+    /// The library's folder under `libraries/`, named anew each time a library is created so
+    /// that a handle still held on a deleted library can never write into a library created
+    /// again with the same id. `None`: the id itself (libraries created before this field).
+    #[serde(default)]
+    pub dir: Option<String>,
 }
 
 /// What can go wrong with the registry.
@@ -173,6 +178,7 @@ mod tests {
             oai_set: None,
             created_at: 1,
             last_indexed: None,
+            dir: None,
         }
     }
 

@@ -3,11 +3,10 @@
 //! documents.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
-use dupfinder::api::{AppState, Metrics, router};
+use dupfinder::api::{AppState, router};
 use dupfinder::config::CrawlConfig;
 use dupfinder::crawl::CrawlService;
 use serde_json::{Value, json};
@@ -78,12 +77,11 @@ async fn two_libraries_are_crawled_in_order_and_removing_the_running_one_stops_i
     library(&catalog, "first", &first_site.url("/"), &["/article/"]);
     library(&catalog, "second", &second_site.url("/"), &["/article/"]);
     let crawl = CrawlService::open(catalog.clone()).unwrap();
-    let app = router(AppState {
-        catalog: catalog.clone(),
-        metrics: Arc::new(Metrics::default()),
-        crawl: crawl.clone(),
-        jobs: dupfinder::library::Jobs::new(catalog.clone()),
-    });
+    let app = router(AppState::new(
+        catalog.clone(),
+        crawl.clone(),
+        dupfinder::library::Jobs::new(catalog.clone()),
+    ));
     let shutdown = CancellationToken::new();
     let queue_task = tokio::spawn(crawl.clone().run_queue(shutdown.clone()));
 

@@ -65,10 +65,19 @@ fn crawl_command(data: &Path, config: &Path) -> Command {
     command
 }
 
-/// Documents in the committed segments of the tantivy index at `dir` (0 before its first
-/// commit), read from its `meta.json` without opening the index.
-fn committed_documents(dir: &Path) -> u64 {
-    let Ok(meta) = std::fs::read_to_string(dir.join("meta.json")) else {
+/// Documents in the committed segments of library `id`'s content index under `libraries` (0
+/// before its first commit), read from its `meta.json` without opening the index. The
+/// library's folder is `<id>.<creation time>`.
+fn committed_documents(libraries: &Path, id: &str) -> u64 {
+    let prefix = format!("{id}.");
+    let Some(folder) = std::fs::read_dir(libraries).ok().and_then(|entries| {
+        entries
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+    }) else {
+        return 0;
+    };
+    let Ok(meta) = std::fs::read_to_string(folder.path().join("content/meta.json")) else {
         return 0;
     };
     let meta: serde_json::Value = serde_json::from_str(&meta).unwrap_or_default();
@@ -121,7 +130,7 @@ async fn a_killed_crawl_resumes_without_refetching_and_a_recrawl_fetches_only_ne
         .filter(|p| p.starts_with("/article/"))
         .count()
         < 30
-        || committed_documents(&data.join("libraries/resume/content")) < 8
+        || committed_documents(&data.join("libraries"), "resume") < 8
     {
         assert!(
             started.elapsed() < Duration::from_secs(60),

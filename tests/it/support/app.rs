@@ -9,7 +9,7 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
 
-use dupfinder::api::{AppState, Metrics, router};
+use dupfinder::api::{AppState, router};
 use dupfinder::crawl::CrawlService;
 use dupfinder::library::{Catalog, Jobs};
 
@@ -17,12 +17,7 @@ use dupfinder::library::{Catalog, Jobs};
 pub(crate) fn app(catalog: Arc<Catalog>) -> axum::Router {
     let crawl = CrawlService::open(catalog.clone()).unwrap();
     let jobs = Jobs::new(catalog.clone());
-    router(AppState {
-        catalog,
-        metrics: Arc::new(Metrics::default()),
-        crawl,
-        jobs,
-    })
+    router(AppState::new(catalog, crawl, jobs))
 }
 
 pub(crate) async fn send(
