@@ -11,8 +11,8 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::config::open_catalog;
-use dupfinder::config::Config;
+use super::config::{GlobalArgs, configure, open_catalog};
+use super::remote::{Remote, segment};
 use dupfinder::dedup::{ClusterSet, DedupControl, DedupOutcome, DedupStore, run_dedup};
 
 #[derive(Args)]
@@ -34,8 +34,11 @@ enum Format {
     Csv,
 }
 
-pub(crate) fn run(args: DedupArgs, config: Config) -> Result<ExitCode> {
-    let catalog = open_catalog(&config)?;
+pub(crate) fn run(args: DedupArgs, global: &GlobalArgs) -> Result<ExitCode> {
+    if let Some(remote) = global.remote()? {
+        return run_remote(args, &remote);
+    }
+    let catalog = open_catalog(&configure(global, None)?)?;
     let index = catalog.index(&args.library)?;
     let cancel = Arc::new(AtomicBool::new(false));
     {
@@ -171,4 +174,72 @@ fn csv(field: &str) -> String {
     } else {
         field.to_string()
     }
+}
+
+/// The dedup as a job of the running server, followed until it ends; the clusters then read
+/// page by page from `GET /api/v1/libraries/{id}/duplicates`.
+fn run_remote(args: DedupArgs, remote: &Remote) -> Result<ExitCode> {
+    if args.truth.is_some() {
+        anyhow::bail!("--truth scores clusters on a data directory; run it without --server");
+    }
+    let library = segment(&args.library);
+    let job = remote.json(remote.request(
+        reqwest::Method::POST,
+        &format!("/api/v1/libraries/{library}/dedup"),
+    ))?;
+    let finished = remote.follow_job(&job, &format!("checking {}", args.library))?;
+    if finished["state"] != "done" {
+        eprintln!(
+            "dupfinder: the dedup of `{}` ended {}: {}",
+            args.library,
+            finished["state"].as_str().unwrap_or("?"),
+            finished["error"].as_str().unwrap_or("stopped")
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let mut clusters = Vec::new();
+    loop {
+        let page = remote.get(&format!(
+            "/api/v1/libraries/{library}/duplicates?limit=100&offset={}",
+            clusters.len()
+        ))?;
+        let items = page["clusters"].as_array().cloned().unwrap_or_default();
+        let total = page["total"].as_u64().unwrap_or(0) as usize;
+        let empty = items.is_empty();
+        clusters.extend(items);
+        if empty || clusters.len() >= total {
+            break;
+        }
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match args.format {
+        Format::Json => {
+            let body = serde_json::json!({ "total": clusters.len(), "clusters": clusters });
+            serde_json::to_writer_pretty(&mut out, &body)?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            writeln!(out, "cluster,doc_id,role,verdict,similarity")?;
+            for cluster in &clusters {
+                let id = cluster["id"].to_string();
+                let id = id.trim_matches('"');
+                writeln!(
+                    out,
+                    "{id},{},canonical,,",
+                    csv(cluster["canonical"].as_str().unwrap_or_default())
+                )?;
+                for member in cluster["members"].as_array().into_iter().flatten() {
+                    writeln!(
+                        out,
+                        "{id},{},member,{},{:.4}",
+                        csv(member["doc_id"].as_str().unwrap_or_default()),
+                        member["verdict"].as_str().unwrap_or_default(),
+                        member["similarity"].as_f64().unwrap_or(0.0)
+                    )?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }

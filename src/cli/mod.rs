@@ -35,8 +35,8 @@ pub(crate) use config::LogFormat;
     after_help = "Exit codes: 0 success; 1 failure (the message says why); 2 usage; 3 an import \
                   with rejected lines; 4 a check whose verdict reached --fail-on.\n\
                   With --server URL (or DUPFINDER_SERVER) and --key (or DUPFINDER_KEY), check, \
-                  import, stats, search, reindex, delete-document, keys and backup go through a \
-                  running server."
+                  import, stats, search, reindex, dedup, delete-document, keys and backup go \
+                  through a running server."
 )]
 pub(crate) struct Cli {
     #[command(flatten)]
@@ -118,7 +118,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check(args) => check::run(args, global),
         Command::Crawl(args) => crawl::run(args, config::configure(global, None)?),
         Command::Reindex(args) => reindex::run(args, global),
-        Command::Dedup(args) => dedup::run(args, config::configure(global, None)?),
+        Command::Dedup(args) => dedup::run(args, global),
         Command::SelfCheck(args) => eval::self_check(args, config::configure(global, None)?),
         Command::GenTests(args) => eval::gen_tests(args),
         Command::Eval(args) => eval::eval(args, config::configure(global, None)?),

@@ -108,24 +108,7 @@ fn run_remote(args: ReindexArgs, remote: &Remote) -> Result<ExitCode> {
             reqwest::Method::POST,
             &format!("/api/v1/libraries/{}/reindex", segment(&id)),
         ))?;
-        let job_id = job["job"].as_str().unwrap_or_default().to_string();
-        let bar = ProgressBar::new(job["total"].as_u64().unwrap_or(0)).with_style(
-            ProgressStyle::with_template("re-signing {msg} {bar:40} {pos}/{len} {per_sec}")
-                .expect("valid template"),
-        );
-        bar.set_message(id.clone());
-        let finished = loop {
-            let status = remote.get(&format!("/api/v1/jobs/{}", segment(&job_id)))?;
-            bar.set_length(status["total"].as_u64().unwrap_or(0));
-            bar.set_position(status["done"].as_u64().unwrap_or(0));
-            match status["state"].as_str() {
-                Some("queued" | "running") => {
-                    std::thread::sleep(std::time::Duration::from_millis(500))
-                }
-                _ => break status,
-            }
-        };
-        bar.finish_and_clear();
+        let finished = remote.follow_job(&job, &format!("re-signing {id}"))?;
         match finished["state"].as_str() {
             Some("done") => eprintln!(
                 "re-indexed `{id}`: statistics generation {}",

@@ -73,6 +73,30 @@ impl Remote {
     }
 }
 
+impl Remote {
+    /// Follows the server's job `job` (as `POST …/reindex` or `…/dedup` answered it) with a
+    /// progress bar until it ends; answers its last status.
+    pub(crate) fn follow_job(&self, job: &Value, label: &str) -> Result<Value> {
+        let id = job["job"].as_str().unwrap_or_default().to_string();
+        let bar = indicatif::ProgressBar::new(job["total"].as_u64().unwrap_or(0)).with_style(
+            indicatif::ProgressStyle::with_template("{msg} {bar:40} {pos}/{len} {per_sec}")
+                .expect("valid template"),
+        );
+        bar.set_message(label.to_string());
+        let finished = loop {
+            let status = self.get(&format!("/api/v1/jobs/{}", segment(&id)))?;
+            bar.set_length(status["total"].as_u64().unwrap_or(0));
+            bar.set_position(status["done"].as_u64().unwrap_or(0));
+            match status["state"].as_str() {
+                Some("queued" | "running") => std::thread::sleep(Duration::from_millis(500)),
+                _ => break status,
+            }
+        };
+        bar.finish_and_clear();
+        Ok(finished)
+    }
+}
+
 /// `401 invalid_token: the bearer token is not valid`, from the server's error body.
 fn answer_error(response: Response) -> anyhow::Error {
     let status = response.status();

@@ -94,6 +94,38 @@ fn the_cli_works_through_a_running_server() {
     ));
     assert_eq!(found["total"], 30, "{found}");
 
+    // A copy of d7 arrives; dedup through the server clusters the two.
+    let copies = dir.path().join("copies.jsonl");
+    std::fs::write(
+        &copies,
+        format!(
+            "{}\n",
+            json!({"id": "d7-copy", "text": synthetic_text(7, 150)})
+        ),
+    )
+    .unwrap();
+    stdout_json(&cli(
+        addr,
+        TOKEN,
+        &["import", "--library", "journal", copies.to_str().unwrap()],
+    ));
+    let clusters = stdout_json(&cli(addr, TOKEN, &["dedup", "--library", "journal"]));
+    assert_eq!(clusters["total"], 1, "{clusters}");
+    let members: Vec<&str> =
+        std::iter::once(clusters["clusters"][0]["canonical"].as_str().unwrap())
+            .chain(
+                clusters["clusters"][0]["members"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| m["doc_id"].as_str().unwrap()),
+            )
+            .collect();
+    assert!(
+        members.contains(&"d7") && members.contains(&"d7-copy"),
+        "{clusters}"
+    );
+
     let reindexed = cli(addr, TOKEN, &["reindex", "--library", "journal"]);
     assert!(
         reindexed.status.success(),
@@ -123,7 +155,7 @@ fn the_cli_works_through_a_running_server() {
     );
     assert!(deleted.status.success());
     let stats = stdout_json(&cli(addr, &reader, &["stats", "--library", "journal"]));
-    assert_eq!(stats["documents"], 29);
+    assert_eq!(stats["documents"], 30);
 
     let unreachable = Command::new(env!("CARGO_BIN_EXE_dupfinder"))
         .args(["--server", "http://127.0.0.1:9", "stats"])

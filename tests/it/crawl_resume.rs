@@ -68,7 +68,7 @@ fn crawl_command(data: &Path, config: &Path) -> Command {
 /// Documents in the committed segments of library `id`'s content index under `libraries` (0
 /// before its first commit), read from its `meta.json` without opening the index. The
 /// library's folder is `<id>.<creation time>`.
-fn committed_documents(libraries: &Path, id: &str) -> u64 {
+pub(crate) fn committed_documents(libraries: &Path, id: &str) -> u64 {
     let prefix = format!("{id}.");
     let Some(folder) = std::fs::read_dir(libraries).ok().and_then(|entries| {
         entries
