@@ -4,8 +4,6 @@
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
@@ -40,22 +38,7 @@ pub(crate) fn run(args: DedupArgs, global: &GlobalArgs) -> Result<ExitCode> {
     }
     let catalog = open_catalog(&configure(global, None)?)?;
     let index = catalog.index(&args.library)?;
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = cancel.clone();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("starting the signal handler")?;
-        std::thread::spawn(move || {
-            runtime.block_on(async {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    eprintln!("stopping: keeping what was checked");
-                    cancel.store(true, Ordering::Relaxed);
-                }
-            })
-        });
-    }
+    let cancel = super::stop_on_ctrl_c("stopping: keeping what was checked")?;
     if dupfinder::dedup::has_unfinished(&index) {
         eprintln!("resuming the unfinished dedup of `{}`", args.library);
     }

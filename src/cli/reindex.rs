@@ -2,10 +2,8 @@
 //! bar; Ctrl-C stops and keeps what was signed.
 
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -38,22 +36,7 @@ pub(crate) fn run(args: ReindexArgs, global: &GlobalArgs) -> Result<ExitCode> {
 /// Re-indexes libraries one after the other with a progress bar on standard error. Ctrl-C stops
 /// at the next document, keeping what was signed: the next run resumes from there.
 fn reindex_with_progress(catalog: &Catalog, ids: &[String]) -> Result<ExitCode> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = cancel.clone();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("starting the signal handler")?;
-        std::thread::spawn(move || {
-            runtime.block_on(async {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    eprintln!("stopping: committing what was signed");
-                    cancel.store(true, Ordering::Relaxed);
-                }
-            })
-        });
-    }
+    let cancel = super::stop_on_ctrl_c("stopping: committing what was signed")?;
     let settings = &catalog.config().reindex;
     for id in ids {
         let index = catalog.index(id)?;

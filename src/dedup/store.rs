@@ -218,13 +218,7 @@ impl DedupStore {
         if changes.is_empty() {
             return Ok(());
         }
-        let path = self.changes_path();
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(DedupError::io(&path))?;
-        append_lines(file, &path, changes)?;
+        append_to(&self.changes_path(), changes)?;
         cache.changes += changes.len();
         cache.stamp = Some(self.stamp());
         if cache.changes >= COMPACT_AFTER
@@ -311,12 +305,7 @@ impl DedupStore {
     /// Appends edges to `path` (durably).
     pub(super) fn append(&self, path: &Path, edges: &[EdgeRecord]) -> Result<(), DedupError> {
         self.ensure_dir()?;
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(DedupError::io(path))?;
-        append_lines(file, path, edges)
+        append_to(path, edges)
     }
 
     /// Every edge of `path`, in file order; `visit` sees each.
@@ -330,13 +319,7 @@ impl DedupStore {
 
     pub(super) fn add_alert(&self, alert: &Alert) -> Result<(), DedupError> {
         self.ensure_dir()?;
-        let path = self.alerts_path();
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(DedupError::io(&path))?;
-        append_lines(file, &path, std::slice::from_ref(alert))
+        append_to(&self.alerts_path(), std::slice::from_ref(alert))
     }
 
     /// Every alert of this library, oldest first.
@@ -362,6 +345,16 @@ pub fn alerts(catalog: &Catalog, library: Option<&str>) -> Result<Vec<Alert>, De
     all.reverse();
     all.sort_by_key(|alert| std::cmp::Reverse(alert.time));
     Ok(all)
+}
+
+/// Appends `items` to the JSON Lines file at `path`, creating it.
+fn append_to<T: Serialize>(path: &Path, items: &[T]) -> Result<(), DedupError> {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(DedupError::io(path))?;
+    append_lines(file, path, items)
 }
 
 pub(super) fn append_lines<T: Serialize>(

@@ -92,7 +92,7 @@ fn write_lines(path: &Path, lines: impl IntoIterator<Item = String>) -> std::io:
 }
 
 /// A seeded pseudo-random order, so the split is reproducible.
-fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+pub(super) fn shuffled(n: usize, seed: u64) -> Vec<usize> {
     let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
         state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);

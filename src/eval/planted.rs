@@ -58,21 +58,9 @@ const COPY_KINDS: [Modification; 11] = [
 /// Foreign documents (hosts of partial copies, substitute words) taken from the corpus.
 const FOREIGN_DOCS: usize = 2_000;
 
-/// A seeded order of `0..n` (splitmix64 and Fisher–Yates), reproducible everywhere.
+/// A seeded order of `0..n`, as gen-tests shuffles (its own seed space).
 fn shuffled(n: usize, seed: u64) -> Vec<usize> {
-    let mut state = seed ^ 0x005e_edd0_c50f_u64;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    let mut order: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        order.swap(i, (next() % (i as u64 + 1)) as usize);
-    }
-    order
+    super::gen_tests::shuffled(n, seed ^ 0x005e_edd0_c50f_u64 ^ 0x9e37_79b9_7f4a_7c15)
 }
 
 fn text_of(value: &Value, key: &str) -> String {

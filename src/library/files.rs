@@ -237,14 +237,8 @@ pub fn import_files(
     index.commit_staged()?;
     summary.import_seconds = started.elapsed().as_secs_f64();
     let signing = Instant::now();
-    catalog.count_ingested(super::IngestPath::Import, summary.accepted as u64);
-    if summary.accepted > 0 {
-        index.optimize()?;
-        summary.stats_generation = index.rebuild_statistics(|done| progress.signing(done))?;
-        catalog.touch(id)?;
-    } else {
-        summary.stats_generation = index.signatures().generation();
-    }
+    summary.stats_generation =
+        super::import::sign_imported(catalog, id, &index, summary.accepted, progress)?;
     summary.signing_seconds = signing.elapsed().as_secs_f64();
     Ok(summary)
 }

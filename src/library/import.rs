@@ -46,6 +46,26 @@ pub trait ImportProgress {
 impl ImportProgress for () {}
 
 /// Imports a JSON Lines corpus file into library `id` (created when missing).
+/// After an import's last commit: counts the documents it brought and, when it brought any,
+/// merges the segments, counts new statistics and re-signs every document; answers the
+/// statistics generation the library is at.
+pub(super) fn sign_imported(
+    catalog: &Catalog,
+    id: &str,
+    index: &crate::index::LibraryIndex,
+    accepted: usize,
+    progress: &dyn ImportProgressSync,
+) -> Result<u64, LibraryError> {
+    catalog.count_ingested(super::IngestPath::Import, accepted as u64);
+    if accepted == 0 {
+        return Ok(index.signatures().generation());
+    }
+    index.optimize()?;
+    let generation = index.rebuild_statistics(|done| progress.signing(done))?;
+    catalog.touch(id)?;
+    Ok(generation)
+}
+
 pub fn import_file(
     catalog: &Catalog,
     id: &str,
@@ -141,14 +161,7 @@ pub fn import_file(
     summary.import_seconds = started.elapsed().as_secs_f64();
 
     let signing = Instant::now();
-    catalog.count_ingested(super::IngestPath::Import, summary.accepted as u64);
-    if summary.accepted > 0 {
-        index.optimize()?;
-        summary.stats_generation = index.rebuild_statistics(|done| progress.signing(done))?;
-        catalog.touch(id)?;
-    } else {
-        summary.stats_generation = index.signatures().generation();
-    }
+    summary.stats_generation = sign_imported(catalog, id, &index, summary.accepted, progress)?;
     summary.signing_seconds = signing.elapsed().as_secs_f64();
     if let Err(e) = crate::dedup::arrived(catalog, id, &arrived) {
         tracing::error!(library = id, error = %e, "could not check imported documents");
