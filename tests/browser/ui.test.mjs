@@ -238,6 +238,17 @@ describe('the web UI', () => {
     assert.ok((await page.locator('.pane h3').nth(1).textContent()).includes(firstTitle));
     await shootBoth('08-check-result');
 
+    // The check was kept as a report; its PDF downloads with the token.
+    const kept = await page.locator('.report-links').textContent();
+    assert.match(kept, /Kept as report [0-9a-f]{24}/);
+    const [pdf] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'PDF report' }).click(),
+    ]);
+    assert.match(pdf.suggestedFilename(), /^dupfinder-report-[0-9a-f]{24}-en\.pdf$/);
+    const { readFileSync } = await import('node:fs');
+    assert.equal(readFileSync(await pdf.path()).subarray(0, 5).toString(), '%PDF-');
+
     // Selecting the other source's passage on the left opens that source on the right and
     // scrolls both to the passage.
     const otherIndex = sources.findIndex((s) => s !== firstTitle);

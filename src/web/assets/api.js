@@ -62,6 +62,32 @@ export async function api(path, { method = 'GET', body, ndjson, form, signal } =
   return value;
 }
 
+// Fetches a file the API serves (a PDF report) with the bearer token and hands it to the
+// browser as a download named `name`.
+export async function download(path, name) {
+  const headers = {};
+  const bearer = token();
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
+  const response = await fetch(path, { headers });
+  if (!response.ok) {
+    let message = `The server answered ${response.status}.`;
+    try {
+      message = (await response.json()).error.message;
+    } catch {
+      // not a JSON error
+    }
+    throw new ApiError(response.status, 'http_' + response.status, message);
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 // Path segments, escaped.
 export function path(...segments) {
   return segments.map((s) => encodeURIComponent(s)).join('/');

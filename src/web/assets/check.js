@@ -4,7 +4,7 @@
 // JATS, text in another encoding) is uploaded as it is and read on the server, never shown as
 // text here.
 
-import { api, path } from './api.js';
+import { api, download, path } from './api.js';
 import { badge, emptyState, errorNotice, field, fill, h, heading, htmlToText, loading, number, percent } from './dom.js';
 import { renderMarked, reveal, sourceClass } from './highlight.js';
 
@@ -141,6 +141,29 @@ export async function checkView(view) {
   });
 }
 
+// The stored report's id and its PDF, in English or Russian.
+function reportLinks(id) {
+  const status = h('span', { class: 'muted small', role: 'status' });
+  const pdf = (lang, label) => {
+    const button = h('button', { type: 'button' }, label);
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      status.textContent = '';
+      try {
+        await download(`/api/v1/reports/${path(id)}/pdf?lang=${lang}`, `dupfinder-report-${id}-${lang}.pdf`);
+      } catch (error) {
+        status.textContent = error.message;
+      } finally {
+        button.disabled = false;
+      }
+    });
+    return button;
+  };
+  return h('p', { class: 'report-links' },
+    h('span', { class: 'muted' }, `Kept as report ${id} · `),
+    pdf('en', 'PDF report'), ' ', pdf('ru', 'PDF (русский)'), ' ', status);
+}
+
 async function showReport(results, text, report) {
   const title = h('h2', { tabindex: -1, class: 'verdict-title' }, 'Verdict: ', badge(report.verdict, report.verdict));
   const summary = h('div', { class: `verdict verdict-${report.verdict}` },
@@ -153,7 +176,8 @@ async function showReport(results, text, report) {
     h('p', { class: 'muted' },
       `${number(report.matches.length)} matching document${report.matches.length === 1 ? '' : 's'}`,
       report.matches.length ? ` · ${percent(report.query_coverage)} of the text lies in copied passages` : '',
-      ` · answered in ${report.took_ms.toFixed(1)} ms`));
+      ` · answered in ${report.took_ms.toFixed(1)} ms`),
+    report.report_id ? reportLinks(report.report_id) : null);
   fill(results, summary);
   if (report.matches.length === 0) {
     results.append(emptyState('No copied passages found.', h('p', {}, 'Try other libraries, or check a longer part of the text.')));
