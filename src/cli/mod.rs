@@ -98,7 +98,7 @@ enum Command {
     /// server's) to one .tar.gz file.
     Backup(backup::BackupArgs),
     /// Restore a backup into a new, empty data directory (--data-dir) and open it to prove it
-    /// whole.
+    /// whole; always local, whatever --server says.
     Restore(backup::RestoreArgs),
 }
 
