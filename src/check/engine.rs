@@ -277,17 +277,7 @@ pub(super) mod tests {
     /// remaining candidate (abandoned checks kept both cores busy long after their clients left).
     #[test]
     fn a_cancelled_check_stops_before_its_next_candidate() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut config = Config::default();
-        config.storage.data_dir = dir.path().to_path_buf();
-        config.storage.writer_memory_mb = 15;
-        let catalog = Arc::new(Catalog::open(&config).unwrap());
-        catalog
-            .create(NewLibrary {
-                id: "lib".to_string(),
-                ..Default::default()
-            })
-            .unwrap();
+        let (_dir, catalog) = catalog_with_library();
         let texts: Vec<String> = (0..6).map(|i| words(i, 80)).collect();
         let documents = texts
             .iter()
@@ -321,6 +311,22 @@ pub(super) mod tests {
         }
     }
 
+    /// A catalog on a temporary data directory with an empty library `lib`.
+    fn catalog_with_library() -> (tempfile::TempDir, Arc<Catalog>) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::default();
+        config.storage.data_dir = dir.path().to_path_buf();
+        config.storage.writer_memory_mb = 15;
+        let catalog = Arc::new(Catalog::open(&config).unwrap());
+        catalog
+            .create(NewLibrary {
+                id: "lib".to_string(),
+                ..Default::default()
+            })
+            .unwrap();
+        (dir, catalog)
+    }
+
     fn words(seed: usize, n: usize) -> String {
         (0..n)
             .map(|i| format!("term{}x{}", (seed * 7919 + i * 104_729) % 5003, i % 13))
@@ -346,17 +352,7 @@ pub(super) mod tests {
     /// check reports another document (or fails).
     #[test]
     fn a_commit_between_a_checks_lookups_does_not_change_what_it_reads() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut config = Config::default();
-        config.storage.data_dir = dir.path().to_path_buf();
-        config.storage.writer_memory_mb = 15;
-        let catalog = Arc::new(Catalog::open(&config).unwrap());
-        catalog
-            .create(NewLibrary {
-                id: "lib".to_string(),
-                ..Default::default()
-            })
-            .unwrap();
+        let (_dir, catalog) = catalog_with_library();
         // Two commits, two segments: five unrelated documents, then the one the query copies.
         let unrelated = (0..5)
             .map(|i| input(&format!("x{i}"), words(i, 60)))

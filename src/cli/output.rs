@@ -5,6 +5,8 @@ use std::io::IsTerminal;
 
 use serde_json::Value;
 
+use dupfinder::reports::match_similarity;
+
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Output {
     json: bool,
@@ -40,21 +42,13 @@ pub(crate) fn check_summary(answer: &Value) -> String {
         lines.push(format!(
             "  {:<9} {:>5.1} %  {}/{}  {}",
             m["verdict"].as_str().unwrap_or("?"),
-            similarity(m) * 100.0,
+            match_similarity(m) * 100.0,
             m["library"].as_str().unwrap_or("?"),
             m["doc_id"].as_str().unwrap_or("?"),
             m["title"].as_str().unwrap_or_default(),
         ));
     }
     lines.join("\n")
-}
-
-/// A match's similarity as `min_similarity` sees it: the largest of its shingle figures.
-fn similarity(m: &Value) -> f64 {
-    ["resemblance", "containment_query", "containment_doc"]
-        .iter()
-        .filter_map(|field| m[*field].as_f64())
-        .fold(0.0, f64::max)
 }
 
 /// Libraries in a few lines: id, documents, words, generation.

@@ -84,6 +84,15 @@ pub struct Report {
     pub text: String,
 }
 
+/// A match's similarity in a JSON answer, as [`crate::check::MatchReport::similarity`] gives
+/// it: the largest of its shingle figures.
+pub fn match_similarity(m: &Value) -> f64 {
+    ["resemblance", "containment_query", "containment_doc"]
+        .iter()
+        .filter_map(|field| m[*field].as_f64())
+        .fold(0.0, f64::max)
+}
+
 /// A report as the list shows it: no text, no passages.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReportSummary {
@@ -110,11 +119,7 @@ impl Report {
         let similarity = matches
             .into_iter()
             .flatten()
-            .flat_map(|m| {
-                ["resemblance", "containment_query", "containment_doc"]
-                    .into_iter()
-                    .filter_map(move |f| m[f].as_f64())
-            })
+            .map(match_similarity)
             .fold(0.0, f64::max);
         ReportSummary {
             report_id: self.report_id.clone(),
