@@ -142,6 +142,25 @@ pub fn write_backup(
 /// must be missing or empty. Only regular files and directories below `data_dir` are
 /// written; anything else in the archive refuses the restore.
 pub fn restore(archive: impl Read, name: &str, data_dir: &Path) -> Result<Manifest, BackupError> {
+    let unpacked = unpack(archive, name, data_dir);
+    if matches!(unpacked, Err(ref e) if !matches!(e, BackupError::TargetNotEmpty(_))) {
+        // The directory was empty before: a damaged or truncated backup leaves nothing behind
+        // that a server could mistake for a data directory.
+        if let Ok(entries) = std::fs::read_dir(data_dir) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let _ = if path.is_dir() {
+                    std::fs::remove_dir_all(&path)
+                } else {
+                    std::fs::remove_file(&path)
+                };
+            }
+        }
+    }
+    unpacked
+}
+
+fn unpack(archive: impl Read, name: &str, data_dir: &Path) -> Result<Manifest, BackupError> {
     if data_dir.exists() {
         let mut entries =
             std::fs::read_dir(data_dir).map_err(io(format!("reading {}", data_dir.display())))?;

@@ -288,6 +288,20 @@ fn a_backup_taken_while_writes_go_on_restores_to_the_same_answers() {
         .unwrap();
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
+    // A truncated backup is refused and leaves its target empty.
+    let bytes = std::fs::read(&file).unwrap();
+    let truncated = dir.path().join("truncated.tar.gz");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let half = dir.path().join("half");
+    let output = Command::new(env!("CARGO_BIN_EXE_dupfinder"))
+        .args(["restore"])
+        .arg(&truncated)
+        .arg("--data-dir")
+        .arg(&half)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(std::fs::read_dir(&half).map_or(0, |d| d.count()), 0);
 
     let copy = start_server(&restored, &[("DUPFINDER_TOKEN", TOKEN)]);
     for i in [0u64, 17, 39] {
