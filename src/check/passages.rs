@@ -165,8 +165,62 @@ pub(super) fn chains(
     }
     done.extend(open);
     done.retain(|c| c.matched >= min_shingles && c.supported);
-    done.sort_by_key(|c| c.first);
-    done
+    consolidate(done, max_gap)
+}
+
+/// One passage per copied case. Text the source repeats gives the query's words a chain on
+/// each occurrence: of chains that cover mostly the same query words, the longest (the
+/// occurrence that extends into the longest consistent alignment) is kept. Then neighbours in
+/// both texts whose gap is small next to their length (words edited more densely than
+/// `max_gap` bridges) become one passage. Chains come back in query order.
+fn consolidate(mut chains: Vec<Chain>, max_gap: usize) -> Vec<Chain> {
+    chains.sort_by_key(|c| (std::cmp::Reverse(c.matched), c.first));
+    let mut kept: Vec<Chain> = Vec::with_capacity(chains.len());
+    for chain in chains {
+        let span = chain.first.0..chain.last.0 + 1;
+        let overlap: usize = kept
+            .iter()
+            .map(|k| {
+                let (start, end) = (span.start.max(k.first.0), span.end.min(k.last.0 + 1));
+                end.saturating_sub(start)
+            })
+            .sum();
+        if overlap * 2 <= span.len() {
+            kept.push(chain);
+        }
+    }
+    kept.sort_by_key(|c| c.first);
+    let mut merged: Vec<Chain> = Vec::with_capacity(kept.len());
+    for chain in kept {
+        match merged.last_mut() {
+            Some(last) if bridges(last, &chain, max_gap) => {
+                last.last = chain.last;
+                last.matched += chain.matched;
+                last.supported |= chain.supported;
+            }
+            _ => merged.push(chain),
+        }
+    }
+    merged
+}
+
+/// Whether `next` continues `previous` in both texts after a gap short next to the two
+/// chains (at most an eighth of their shared shingles, and never less than `max_gap`) and on
+/// about the same diagonal (the texts' offsets drift by at most `max_gap`).
+fn bridges(previous: &Chain, next: &Chain, max_gap: usize) -> bool {
+    let (q_gap, d_gap) = (
+        next.first.0.checked_sub(previous.last.0),
+        next.first.1.checked_sub(previous.last.1),
+    );
+    let (Some(q_gap), Some(d_gap)) = (q_gap, d_gap) else {
+        return false;
+    };
+    let allowed = max_gap.max((previous.matched + next.matched) / 8);
+    q_gap > 0
+        && d_gap > 0
+        && q_gap <= allowed
+        && d_gap <= allowed
+        && q_gap.abs_diff(d_gap) <= max_gap
 }
 
 /// One side of an alignment: the text and its tokens (with byte offsets).
@@ -205,6 +259,59 @@ pub(super) fn passages(chains: &[Chain], query: &Side<'_>, doc: &Side<'_>) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Shingle hashes `from..to`, each a multiple of the sample modulus so every one counts
+    /// as evidence.
+    fn shingles(range: std::ops::Range<u64>) -> Vec<u64> {
+        range.map(|h| h * crate::analysis::SHINGLE_SAMPLE).collect()
+    }
+
+    fn query_spans(chains: &[Chain]) -> Vec<(usize, usize)> {
+        chains.iter().map(|c| (c.first.0, c.last.0)).collect()
+    }
+
+    /// A source that repeats a sentence gave the query's copy of it a second chain on the
+    /// other occurrence: two detections of one copied case.
+    #[test]
+    fn text_the_source_repeats_is_aligned_once_to_the_occurrence_of_the_longest_alignment() {
+        let query = shingles(1..41);
+        // The source: 10..20 on its own, unrelated text, then the whole copy 1..41.
+        let mut doc = shingles(10..20);
+        doc.extend(shingles(500..530));
+        doc.extend(shingles(1..41));
+        let found = chains(&query, &doc, &HashSet::new(), 6, 5);
+        assert_eq!(query_spans(&found), [(0, 39)]);
+        assert_eq!(found[0].first.1, 40, "aligned to the long occurrence");
+        assert_eq!(found[0].matched, 40);
+    }
+
+    /// Words edited more densely than the gap bridges split one copied case in two.
+    #[test]
+    fn a_dense_edit_inside_a_long_copy_does_not_split_it() {
+        let mut query = shingles(1..101);
+        let mut doc = shingles(1..101);
+        // Ten edited shingles in the middle of each side (different on the two sides).
+        for (i, h) in (45..55).enumerate() {
+            query[h] = (900 + i as u64) * crate::analysis::SHINGLE_SAMPLE;
+            doc[h] = (950 + i as u64) * crate::analysis::SHINGLE_SAMPLE;
+        }
+        let found = chains(&query, &doc, &HashSet::new(), 6, 5);
+        assert_eq!(query_spans(&found), [(0, 99)]);
+        assert_eq!(found[0].matched, 90);
+    }
+
+    /// Two short copies far apart, or copied out of order, stay two passages.
+    #[test]
+    fn separate_copies_stay_separate() {
+        let mut query = shingles(1..11);
+        query.extend(shingles(600..640));
+        query.extend(shingles(21..31));
+        let mut doc = shingles(21..31);
+        doc.extend(shingles(700..705));
+        doc.extend(shingles(1..11));
+        let found = chains(&query, &doc, &HashSet::new(), 6, 5);
+        assert_eq!(query_spans(&found), [(0, 9), (50, 59)]);
+    }
 
     #[test]
     fn char_offsets_count_code_points() {
