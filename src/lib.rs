@@ -27,6 +27,7 @@ pub mod clock;
 pub mod config;
 pub mod crawl;
 pub mod dedup;
+mod durable;
 pub mod eval;
 pub mod extract;
 pub mod index;

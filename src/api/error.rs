@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::check::CheckError;
 use crate::crawl::CrawlError;
+use crate::library::phrases::PhraseError;
 use crate::library::{DocumentError, KeyError, LibraryError, RegistryError, StorageFault};
 use crate::reports::ReportError;
 
@@ -102,6 +103,10 @@ error_codes! {
     // Reports.
     ReportNotFound = "report_not_found" => NOT_FOUND,
     InvalidDecision = "invalid_decision" => BAD_REQUEST,
+    // A library's boilerplate phrases.
+    InvalidPhrase = "invalid_phrase" => BAD_REQUEST,
+    TooManyPhrases = "too_many_phrases" => CONFLICT,
+    PhraseNotFound = "phrase_not_found" => NOT_FOUND,
     // Access, routing and time.
     MissingToken = "missing_token" => UNAUTHORIZED,
     InvalidToken = "invalid_token" => UNAUTHORIZED,
@@ -230,6 +235,20 @@ impl From<KeyError> for ApiError {
             KeyError::NotFound(_) => ErrorCode::KeyNotFound,
             KeyError::InvalidName(_) => ErrorCode::InvalidKeyName,
             KeyError::Store { .. } => return ApiError::internal(e),
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<PhraseError> for ApiError {
+    fn from(e: PhraseError) -> Self {
+        let code = match &e {
+            PhraseError::Empty | PhraseError::TooLong { .. } | PhraseError::TooShort { .. } => {
+                ErrorCode::InvalidPhrase
+            }
+            PhraseError::TooMany => ErrorCode::TooManyPhrases,
+            PhraseError::NotFound(_) => ErrorCode::PhraseNotFound,
+            PhraseError::Io { .. } | PhraseError::Corrupt { .. } => return ApiError::internal(e),
         };
         ApiError::new(code, e.to_string())
     }

@@ -13,6 +13,7 @@ use super::jobs::{abort_job, get_job, list_jobs, start_reindex};
 use super::keys::{audit_log, create_key, list_keys, revoke_key};
 use super::libraries::{create_library, delete_library, get_library, list_libraries};
 use super::operations::{backup, healthz, method_not_allowed, metrics, not_found};
+use super::phrases::{add_phrase, list_phrases, remove_phrase};
 use super::queue::{dequeue, enqueue, list_queue};
 use super::reports::{delete_report, get_report, list_reports, patch_report, report_pdf};
 use super::search::search_library;
@@ -49,6 +50,14 @@ fn routes() -> Vec<(&'static str, MethodRouter<AppState>)> {
         ("/api/v1/libraries/{id}/reindex", post(start_reindex)),
         ("/api/v1/libraries/{id}/dedup", post(start_dedup)),
         ("/api/v1/libraries/{id}/duplicates", get(list_duplicates)),
+        (
+            "/api/v1/libraries/{id}/phrases",
+            get(list_phrases).post(add_phrase),
+        ),
+        (
+            "/api/v1/libraries/{id}/phrases/{phrase}",
+            delete(remove_phrase),
+        ),
         ("/api/v1/alerts", get(list_alerts)),
         ("/api/v1/jobs", get(list_jobs)),
         ("/api/v1/jobs/{job}", get(get_job).delete(abort_job)),

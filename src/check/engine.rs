@@ -16,7 +16,7 @@ use super::{
 };
 use crate::analysis::{AnalyzedText, analyze_text};
 use crate::index::LibraryIndex;
-use crate::library::{Catalog, DocumentError, parse_lang};
+use crate::library::{Catalog, DocumentError, parse_lang, phrases};
 use crate::structure::Structure;
 
 /// Checks a text against the requested libraries.
@@ -209,6 +209,8 @@ impl LibraryCheck<'_> {
         let config = &self.catalog.config().check;
         let view = self.index.view();
         let gathered = gather(&view, self.query, config, false)?;
+        let phrases =
+            phrases::shingles_of(self.index.dir(), self.catalog.analyzer(), self.query.lang);
         let query = Query {
             analyzed: self.query,
             text: self.query_text,
@@ -220,6 +222,7 @@ impl LibraryCheck<'_> {
             exclusions: &self.context.exclusions,
             analyzer: self.catalog.analyzer(),
             doc_freq: &gathered.doc_freq,
+            phrases: &phrases,
         };
         let analyzer = self.passages.then(|| self.catalog.analyzer());
         let mut matches = Vec::new();

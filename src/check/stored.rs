@@ -62,6 +62,8 @@ pub fn check_stored(
         exclusions: &exclusions,
         analyzer: catalog.analyzer(),
         doc_freq: &gathered.doc_freq,
+        // Duplicates inside a library count boilerplate (see above), phrases included.
+        phrases: &[],
     };
     let mut matches = Vec::new();
     for (candidate_key, candidate) in gathered.candidates {

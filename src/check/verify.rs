@@ -37,6 +37,8 @@ pub(super) struct Query<'a> {
     pub(super) analyzer: &'a Analyzer,
     /// How many library documents hold each sampled query shingle.
     pub(super) doc_freq: &'a std::collections::HashMap<u64, u64>,
+    /// The shingles of the library's own boilerplate phrases, sorted.
+    pub(super) phrases: &'a [u64],
 }
 
 /// Scores one candidate and decides its verdict; `None` when it is not a match (or no longer
@@ -81,7 +83,8 @@ pub(super) fn verify(
             let tokens = c.query_tokens();
             let span = token_span(query.token_chars, tokens.clone());
             let words = tokens.end.min(query.token_chars.len()) - tokens.start;
-            let boilerplate = repeated(query, c, config.boilerplate_min_docs);
+            let boilerplate =
+                repeated(query, c, config.boilerplate_min_docs) || in_phrases(query, c);
             classify(
                 query.structure,
                 span,
@@ -188,6 +191,20 @@ fn repeated(query: &Query<'_>, chain: &Chain, min_docs: u64) -> bool {
         }
     }
     sampled > 0 && repeated * 2 > sampled
+}
+
+/// Whether most of a passage's shingles are shingles of the library's boilerplate phrases.
+fn in_phrases(query: &Query<'_>, chain: &Chain) -> bool {
+    if query.phrases.is_empty() {
+        return false;
+    }
+    let end = (chain.last.0 + 1).min(query.analyzed.shingles.len());
+    let shingles = &query.analyzed.shingles[chain.first.0.min(end)..end];
+    let listed = shingles
+        .iter()
+        .filter(|h| query.phrases.binary_search(h).is_ok())
+        .count();
+    listed * 2 > shingles.len()
 }
 
 /// The code points the query tokens `tokens` cover.

@@ -13,6 +13,7 @@ mod eval_extract;
 mod import;
 mod keys;
 mod output;
+mod phrases;
 mod reindex;
 mod remote;
 mod search;
@@ -35,7 +36,7 @@ pub(crate) use config::LogFormat;
     after_help = "Exit codes: 0 success; 1 failure (the message says why); 2 usage; 3 an import \
                   with rejected lines; 4 a check whose verdict reached --fail-on.\n\
                   With --server URL (or DUPFINDER_SERVER) and --key (or DUPFINDER_KEY), check, \
-                  import, stats, search, reindex, dedup, delete-document, keys and backup go \
+                  import, stats, search, reindex, dedup, delete-document, keys, phrases and backup go \
                   through a running server."
 )]
 pub(crate) struct Cli {
@@ -92,6 +93,8 @@ enum Command {
     DeleteDocument(delete::DeleteDocumentArgs),
     /// Create, list and revoke API keys.
     Keys(keys::KeysArgs),
+    /// List, add and remove a library's own boilerplate phrases.
+    Phrases(phrases::PhrasesArgs),
     /// Search a library.
     Search(search::SearchArgs),
     /// Write a consistent backup of the data directory (or, with --server, of a running
@@ -150,6 +153,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::Stats(args) => stats::run(args, global),
         Command::DeleteDocument(args) => delete::run(args, global),
         Command::Keys(args) => keys::run(args, global),
+        Command::Phrases(args) => phrases::run(args, global),
         Command::Search(args) => search::run(args, global),
         Command::Backup(args) => backup::backup(args, global),
         Command::Restore(args) => backup::restore_command(args, global),

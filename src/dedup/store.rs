@@ -424,13 +424,9 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, DedupError> 
 /// Writes `value` beside `path`, syncs it, and renames it over `path`: a reader sees the old
 /// file or the new one, never half of one.
 fn write_atomically<T: Serialize>(path: &Path, value: &T) -> Result<(), DedupError> {
-    let tmp = path.with_extension("tmp");
     let bytes = serde_json::to_vec(value).map_err(|e| DedupError::Corrupt {
         path: path.to_path_buf(),
         reason: e.to_string(),
     })?;
-    let mut file = File::create(&tmp).map_err(DedupError::io(&tmp))?;
-    file.write_all(&bytes).map_err(DedupError::io(&tmp))?;
-    file.sync_all().map_err(DedupError::io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(DedupError::io(path))
+    crate::durable::write_atomically(path, &bytes).map_err(DedupError::io(path))
 }

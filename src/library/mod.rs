@@ -10,6 +10,7 @@ mod import;
 mod ingest;
 mod jobs;
 mod keys;
+pub mod phrases;
 mod registry;
 
 pub use catalog::{

@@ -17,6 +17,7 @@ mod keys;
 mod limits;
 mod openapi;
 mod operations;
+mod phrases;
 mod reindex;
 mod reports;
 mod search;
