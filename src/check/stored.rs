@@ -16,6 +16,8 @@ use crate::structure::Structure;
 pub struct StoredCheck {
     /// The checked document's id.
     pub doc_id: String,
+    /// The checked document's title, if it has one.
+    pub title: Option<String>,
     /// Every verified match but the document itself, the strongest first.
     pub matches: Vec<MatchReport>,
 }
@@ -90,6 +92,7 @@ pub fn check_stored(
     });
     Ok(Some(StoredCheck {
         doc_id: document.meta.doc_id,
+        title: document.meta.title,
         matches,
     }))
 }

@@ -47,7 +47,7 @@ pub fn arrived(
         let edges: Vec<EdgeRecord> = checked
             .matches
             .iter()
-            .filter_map(|m| EdgeRecord::of(doc_id, m, settings))
+            .filter_map(|m| EdgeRecord::of(doc_id, checked.title.as_deref(), m, settings))
             .collect();
         if edges.is_empty() {
             continue;

@@ -218,12 +218,9 @@ fn check_chunk(
             Err(e) => return Err(e.into()),
         };
         let settings = &catalog.config().dedup;
-        edges.extend(
-            checked
-                .matches
-                .iter()
-                .filter_map(|found| EdgeRecord::of(&checked.doc_id, found, settings)),
-        );
+        edges.extend(checked.matches.iter().filter_map(|found| {
+            EdgeRecord::of(&checked.doc_id, checked.title.as_deref(), found, settings)
+        }));
     }
     Ok(edges)
 }

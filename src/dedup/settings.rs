@@ -27,6 +27,10 @@ pub struct DedupConfig {
     pub cluster_resemblance: f64,
     pub cluster_containment: f64,
     pub cluster_word_similarity: f64,
+    /// Two documents whose titles are the same but for their numbers (a shared task's yearly
+    /// overviews, a team's system description for each year's edition) are editions of a
+    /// series: related, never one cluster, however close their texts.
+    pub editions_apart: bool,
 }
 
 impl DedupConfig {
@@ -48,6 +52,7 @@ impl Default for DedupConfig {
             cluster_resemblance: 0.5,
             cluster_containment: 0.8,
             cluster_word_similarity: 0.72,
+            editions_apart: true,
         }
     }
 }

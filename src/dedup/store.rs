@@ -54,16 +54,105 @@ pub struct EdgeRecord {
 }
 
 impl EdgeRecord {
-    /// The edge of a match found by checking `doc_id`; `None` when the match is no edge.
-    pub fn of(doc_id: &str, found: &MatchReport, settings: &DedupConfig) -> Option<EdgeRecord> {
+    /// The edge of a match found by checking `doc_id` (titled `title`); `None` when the match
+    /// is no edge. Two editions of a series (titles the same but for their numbers) are only
+    /// related, however close their texts: a shared task's yearly overview reuses last year's.
+    pub fn of(
+        doc_id: &str,
+        title: Option<&str>,
+        found: &MatchReport,
+        settings: &DedupConfig,
+    ) -> Option<EdgeRecord> {
         let verdict = EdgeVerdict::of(found.verdict)?;
+        let editions = match (title, found.title.as_deref()) {
+            (Some(a), Some(b)) => settings.editions_apart && editions_of_a_series(a, b),
+            _ => false,
+        };
         Some(EdgeRecord {
             a: doc_id.to_string(),
             b: found.doc_id.clone(),
             verdict,
             similarity: found.similarity(),
-            strong: verdict == EdgeVerdict::Duplicate && settings.joins_clusters(found),
+            strong: verdict == EdgeVerdict::Duplicate
+                && settings.joins_clusters(found)
+                && !editions,
         })
+    }
+}
+
+/// Whether two titles name editions of one series: their numbers (years, edition numbers,
+/// ordinals) differ, and the words of the shorter one, numbers and function words left out, are
+/// nearly all in the other ("Findings of the 2022 Conference on Machine Translation (WMT22)"
+/// and "… 2023 … (WMT23): LLMs Are Here", "Overview of the 3rd Workshop on Asian Translation"
+/// and "… the 4th …", "The First … Shared Task (SR'18)" and "The Second … (SR'19)").
+fn editions_of_a_series(a: &str, b: &str) -> bool {
+    let (a, b) = (TitleWords::of(a), TitleWords::of(b));
+    let (shorter, longer) = if a.words.len() <= b.words.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    if shorter.words.len() < 3
+        || a.numbers.is_empty()
+        || b.numbers.is_empty()
+        || a.numbers == b.numbers
+    {
+        return false;
+    }
+    let shared = shorter.words.intersection(&longer.words).count();
+    shared * 5 >= shorter.words.len() * 4
+}
+
+/// A title's words and its numbers, lower-cased; runs of letters and runs of digits are words
+/// of their own (`WMT22` is `wmt` and `22`).
+struct TitleWords {
+    words: std::collections::BTreeSet<String>,
+    numbers: std::collections::BTreeSet<String>,
+}
+
+/// Words that number an edition.
+const ORDINALS: [&str; 24] = [
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+    "eleventh", "twelfth", "st", "nd", "rd", "th", "ii", "iii", "iv", "vi", "vii", "viii", "ix",
+    "xi",
+];
+
+/// Words too common in titles to tell two apart.
+const FUNCTION_WORDS: [&str; 14] = [
+    "the", "of", "for", "and", "on", "in", "at", "a", "an", "to", "with", "by", "и", "в",
+];
+
+impl TitleWords {
+    fn of(title: &str) -> TitleWords {
+        let mut words = std::collections::BTreeSet::new();
+        let mut numbers = std::collections::BTreeSet::new();
+        let lower = title.to_lowercase();
+        let mut run = String::new();
+        let mut flush = |run: &mut String| {
+            if run.is_empty() {
+                return;
+            }
+            let word = std::mem::take(run);
+            if word.chars().all(|c| c.is_numeric()) || ORDINALS.contains(&word.as_str()) {
+                numbers.insert(word);
+            } else if !FUNCTION_WORDS.contains(&word.as_str()) {
+                words.insert(word);
+            }
+        };
+        let mut digits = false;
+        for c in lower.chars() {
+            if c.is_alphanumeric() {
+                if !run.is_empty() && c.is_numeric() != digits {
+                    flush(&mut run);
+                }
+                digits = c.is_numeric();
+                run.push(c);
+            } else {
+                flush(&mut run);
+            }
+        }
+        flush(&mut run);
+        TitleWords { words, numbers }
     }
 }
 
@@ -429,4 +518,54 @@ fn write_atomically<T: Serialize>(path: &Path, value: &T) -> Result<(), DedupErr
         reason: e.to_string(),
     })?;
     crate::durable::write_atomically(path, &bytes).map_err(DedupError::io(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::editions_of_a_series;
+
+    #[test]
+    fn titles_the_same_but_for_their_numbers_are_editions_of_a_series() {
+        for (a, b) in [
+            (
+                "Findings of the 2022 Conference on Machine Translation (WMT22)",
+                "Findings of the 2023 Conference on Machine Translation (WMT23)",
+            ),
+            (
+                "Overview of the 7th Workshop on Asian Translation",
+                "Overview of the 8th Workshop on Asian Translation",
+            ),
+            (
+                "Итоги конкурса 2019 года по поиску заимствований",
+                "Итоги конкурса 2020 года по поиску заимствований",
+            ),
+        ] {
+            assert!(editions_of_a_series(a, b), "{a} / {b}");
+        }
+        for (a, b) in [
+            // The same title: a version of one work, not another edition.
+            (
+                "Neural Parsing of Legal Texts",
+                "Neural parsing of legal texts.",
+            ),
+            // Other words: not a series (a retitled copy stays a duplicate).
+            (
+                "Neural Parsing of Legal Texts 2",
+                "Dependency Grammars for Contracts in Court 3",
+            ),
+            // No numbers, or the same ones: a retitled copy, not another edition.
+            (
+                "Neural Parsing of Legal Texts",
+                "Neural Parsing of Legal Texts Revisited",
+            ),
+            (
+                "Neural Parsing of Legal Texts in 2020",
+                "Neural Parsing of Legal Texts, 2020",
+            ),
+            // Too short to mean anything.
+            ("Intro 1", "Intro 2"),
+        ] {
+            assert!(!editions_of_a_series(a, b), "{a} / {b}");
+        }
+    }
 }
