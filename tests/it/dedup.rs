@@ -1,6 +1,6 @@
 //! Duplicates inside a library: the dedup job's clusters survive a restart, an aborted job
 //! resumes where it stopped, a deleted or replaced document leaves its cluster, and a copy that
-//! arrives later (imported or sent) raises an alert and joins the cluster.
+//! arrives later (imported, sent or crawled) raises an alert and joins the cluster.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;
@@ -341,4 +341,65 @@ async fn an_imported_copy_raises_an_alert_and_joins_the_cluster() {
     let (status, body) =
         json_request(&app, "GET", "/api/v1/alerts?library=missing", json!({})).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+}
+
+/// A crawled library, deduplicated once; the site then publishes a copy of one of its articles
+/// under a new id and title: the next crawl indexes it, and the arrival raises an alert naming
+/// the original and joins it in a cluster.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawled_copy_raises_an_alert() {
+    use crate::support::sites::{
+        FixtureServer, Reply, article_page, crawl, crawl_catalog, library, link_page,
+        test_crawl_config,
+    };
+    use dupfinder::crawl::CrawlService;
+
+    let ids: Vec<u64> = (2000..2012).collect();
+    let mut pages = std::collections::HashMap::new();
+    pages.insert(
+        "/robots.txt".to_string(),
+        Reply::Html("User-agent: *\nDisallow:\n".to_string()),
+    );
+    let links: Vec<String> = ids.iter().map(|id| format!("/post/{id}/")).collect();
+    pages.insert("/".to_string(), Reply::Html(link_page("Home", &links)));
+    for &id in &ids {
+        pages.insert(
+            format!("/post/{id}/"),
+            Reply::Html(article_page(id, &format!("Article number {id}"), &[])),
+        );
+    }
+    let server = FixtureServer::start(pages).await;
+    let (_dir, catalog) = crawl_catalog(test_crawl_config());
+    library(&catalog, "site", &server.url("/"), &["/post/"]);
+    let service = CrawlService::open(catalog.clone()).unwrap();
+    crawl(&service, "site").await;
+    let checked = {
+        let catalog = catalog.clone();
+        tokio::task::spawn_blocking(move || {
+            run_dedup(&catalog, "site", &DedupControl::default(), |_, _| {}).unwrap()
+        })
+        .await
+        .unwrap()
+    };
+    assert!(
+        matches!(checked, DedupOutcome::Finished { .. }),
+        "{checked:?}"
+    );
+
+    // The text of article 2005 (its body is made from its seed) under another id and title.
+    server.set(
+        "/post/2012/",
+        Reply::Html(article_page(2005, "A paper with a new title", &[])),
+    );
+    crawl(&service, "site").await;
+
+    // Read as `GET /api/v1/alerts` reads them (the crawl service holds the crawl store, so no
+    // second application is opened on this catalog).
+    let alerts = dupfinder::dedup::alerts(&catalog, Some("site")).unwrap();
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    let alert = serde_json::to_value(&alerts[0]).unwrap();
+    assert_eq!(alert["doc_id"], server.url("/post/2012/"));
+    assert_eq!(alert["matches"][0]["doc_id"], server.url("/post/2005/"));
+    assert_eq!(alert["matches"][0]["verdict"], "duplicate");
+    assert!(alert["cluster"].is_string(), "{alert}");
 }
