@@ -24,6 +24,10 @@ pub struct Config {
     /// Reading files: bounds on pages, decompressed bytes and time.
     pub extract: crate::extract::ExtractLimits,
     pub dedup: crate::dedup::DedupConfig,
+    /// Checks of many files in one request.
+    pub batch: crate::batch::BatchConfig,
+    /// Delivering events to portals.
+    pub webhooks: crate::webhooks::WebhooksConfig,
 }
 
 /// Which signatures are stored and looked up.

@@ -142,6 +142,32 @@ pub struct NegativeStats {
     pub partial_verdicts: usize,
 }
 
+/// Whether every answer's `similarity_index` equals the sum of its matches' `share`: the
+/// figure a report shows large must add up from the sources listed under it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IndexShareCheck {
+    /// Answers looked at.
+    pub answers: usize,
+    /// Answers whose index and sum of shares differ by more than [`INDEX_SHARE_TOLERANCE`].
+    pub violations: usize,
+    /// The largest difference seen.
+    pub worst: f64,
+}
+
+/// How far a report's index may be from the sum of its sources' shares (rounding).
+pub const INDEX_SHARE_TOLERANCE: f64 = 0.01;
+
+impl IndexShareCheck {
+    /// Looks at one answer.
+    pub fn add(&mut self, answer: &crate::check::CheckReport) {
+        let sum: f64 = answer.matches.iter().map(|m| m.share).sum();
+        let difference = (answer.similarity_index - sum).abs();
+        self.answers += 1;
+        self.violations += usize::from(difference > INDEX_SHARE_TOLERANCE);
+        self.worst = self.worst.max(round3(difference));
+    }
+}
+
 /// The whole evaluation.
 #[derive(Debug, Clone, Serialize)]
 pub struct EvalReport {
@@ -163,6 +189,8 @@ pub struct EvalReport {
     /// PAN's measures on the partial copies: every reported passage a detection, the copied
     /// passage the one case of its query.
     pub pan: PanMeasures,
+    /// The index equals the sum of the sources' shares, on every answer.
+    pub index_share: IndexShareCheck,
 }
 
 /// Runs every query through the real check path against `library`.
@@ -182,6 +210,7 @@ pub fn evaluate(
     let mut detection = Detection::default();
     let mut passage_kinds: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     let (mut pan_cases, mut pan_detections) = (Vec::new(), Vec::new());
+    let mut index_share = IndexShareCheck::default();
 
     for query in queries {
         let is_partial = query.source.is_some() && !query.expect_duplicate;
@@ -206,6 +235,17 @@ pub fn evaluate(
                 continue;
             }
         };
+        // Reports are made with passages, which the figures come from: a query checked
+        // without them is checked once more with them for this count.
+        if kinded {
+            index_share.add(&answer);
+        } else {
+            let mut with_passages = request.clone();
+            with_passages.passages = true;
+            if let Ok(full) = check(catalog, &with_passages) {
+                index_share.add(&full);
+            }
+        }
         let is_partial_copy = query.kind == "partial_copy";
         if is_partial_copy {
             passage_latencies.push(answer.took_ms);
@@ -429,6 +469,7 @@ pub fn evaluate(
         latency_ms: Latency::of(&mut latencies),
         passage_kinds,
         pan: pan_measures(&pan_cases, &pan_detections),
+        index_share,
     })
 }
 
@@ -548,6 +589,12 @@ pub fn print_table(report: &EvalReport, out: &mut impl std::io::Write) -> std::i
         out,
         "PAN measures of partial copies: {} cases, {} detections, precision {:.3}, recall {:.3}, granularity {:.3}, plagdet {:.3}",
         pan.cases, pan.detections, pan.precision, pan.recall, pan.granularity, pan.plagdet
+    )?;
+    let s = &report.index_share;
+    writeln!(
+        out,
+        "similarity index = sum of the sources' shares (within {INDEX_SHARE_TOLERANCE}): {} answers, {} violations, largest difference {:.4}",
+        s.answers, s.violations, s.worst
     )?;
     for (kind, counts) in &report.passage_kinds {
         let total: usize = counts.values().sum();
