@@ -410,6 +410,8 @@ mod tests {
         assert_eq!(format!("{:?}", file.check), format!("{:?}", built_in.check));
         assert_eq!(file.signatures.scheme(), built_in.signatures.scheme());
         assert_eq!(format!("{:?}", file.crawl), format!("{:?}", built_in.crawl));
+        assert_eq!(file.batch, built_in.batch);
+        assert_eq!(file.webhooks, built_in.webhooks);
     }
 
     #[test]

@@ -160,8 +160,16 @@ pub const INDEX_SHARE_TOLERANCE: f64 = 0.01;
 impl IndexShareCheck {
     /// Looks at one answer.
     pub fn add(&mut self, answer: &crate::check::CheckReport) {
-        let sum: f64 = answer.matches.iter().map(|m| m.share).sum();
-        let difference = (answer.similarity_index - sum).abs();
+        self.add_figures(
+            answer.similarity_index,
+            answer.matches.iter().map(|m| m.share),
+        );
+    }
+
+    /// Looks at one answer's index and its sources' shares.
+    pub fn add_figures(&mut self, index: f64, shares: impl IntoIterator<Item = f64>) {
+        let sum: f64 = shares.into_iter().sum();
+        let difference = (index - sum).abs();
         self.answers += 1;
         self.violations += usize::from(difference > INDEX_SHARE_TOLERANCE);
         self.worst = self.worst.max(round3(difference));
@@ -610,6 +618,19 @@ pub fn print_table(report: &EvalReport, out: &mut impl std::io::Write) -> std::i
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_index_that_is_not_the_sum_of_the_shares_is_a_violation() {
+        let mut check = IndexShareCheck::default();
+        check.add_figures(0.45, [0.3, 0.15]);
+        check.add_figures(0.0, []);
+        // Rounding of each share to four places stays within the tolerance.
+        check.add_figures(0.3333, [0.1111, 0.1111, 0.1112]);
+        assert_eq!((check.answers, check.violations), (3, 0));
+        // The page said 63 % above sources adding up to 45 %.
+        check.add_figures(0.63, [0.45]);
+        assert_eq!((check.answers, check.violations, check.worst), (4, 1, 0.18));
+    }
 
     #[test]
     fn overlap_merges_spans() {
