@@ -152,12 +152,12 @@ fn local_request(args: &CheckArgs, text: String) -> Result<CheckRequest> {
     })
 }
 
+/// A file's name and bytes, or why it could not be read.
+type ReadFile = (String, Result<Vec<u8>, String>);
+
 /// Every file the paths name: a folder's files (hidden ones skipped), a `.zip`'s entries, a
 /// file itself; each with its name and bytes (or why it could not be read).
-fn batch_files(
-    paths: &[PathBuf],
-    max_bytes: u64,
-) -> Result<Vec<(String, Result<Vec<u8>, String>)>> {
+fn batch_files(paths: &[PathBuf], max_bytes: u64) -> Result<Vec<ReadFile>> {
     let mut files = Vec::new();
     for path in paths {
         let source =

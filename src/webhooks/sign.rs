@@ -39,7 +39,7 @@ pub fn verify(secret: &str, body: &[u8], header: &str) -> bool {
 }
 
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     (0..hex.len())

@@ -66,10 +66,7 @@ async fn a_signed_report_event_is_delivered_after_the_receiver_failed_twice() {
     let hook = register(addr, &receiver.url(), &["report.completed"]).await;
 
     // A copy of d4 with an added sentence: a report with a match.
-    let text = format!(
-        "{} An added closing sentence.",
-        synthetic_text(4, 40 + 4 * 13 % 120)
-    );
+    let text = format!("{} An added closing sentence.", synthetic_text(4, 92));
     let (status, answer) = call(
         addr,
         "POST",
@@ -216,7 +213,7 @@ async fn duplicate_found_is_delivered_for_an_arrival_that_copies_a_library_docum
     let addr = serve_in_process(catalog.clone()).await;
     register(addr, &receiver.url(), &["duplicate.found"]).await;
 
-    let copy: String = synthetic_text(11, 40 + 11 * 13 % 120)
+    let copy: String = synthetic_text(11, 40 + 143 % 120)
         .split(' ')
         .enumerate()
         .map(|(i, w)| {
