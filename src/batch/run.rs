@@ -99,9 +99,13 @@ fn check_file(
     let document = match extract_bounded(catalog, bytes.to_vec()) {
         Ok(document) => document,
         Err(e) => {
+            // The line names the file; the message needs not.
             let error = ApiError::from(e);
-            let message = format!("{name}: {}", error.message);
-            return batches.finish(job, number, &failed(name, error.code.as_str(), &message));
+            return batches.finish(
+                job,
+                number,
+                &failed(name, error.code.as_str(), &error.message),
+            );
         }
     };
     let request = record.settings.request(document.text.clone());

@@ -276,7 +276,7 @@ fn check_one_local(
     };
     let document = match extract(&bytes, &catalog.config().extract) {
         Ok(document) => document,
-        Err(e) => return Ok(failed(e.code(), format!("{file}: {e}"))),
+        Err(e) => return Ok(failed(e.code(), e.to_string())),
     };
     let words = document.text.split_whitespace().count();
     let request = local_request(args, document.text)?;

@@ -285,3 +285,38 @@ fn a_batch_stopped_midway_resumes_at_the_next_start_and_checks_no_file_twice() {
         dupfinder::library::JobState::Done
     );
 }
+
+#[test]
+fn the_cli_checks_a_folder_and_prints_a_line_per_file_with_the_exit_code_of_the_worst() {
+    let (dir, catalog) = catalog_with(|_| {});
+    add_synthetic(&catalog, "lib", 0, 10);
+    drop(catalog);
+    let folder = dir.path().join("manuscripts");
+    std::fs::create_dir_all(folder.join("sub")).unwrap();
+    std::fs::write(folder.join("copy.txt"), synthetic_text(2, 66)).unwrap();
+    std::fs::write(folder.join("sub/new.txt"), synthetic_text(9_000, 120)).unwrap();
+    std::fs::write(folder.join("scan.png"), b"\x89PNG\r\n\x1a\n\0\0\0\r").unwrap();
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_dupfinder"))
+            .arg("--data-dir")
+            .arg(dir.path())
+            .arg("check")
+            .arg(&folder)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let output = run(&["--format", "csv"]);
+    let csv = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4, "{csv}");
+    assert!(lines[1].starts_with("copy.txt,,duplicate,"), "{csv}");
+    assert!(
+        lines[2].starts_with("scan.png,,,,,unsupported_media_type,"),
+        "{csv}"
+    );
+    assert!(lines[3].starts_with("sub/new.txt,,original,"), "{csv}");
+    // A file that could not be checked fails the run; a verdict at `--fail-on` says 4.
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(run(&["--fail-on", "duplicate"]).status.code(), Some(4));
+}
