@@ -320,3 +320,61 @@ fn the_cli_checks_a_folder_and_prints_a_line_per_file_with_the_exit_code_of_the_
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(run(&["--fail-on", "duplicate"]).status.code(), Some(4));
 }
+
+#[tokio::test]
+async fn a_batch_summary_is_its_senders_and_webhooks_are_the_admins() {
+    use axum::http::StatusCode;
+    use dupfinder::batch::{BatchFile, BatchSettings};
+    use dupfinder::check::CheckRequest;
+    use dupfinder::library::Role;
+
+    use crate::support::{app, send_with_token};
+
+    const ADMIN: &str = "admin-token-for-batches";
+    let (_dir, catalog) = catalog_with(|config| {
+        config.server.token = Some(ADMIN.to_string());
+        config.webhooks.allow_private_networks = true;
+    });
+    let alice = catalog
+        .keys()
+        .create("alice", Role::Checker, None)
+        .unwrap()
+        .key;
+    let bob = catalog
+        .keys()
+        .create("bob", Role::Checker, None)
+        .unwrap()
+        .key;
+    let record = catalog
+        .batches()
+        .create(
+            "alice".to_string(),
+            BatchSettings::of(&CheckRequest::new(""), true),
+            vec![BatchFile {
+                name: "a.txt".into(),
+                bytes: b"text".to_vec(),
+            }],
+        )
+        .unwrap();
+    let app = app(catalog);
+    let uri = format!("/api/v1/jobs/{}/reports", record.job);
+    for (key, expected) in [
+        (Some(alice.as_str()), StatusCode::OK),
+        (Some(bob.as_str()), StatusCode::NOT_FOUND),
+        (None, StatusCode::UNAUTHORIZED),
+        (Some(ADMIN), StatusCode::OK),
+    ] {
+        let (status, body) = send_with_token(&app, "GET", &uri, key, Value::Null).await;
+        assert_eq!(status, expected, "{key:?}: {body}");
+    }
+
+    let hook = json!({"url": "http://127.0.0.1:9/hook", "secret": "sixteen characters", "events": ["report.completed"]});
+    let (status, _) =
+        send_with_token(&app, "POST", "/api/v1/webhooks", Some(&alice), hook.clone()).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, created) =
+        send_with_token(&app, "POST", "/api/v1/webhooks", Some(ADMIN), hook).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let (status, _) = send_with_token(&app, "GET", "/api/v1/webhooks", None, Value::Null).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
