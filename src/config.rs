@@ -24,6 +24,10 @@ pub struct Config {
     /// Reading files: bounds on pages, decompressed bytes and time.
     pub extract: crate::extract::ExtractLimits,
     pub dedup: crate::dedup::DedupConfig,
+    /// Checks of many files in one request.
+    pub batch: crate::batch::BatchConfig,
+    /// Delivering events to portals.
+    pub webhooks: crate::webhooks::WebhooksConfig,
 }
 
 /// Which signatures are stored and looked up.
@@ -406,6 +410,8 @@ mod tests {
         assert_eq!(format!("{:?}", file.check), format!("{:?}", built_in.check));
         assert_eq!(file.signatures.scheme(), built_in.signatures.scheme());
         assert_eq!(format!("{:?}", file.crawl), format!("{:?}", built_in.crawl));
+        assert_eq!(file.batch, built_in.batch);
+        assert_eq!(file.webhooks, built_in.webhooks);
     }
 
     #[test]

@@ -22,6 +22,7 @@
 pub mod analysis;
 pub mod api;
 pub mod backup;
+pub mod batch;
 pub mod check;
 pub mod clock;
 pub mod config;
@@ -36,3 +37,4 @@ pub mod reports;
 pub mod signature;
 pub mod structure;
 pub mod web;
+pub mod webhooks;

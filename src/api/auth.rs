@@ -31,11 +31,10 @@ pub(super) fn access_of(method: &Method, path: &str) -> Access {
     if path.starts_with("/api/v1/keys")
         || path.starts_with("/api/v1/audit")
         || path == "/api/v1/backup"
+        || path.starts_with("/api/v1/webhooks")
     {
         Access::Admin
-    } else if (method == Method::POST && path == "/api/v1/check")
-        || path.starts_with("/api/v1/reports")
-    {
+    } else if (method == Method::POST && path == "/api/v1/check") || holds_reports(path) {
         // Reports are checkers' own: a checker sees and decides the reports it asked for.
         Access::Check
     } else if is_operator(method, path) {
@@ -43,6 +42,13 @@ pub(super) fn access_of(method: &Method, path: &str) -> Access {
     } else {
         Access::Read
     }
+}
+
+/// Whether the path answers stored reports (a report, the list, a batch's summary): they hold
+/// manuscripts, so they need a key whenever keys are enforced.
+fn holds_reports(path: &str) -> bool {
+    path.starts_with("/api/v1/reports")
+        || (path.starts_with("/api/v1/jobs/") && path.ends_with("/reports"))
 }
 
 /// The library a request's path names (`/api/v1/libraries/{id}…`), if any.
@@ -131,7 +137,7 @@ pub(super) async fn require_token(
         && !is_public(&path)
         && (server.protect_reads
             || matches!(access, Access::Write | Access::Admin)
-            || path.starts_with("/api/v1/reports"));
+            || holds_reports(&path));
     let identity = match identity {
         Ok(identity) => Some(identity),
         Err(presented) if needs_key => {

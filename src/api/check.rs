@@ -3,27 +3,30 @@
 //! `multipart/form-data` body carries a file (part `file`) and the same options as the JSON
 //! body without `text` (part `options`); the file's text is extracted, and the answer adds
 //! `document` and the extracted `text` that the passages' offsets refer to. The answer is kept
-//! as a report unless the request says `"store": false`.
+//! as a report unless the request says `"store": false`. Several `file` parts, or one file
+//! that is a `.zip` (told by content), are a batch: kept, answered `202` with a job, and
+//! checked file by file (see [`crate::batch`]).
 
 use std::sync::atomic::Ordering;
 
 use axum::Extension;
 use axum::Json;
 use axum::extract::{FromRequest, Request, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::auth::Identity;
 use super::body::{TextBody, parse_json};
-use super::upload::{extract_file, is_multipart, read_upload};
+use super::upload::{Upload, extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
+use crate::batch::{BatchError, BatchFile, BatchSettings, is_archive, unpack_zip};
 use crate::check::{CancelFlag, CheckRequest, check_cancellable};
-use crate::clock::unix_now;
 use crate::config::Limits;
 use crate::extract::DocumentSummary;
-use crate::library::Catalog;
-use crate::reports::{Decision, Report, ReportError};
+use crate::library::{Catalog, JobTrigger};
+use crate::reports::{Report, ReportError};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -116,17 +119,11 @@ pub(super) async fn check_text(
     let limits = &state.catalog.config().limits;
     if is_multipart(request.headers()) {
         let upload = read_upload(request, &state, &["options"]).await?;
-        if upload.files.len() > 1 {
-            return Err(ApiError::new(
-                ErrorCode::InvalidBody,
-                format!(
-                    "{} files sent; a check takes one `file` part",
-                    upload.files.len()
-                ),
-            ));
-        }
         if let Some(options) = upload.options.as_deref() {
             super::body::check_depth(options, limits)?;
+        }
+        if upload.files.len() > 1 || is_archive(&upload.files[0].bytes) {
+            return start_batch(&state, identity, upload).await;
         }
         let file = &upload.files[0];
         let document = extract_file(&state, file).await?;
@@ -141,19 +138,65 @@ pub(super) async fn check_text(
     Ok(Json(run_check(&state, identity, request, store, None).await?).into_response())
 }
 
-/// Checks under the key's library limits, keeps the answer as a report when `store`, and
-/// answers it (with the file's summary and text when a file was checked).
-async fn run_check(
+/// Several files, or one `.zip`: kept durably as a batch, then checked file by file by a
+/// job; answers `202` with the job.
+async fn start_batch(
     state: &AppState,
     identity: Option<Extension<Identity>>,
-    mut request: CheckRequest,
-    store: bool,
-    file: Option<DocumentSummary>,
-) -> Result<Value, ApiError> {
-    let submitter = identity
+    upload: Upload,
+) -> Result<Response, ApiError> {
+    let limits = &state.catalog.config().limits;
+    let config = state.catalog.config().batch.clone();
+    let body = options_with_text(upload.options.as_deref(), "")?;
+    let (mut request, store) = parse_check_body(&body, limits)?;
+    let submitter = submitter(&identity);
+    restrict_libraries(&identity, &mut request)?;
+    if upload.files.len() > config.max_files {
+        return Err(BatchError::TooManyFiles {
+            files: upload.files.len(),
+            limit: config.max_files,
+        }
+        .into());
+    }
+    let catalog = state.catalog.clone();
+    let settings = BatchSettings::of(&request, store);
+    let files = upload.files;
+    let record = tokio::task::spawn_blocking(move || {
+        let files = if files.len() == 1 {
+            let only = files.into_iter().next().expect("one file");
+            unpack_zip(only.bytes.to_vec(), &config)?
+        } else {
+            files
+                .into_iter()
+                .map(|f| BatchFile {
+                    name: f.name,
+                    bytes: f.bytes.to_vec(),
+                })
+                .collect()
+        };
+        catalog.batches().create(submitter, settings, files)
+    })
+    .await??;
+    let job = state.jobs.start_batch(&record.job, JobTrigger::Request)?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({"job": job.job, "kind": "batch", "total": job.total})),
+    )
+        .into_response())
+}
+
+/// The name reports record for the caller (`-` on an open server).
+fn submitter(identity: &Option<Extension<Identity>>) -> String {
+    identity
         .as_ref()
-        .map_or_else(|| "-".to_string(), |Extension(i)| i.name.clone());
-    // A key that may touch some libraries only checks against those.
+        .map_or_else(|| "-".to_string(), |Extension(i)| i.name.clone())
+}
+
+/// A key that may touch some libraries only checks against those.
+fn restrict_libraries(
+    identity: &Option<Extension<Identity>>,
+    request: &mut CheckRequest,
+) -> Result<(), ApiError> {
     if let Some(Extension(identity)) = identity
         && let Some(allowed) = &identity.libraries
     {
@@ -169,6 +212,20 @@ async fn run_check(
             }
         }
     }
+    Ok(())
+}
+
+/// Checks under the key's library limits, keeps the answer as a report when `store`, and
+/// answers it (with the file's summary and text when a file was checked).
+async fn run_check(
+    state: &AppState,
+    identity: Option<Extension<Identity>>,
+    mut request: CheckRequest,
+    store: bool,
+    file: Option<DocumentSummary>,
+) -> Result<Value, ApiError> {
+    let submitter = submitter(&identity);
+    restrict_libraries(&identity, &mut request)?;
     let place = state.checks.place().await?;
     // Dropped with this future when the client goes away or the time limit passes: the check
     // then stops at its next step instead of computing an answer nobody reads.
@@ -206,7 +263,8 @@ async fn run_check(
     Ok(answer)
 }
 
-/// Keeps a check's answer as a report; answers its id.
+/// Keeps a check's answer as a report (announced to the webhooks in the same commit);
+/// answers its id.
 fn keep(
     catalog: &Catalog,
     request: &CheckRequest,
@@ -214,26 +272,9 @@ fn keep(
     submitter: String,
     file: Option<String>,
 ) -> Result<String, ReportError> {
-    let reports = catalog.reports();
-    let mut report = Report {
-        report_id: reports.new_id()?,
-        created: unix_now(),
-        order: 0,
-        submitter,
-        file,
-        settings: json!({
-            "libraries": request.libraries,
-            "passages": request.passages,
-            "min_similarity": request.min_similarity,
-            "lang": request.lang,
-        }),
-        decision: Decision::NotChecked,
-        note: None,
-        history: Vec::new(),
-        answer: answer.clone(),
-        text: request.text.clone(),
-    };
-    reports.insert(&mut report)?;
+    let id = catalog.reports().new_id()?;
+    let mut report = Report::of_check(id, request, answer.clone(), submitter, file);
+    catalog.keep_report(&mut report)?;
     Ok(report.report_id)
 }
 

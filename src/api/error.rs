@@ -100,6 +100,15 @@ error_codes! {
     NotQueued = "not_queued" => NOT_FOUND,
     CrawlBusy = "crawl_busy" => CONFLICT,
     JobNotFound = "job_not_found" => NOT_FOUND,
+    // Batches.
+    TooManyFiles = "too_many_files" => PAYLOAD_TOO_LARGE,
+    BatchTooLarge = "batch_too_large" => PAYLOAD_TOO_LARGE,
+    InvalidArchive = "invalid_archive" => BAD_REQUEST,
+    // Webhooks.
+    InvalidWebhookUrl = "invalid_webhook_url" => BAD_REQUEST,
+    InvalidEvent = "invalid_event" => BAD_REQUEST,
+    InvalidSecret = "invalid_secret" => BAD_REQUEST,
+    WebhookNotFound = "webhook_not_found" => NOT_FOUND,
     // Reports.
     ReportNotFound = "report_not_found" => NOT_FOUND,
     InvalidDecision = "invalid_decision" => BAD_REQUEST,
@@ -260,6 +269,35 @@ impl From<ReportError> for ApiError {
             ReportError::NotFound(_) => ApiError::new(ErrorCode::ReportNotFound, e.to_string()),
             ReportError::Store { .. } => ApiError::internal(e),
         }
+    }
+}
+
+impl From<crate::batch::BatchError> for ApiError {
+    fn from(e: crate::batch::BatchError) -> Self {
+        use crate::batch::BatchError;
+        let code = match &e {
+            BatchError::TooManyFiles { .. } => ErrorCode::TooManyFiles,
+            BatchError::TooLarge { .. } => ErrorCode::BatchTooLarge,
+            BatchError::Invalid(_) => ErrorCode::InvalidArchive,
+            BatchError::NotFound(_) => ErrorCode::JobNotFound,
+            BatchError::Store(_) => return ApiError::internal(e),
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<crate::webhooks::WebhookError> for ApiError {
+    fn from(e: crate::webhooks::WebhookError) -> Self {
+        use crate::webhooks::WebhookError;
+        let code = match &e {
+            WebhookError::InvalidUrl { .. } => ErrorCode::InvalidWebhookUrl,
+            WebhookError::PrivateAddress { .. } => ErrorCode::PrivateAddress,
+            WebhookError::InvalidEvent(_) => ErrorCode::InvalidEvent,
+            WebhookError::InvalidSecret => ErrorCode::InvalidSecret,
+            WebhookError::NotFound(_) => ErrorCode::WebhookNotFound,
+            WebhookError::Store(_) => return ApiError::internal(e),
+        };
+        ApiError::new(code, e.to_string())
     }
 }
 

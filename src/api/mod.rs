@@ -24,6 +24,7 @@ mod server;
 mod state;
 mod upload;
 mod web;
+mod webhooks;
 
 pub use check::parse_check_request;
 pub use error::{ApiError, ErrorCode};

@@ -9,7 +9,7 @@ use tower_http::trace::TraceLayer;
 use super::check::check_text;
 use super::dedup::{list_alerts, list_duplicates, start_dedup};
 use super::documents::{add_documents, delete_document, get_document, list_documents};
-use super::jobs::{abort_job, get_job, list_jobs, start_reindex};
+use super::jobs::{abort_job, batch_reports, get_job, list_jobs, start_reindex};
 use super::keys::{audit_log, create_key, list_keys, revoke_key};
 use super::libraries::{create_library, delete_library, get_library, list_libraries};
 use super::operations::{backup, healthz, method_not_allowed, metrics, not_found};
@@ -19,6 +19,7 @@ use super::reports::{delete_report, get_report, list_reports, patch_report, repo
 use super::search::search_library;
 use super::state::AppState;
 use super::web::{openapi, ui_asset, ui_page};
+use super::webhooks::{create_webhook, delete_webhook, list_deliveries, list_webhooks};
 use super::{auth, limits, metrics};
 
 /// Every route: its path and what each method calls. The router is built from this table, and
@@ -61,6 +62,7 @@ fn routes() -> Vec<(&'static str, MethodRouter<AppState>)> {
         ("/api/v1/alerts", get(list_alerts)),
         ("/api/v1/jobs", get(list_jobs)),
         ("/api/v1/jobs/{job}", get(get_job).delete(abort_job)),
+        ("/api/v1/jobs/{job}/reports", get(batch_reports)),
         ("/api/v1/check", post(check_text)),
         ("/api/v1/queue", get(list_queue).post(enqueue)),
         ("/api/v1/queue/{id}", delete(dequeue)),
@@ -74,6 +76,9 @@ fn routes() -> Vec<(&'static str, MethodRouter<AppState>)> {
             get(get_report).patch(patch_report).delete(delete_report),
         ),
         ("/api/v1/reports/{id}/pdf", get(report_pdf)),
+        ("/api/v1/webhooks", post(create_webhook).get(list_webhooks)),
+        ("/api/v1/webhooks/{id}", delete(delete_webhook)),
+        ("/api/v1/webhooks/{id}/deliveries", get(list_deliveries)),
     ]
 }
 

@@ -69,6 +69,8 @@ pub async fn serve(
     jobs.resume_unfinished();
     let drift = tokio::spawn(jobs.clone().watch_drift());
     let retention = tokio::spawn(drop_old_reports(catalog.clone()));
+    // Events a crash or a stop left in the outbox go out first.
+    let deliveries = tokio::spawn(crate::webhooks::deliver_forever(catalog.clone()));
     let state = AppState::new(catalog, crawl.clone(), jobs.clone());
     // Queued libraries are crawled in the background; a crawl interrupted by the shutdown stays
     // queued and resumes on the next start.
@@ -82,6 +84,7 @@ pub async fn serve(
     stop_crawling.cancel();
     drift.abort();
     retention.abort();
+    deliveries.abort();
     if crawler.await.is_err() {
         tracing::error!("the crawl queue stopped with a panic");
     }

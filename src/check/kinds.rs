@@ -31,7 +31,7 @@ pub enum PassageKind {
 }
 
 /// Exclusions as a request states them; what it leaves out comes from `[check]`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExcludeRequest {
     pub quotes: Option<bool>,

@@ -3,6 +3,9 @@
 //! RTF, HTML, JATS/TEI XML, plain text in any common encoding) and its text extracted as the API
 //! does; the answer then carries `document` and the extracted `text`. `--fail-on` turns the
 //! verdict into the exit code.
+//!
+//! Several paths, a folder or a `.zip` are a batch: each file checked with the same options
+//! (locally, or with `--server` by the batch API), then one line per file (`--format`).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -14,9 +17,11 @@ use serde_json::{Value, json};
 
 use super::config::{GlobalArgs, configure, open_catalog};
 use super::output::check_summary;
-use super::remote::Remote;
+use super::remote::{Remote, segment};
+use dupfinder::batch::{BatchItem, ItemError, items_csv};
 use dupfinder::check::{CheckRequest, check};
 use dupfinder::extract::extract;
+use dupfinder::library::{FileSource, is_archive};
 
 #[derive(Args)]
 pub(crate) struct CheckArgs {
@@ -40,7 +45,20 @@ pub(crate) struct CheckArgs {
     /// comes from `[check]`.
     #[arg(long)]
     exclude: Option<String>,
-    path: PathBuf,
+    /// How a batch's summary is printed: a line per file, JSON (also `--json`) or CSV.
+    #[arg(long, value_enum, default_value = "text")]
+    format: BatchFormat,
+    /// A file (`-` for standard input); several files, a folder or a `.zip` make a batch.
+    #[arg(required = true)]
+    path: Vec<PathBuf>,
+}
+
+/// How a batch's summary is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum BatchFormat {
+    Text,
+    Json,
+    Csv,
 }
 
 /// The verdict from which `check` exits with [`FOUND`].
@@ -67,53 +85,28 @@ fn exit_code(fail_on: Option<FailOn>, answer: &Value) -> ExitCode {
 }
 
 pub(crate) fn run(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
-    let bytes = read_bytes(&args.path)?;
-    let name = args
-        .path
+    let single = match args.path.as_slice() {
+        [one] if one.as_os_str() == "-" => true,
+        [one] => !one.is_dir() && !is_archive(&read_bytes(one)?),
+        _ => false,
+    };
+    if !single {
+        return run_batch(args, global);
+    }
+    let path = args.path[0].clone();
+    let bytes = read_bytes(&path)?;
+    let name = path
         .file_name()
         .map_or_else(|| "stdin".to_string(), |n| n.to_string_lossy().into_owned());
-    let libraries = (!args.library.is_empty()).then_some(args.library);
-    let exclude: Option<Value> = args
-        .exclude
-        .as_deref()
-        .map(serde_json::from_str)
-        .transpose()
-        .context("--exclude is not a valid exclusion object")?;
     let answer = match global.remote()? {
-        Some(remote) => {
-            let mut options = json!({
-                "passages": args.passages,
-                "min_similarity": args.min_similarity,
-            });
-            if let Some(libraries) = libraries {
-                options["libraries"] = json!(libraries);
-            }
-            if let Some(lang) = args.lang {
-                options["lang"] = json!(lang);
-            }
-            if let Some(exclude) = exclude {
-                options["exclude"] = exclude;
-            }
-            check_remote(&remote, bytes, name, &options)?
-        }
+        Some(remote) => check_remote(&remote, bytes, name, &options(&args)?)?,
         None => {
             let config = configure(global, None)?;
             let document = extract(&bytes, &config.extract)
-                .map_err(|e| anyhow!("{}: {e} ({})", args.path.display(), e.code()))?;
+                .map_err(|e| anyhow!("{}: {e} ({})", path.display(), e.code()))?;
             let summary = document.summary(&name);
             let catalog = open_catalog(&config)?;
-            let request = CheckRequest {
-                text: document.text.clone(),
-                libraries,
-                passages: args.passages,
-                min_similarity: args.min_similarity,
-                lang: args.lang,
-                exclude: match exclude {
-                    Some(exclude) => serde_json::from_value(exclude)
-                        .context("--exclude is not a valid exclusion object")?,
-                    None => Default::default(),
-                },
-            };
+            let request = local_request(&args, document.text.clone())?;
             let mut answer = serde_json::to_value(check(&catalog, &request)?)?;
             answer["document"] = serde_json::to_value(summary)?;
             answer["text"] = Value::String(document.text);
@@ -122,6 +115,187 @@ pub(crate) fn run(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
     };
     global.output().print(&answer, check_summary);
     Ok(exit_code(args.fail_on, &answer))
+}
+
+/// The options every file is checked with, as the API's `options` part.
+fn options(args: &CheckArgs) -> Result<Value> {
+    let mut options = json!({
+        "passages": args.passages,
+        "min_similarity": args.min_similarity,
+    });
+    if !args.library.is_empty() {
+        options["libraries"] = json!(args.library);
+    }
+    if let Some(lang) = &args.lang {
+        options["lang"] = json!(lang);
+    }
+    if let Some(exclude) = &args.exclude {
+        options["exclude"] =
+            serde_json::from_str(exclude).context("--exclude is not a valid exclusion object")?;
+    }
+    Ok(options)
+}
+
+/// The check of `text` on a data directory, with the flags' options.
+fn local_request(args: &CheckArgs, text: String) -> Result<CheckRequest> {
+    Ok(CheckRequest {
+        text,
+        libraries: (!args.library.is_empty()).then(|| args.library.clone()),
+        passages: args.passages,
+        min_similarity: args.min_similarity,
+        lang: args.lang.clone(),
+        exclude: match &args.exclude {
+            Some(exclude) => serde_json::from_str(exclude)
+                .context("--exclude is not a valid exclusion object")?,
+            None => Default::default(),
+        },
+    })
+}
+
+/// A file's name and bytes, or why it could not be read.
+type ReadFile = (String, Result<Vec<u8>, String>);
+
+/// Every file the paths name: a folder's files (hidden ones skipped), a `.zip`'s entries, a
+/// file itself; each with its name and bytes (or why it could not be read).
+fn batch_files(paths: &[PathBuf], max_bytes: u64) -> Result<Vec<ReadFile>> {
+    let mut files = Vec::new();
+    for path in paths {
+        let source =
+            FileSource::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        // A folder's files are named from inside it; a lone file or an archive's entries keep
+        // the name they have.
+        source.each_until(max_bytes, |name, bytes| {
+            files.push((name, bytes));
+            true
+        });
+    }
+    Ok(files)
+}
+
+/// Several files, a folder or a `.zip`: every file checked, one line each.
+fn run_batch(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
+    let items: Vec<BatchItem> = match global.remote()? {
+        Some(remote) => {
+            let files = batch_files(&args.path, u64::MAX)?;
+            let mut form = reqwest::blocking::multipart::Form::new()
+                .text("options", options(&args)?.to_string());
+            for (name, bytes) in files {
+                let bytes = bytes.map_err(|e| anyhow!("{name}: {e}"))?;
+                form = form.part(
+                    "file",
+                    reqwest::blocking::multipart::Part::bytes(bytes).file_name(name),
+                );
+            }
+            let job = remote.json(
+                remote
+                    .request(reqwest::Method::POST, "/api/v1/check")
+                    .multipart(form),
+            )?;
+            remote.follow_job(&job, "checking")?;
+            let id = segment(job["job"].as_str().unwrap_or_default());
+            let summary = remote.get(&format!("/api/v1/jobs/{id}/reports?format=json"))?;
+            serde_json::from_value(summary["items"].clone())
+                .context("the server's batch summary")?
+        }
+        None => {
+            let config = configure(global, None)?;
+            let catalog = open_catalog(&config)?;
+            let files = batch_files(&args.path, config.limits.max_body_bytes as u64)?;
+            let bar = indicatif::ProgressBar::new(files.len() as u64);
+            let mut items = Vec::new();
+            for (name, bytes) in files {
+                items.push(check_one_local(&catalog, &args, name, bytes)?);
+                bar.inc(1);
+            }
+            bar.finish_and_clear();
+            items
+        }
+    };
+    let format = if global.json {
+        BatchFormat::Json
+    } else {
+        args.format
+    };
+    match format {
+        BatchFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "items": items }))?
+        ),
+        BatchFormat::Csv => print!("{}", items_csv(&items)),
+        BatchFormat::Text => {
+            for item in &items {
+                match &item.error {
+                    Some(error) => {
+                        println!("{}: error {} ({})", item.file, error.code, error.message)
+                    }
+                    None => println!(
+                        "{}: {} (similarity index {:.2})",
+                        item.file,
+                        item.verdict.as_deref().unwrap_or("?"),
+                        item.similarity_index.unwrap_or(0.0)
+                    ),
+                }
+            }
+        }
+    }
+    // The worst verdict decides, as for one file; a file that could not be checked is an
+    // error.
+    let reached = items.iter().any(|item| {
+        exit_code(args.fail_on, &json!({ "verdict": item.verdict })) != ExitCode::SUCCESS
+    });
+    Ok(if reached {
+        ExitCode::from(FOUND)
+    } else if items.iter().any(|item| item.error.is_some()) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// One file of a local batch.
+fn check_one_local(
+    catalog: &dupfinder::library::Catalog,
+    args: &CheckArgs,
+    file: String,
+    bytes: Result<Vec<u8>, String>,
+) -> Result<BatchItem> {
+    let failed = |code: &str, message: String| BatchItem {
+        file: file.clone(),
+        report_id: None,
+        verdict: None,
+        similarity_index: None,
+        words: None,
+        error: Some(ItemError {
+            code: code.to_string(),
+            message,
+        }),
+    };
+    let bytes = match bytes {
+        Ok(bytes) => bytes,
+        Err(e) => return Ok(failed("unreadable_document", e)),
+    };
+    let document = match extract(&bytes, &catalog.config().extract) {
+        Ok(document) => document,
+        Err(e) => return Ok(failed(e.code(), e.to_string())),
+    };
+    let words = document.text.split_whitespace().count();
+    let request = local_request(args, document.text)?;
+    match check(catalog, &request) {
+        Ok(answer) => Ok(BatchItem {
+            file,
+            report_id: None,
+            verdict: serde_json::to_value(answer.verdict)?
+                .as_str()
+                .map(str::to_string),
+            similarity_index: Some(answer.similarity_index),
+            words: Some(words),
+            error: None,
+        }),
+        Err(e) => {
+            let error = dupfinder::api::ApiError::from(e);
+            Ok(failed(error.code.as_str(), error.message))
+        }
+    }
 }
 
 /// The file sent as `multipart/form-data` (parts `file` and `options`): the server tells its

@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::config::{GlobalArgs, configure, open_catalog};
 use super::remote::{Remote, segment};
+use dupfinder::batch::csv_field as csv;
 use dupfinder::dedup::{ClusterSet, DedupControl, DedupOutcome, DedupStore, run_dedup};
 
 #[derive(Args)]
@@ -148,15 +149,6 @@ fn print_csv(set: &ClusterSet, out: &mut impl Write) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-fn csv(field: &str) -> String {
-    if field.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", field.replace('"', "\"\""))
-    } else {
-        field.to_string()
-    }
 }
 
 /// The dedup as a job of the running server, followed until it ends; the clusters then read

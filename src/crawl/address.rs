@@ -134,10 +134,27 @@ pub(crate) fn filter_addresses(
     }
 }
 
+/// The refusal of `url` when its host is a literal non-public address (such an address never
+/// reaches [`CheckedResolver`]); `None` when it is a name, a public address, or allowed.
+pub(crate) fn literal_non_public(url: &url::Url, allow_private: bool) -> Option<NonPublicAddress> {
+    if allow_private {
+        return None;
+    }
+    let ip = match url.host()? {
+        url::Host::Ipv4(ip) => IpAddr::V4(ip),
+        url::Host::Ipv6(ip) => IpAddr::V6(ip),
+        url::Host::Domain(_) => return None,
+    };
+    is_non_public(ip).then(|| NonPublicAddress {
+        host: url.host_str().unwrap_or_default().to_string(),
+        ip,
+    })
+}
+
 /// Resolves `host` and fails when it reaches a non-public address and those are not allowed.
-/// Used to refuse a library before its crawl starts; every request is checked again by
-/// [`CheckedResolver`].
-pub(super) async fn check_host(host: &str, allow_private: bool) -> Result<(), NonPublicAddress> {
+/// Used to refuse a library before its crawl starts (and a webhook when it is registered);
+/// every request is checked again by [`CheckedResolver`].
+pub(crate) async fn check_host(host: &str, allow_private: bool) -> Result<(), NonPublicAddress> {
     if allow_private {
         return Ok(());
     }

@@ -5,7 +5,6 @@
 //! streaming. Every failure is a [`FetchError`] with a stable code.
 
 use std::collections::HashSet;
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,7 +13,7 @@ use reqwest::StatusCode;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, LOCATION, RETRY_AFTER};
 use url::{Position, Url};
 
-use super::address::{CheckedResolver, NonPublicAddress, is_non_public};
+use super::address::{CheckedResolver, NonPublicAddress, literal_non_public};
 use super::pattern::normalize;
 use super::politeness::{Politeness, authority};
 use super::robots::Robots;
@@ -220,21 +219,11 @@ impl Fetcher {
                 url: url.to_string(),
             });
         }
-        if !self.config.allow_private_networks {
-            let literal = match url.host() {
-                Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
-                Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
-                _ => None,
-            };
-            if let Some(ip) = literal.filter(|ip| is_non_public(*ip)) {
-                return Err(FetchError::NonPublicAddress {
-                    url: url.to_string(),
-                    source: NonPublicAddress {
-                        host: url.host_str().unwrap_or_default().to_string(),
-                        ip,
-                    },
-                });
-            }
+        if let Some(refused) = literal_non_public(url, self.config.allow_private_networks) {
+            return Err(FetchError::NonPublicAddress {
+                url: url.to_string(),
+                source: refused,
+            });
         }
         if kind != FetchKind::Robots {
             let robots = self.robots(url).await?;

@@ -30,6 +30,7 @@ mod sources;
 mod store;
 mod worker;
 
+pub(crate) use address::{CheckedResolver, check_host, literal_non_public};
 pub use error::CrawlError;
 pub use extract::{ExtractError, ExtractedPage, extract};
 pub use fetch::{FetchError, FetchKind, Fetched, Fetcher};

@@ -78,6 +78,14 @@ pub fn arrived(
                 .collect(),
         };
         store.add_alert(&alert)?;
+        // Written before the arrival is answered, so a crash cannot lose it; a failure leaves
+        // the alert in the list and is logged.
+        if let Err(e) = catalog
+            .webhooks()
+            .announce(&crate::webhooks::Event::duplicate_found(&alert))
+        {
+            tracing::error!(library, doc_id, error = %e, "duplicate.found not written to the outbox");
+        }
         tracing::info!(
             library,
             doc_id,

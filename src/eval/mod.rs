@@ -23,7 +23,9 @@ pub use planted::{
     ClusterScores, PlantedSummary, PlantedTruth, gen_planted, read_truth, score_clusters,
     score_groups,
 };
-pub use quality::{EvalQuery, EvalReport, evaluate, print_table};
+pub use quality::{
+    EvalQuery, EvalReport, INDEX_SHARE_TOLERANCE, IndexShareCheck, evaluate, print_table,
+};
 pub use sections::{
     SectionRow, SectionsError, SectionsReport, evaluate_sections, explain_article, print_sections,
 };

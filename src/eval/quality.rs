@@ -142,6 +142,40 @@ pub struct NegativeStats {
     pub partial_verdicts: usize,
 }
 
+/// Whether every answer's `similarity_index` equals the sum of its matches' `share`: the
+/// figure a report shows large must add up from the sources listed under it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IndexShareCheck {
+    /// Answers looked at.
+    pub answers: usize,
+    /// Answers whose index and sum of shares differ by more than [`INDEX_SHARE_TOLERANCE`].
+    pub violations: usize,
+    /// The largest difference seen.
+    pub worst: f64,
+}
+
+/// How far a report's index may be from the sum of its sources' shares (rounding).
+pub const INDEX_SHARE_TOLERANCE: f64 = 0.01;
+
+impl IndexShareCheck {
+    /// Looks at one answer.
+    pub fn add(&mut self, answer: &crate::check::CheckReport) {
+        self.add_figures(
+            answer.similarity_index,
+            answer.matches.iter().map(|m| m.share),
+        );
+    }
+
+    /// Looks at one answer's index and its sources' shares.
+    pub fn add_figures(&mut self, index: f64, shares: impl IntoIterator<Item = f64>) {
+        let sum: f64 = shares.into_iter().sum();
+        let difference = (index - sum).abs();
+        self.answers += 1;
+        self.violations += usize::from(difference > INDEX_SHARE_TOLERANCE);
+        self.worst = self.worst.max(round3(difference));
+    }
+}
+
 /// The whole evaluation.
 #[derive(Debug, Clone, Serialize)]
 pub struct EvalReport {
@@ -163,6 +197,8 @@ pub struct EvalReport {
     /// PAN's measures on the partial copies: every reported passage a detection, the copied
     /// passage the one case of its query.
     pub pan: PanMeasures,
+    /// The index equals the sum of the sources' shares, on every answer.
+    pub index_share: IndexShareCheck,
 }
 
 /// Runs every query through the real check path against `library`.
@@ -182,6 +218,7 @@ pub fn evaluate(
     let mut detection = Detection::default();
     let mut passage_kinds: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     let (mut pan_cases, mut pan_detections) = (Vec::new(), Vec::new());
+    let mut index_share = IndexShareCheck::default();
 
     for query in queries {
         let is_partial = query.source.is_some() && !query.expect_duplicate;
@@ -206,6 +243,17 @@ pub fn evaluate(
                 continue;
             }
         };
+        // Reports are made with passages, which the figures come from: a query checked
+        // without them is checked once more with them for this count.
+        if kinded {
+            index_share.add(&answer);
+        } else {
+            let mut with_passages = request.clone();
+            with_passages.passages = true;
+            if let Ok(full) = check(catalog, &with_passages) {
+                index_share.add(&full);
+            }
+        }
         let is_partial_copy = query.kind == "partial_copy";
         if is_partial_copy {
             passage_latencies.push(answer.took_ms);
@@ -429,6 +477,7 @@ pub fn evaluate(
         latency_ms: Latency::of(&mut latencies),
         passage_kinds,
         pan: pan_measures(&pan_cases, &pan_detections),
+        index_share,
     })
 }
 
@@ -549,6 +598,12 @@ pub fn print_table(report: &EvalReport, out: &mut impl std::io::Write) -> std::i
         "PAN measures of partial copies: {} cases, {} detections, precision {:.3}, recall {:.3}, granularity {:.3}, plagdet {:.3}",
         pan.cases, pan.detections, pan.precision, pan.recall, pan.granularity, pan.plagdet
     )?;
+    let s = &report.index_share;
+    writeln!(
+        out,
+        "similarity index = sum of the sources' shares (within {INDEX_SHARE_TOLERANCE}): {} answers, {} violations, largest difference {:.4}",
+        s.answers, s.violations, s.worst
+    )?;
     for (kind, counts) in &report.passage_kinds {
         let total: usize = counts.values().sum();
         let parts: Vec<String> = counts
@@ -563,6 +618,19 @@ pub fn print_table(report: &EvalReport, out: &mut impl std::io::Write) -> std::i
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_index_that_is_not_the_sum_of_the_shares_is_a_violation() {
+        let mut check = IndexShareCheck::default();
+        check.add_figures(0.45, [0.3, 0.15]);
+        check.add_figures(0.0, []);
+        // Rounding of each share to four places stays within the tolerance.
+        check.add_figures(0.3333, [0.1111, 0.1111, 0.1112]);
+        assert_eq!((check.answers, check.violations), (3, 0));
+        // The page said 63 % above sources adding up to 45 %.
+        check.add_figures(0.63, [0.45]);
+        assert_eq!((check.answers, check.violations, check.worst), (4, 1, 0.18));
+    }
 
     #[test]
     fn overlap_merges_spans() {

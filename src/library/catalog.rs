@@ -15,12 +15,14 @@ use super::ingest::{DocumentError, DocumentInput, prepare};
 use super::keys::{KeyError, KeyStore};
 use super::registry::{LibraryRecord, Registry, RegistryError};
 use crate::analysis::Analyzer;
+use crate::batch::BatchStore;
 use crate::clock::unix_now;
 use crate::config::Config;
 use crate::index::{
     IndexError, IndexOptions, IndexSummary, LibraryIndex, PreparedDocument, default_analyzer,
 };
-use crate::reports::{ReportError, ReportStore};
+use crate::reports::{Report, ReportError, ReportStore};
+use crate::webhooks::{Event, WebhookStore};
 
 /// What can go wrong at the catalog level.
 #[derive(Debug, thiserror::Error)]
@@ -167,6 +169,8 @@ pub struct Catalog {
     registry: Registry,
     keys: KeyStore,
     reports: ReportStore,
+    webhooks: WebhookStore,
+    batches: BatchStore,
     analyzer: Analyzer,
     config: Config,
     indexes: RwLock<HashMap<String, Arc<LibraryIndex>>>,
@@ -189,11 +193,25 @@ impl Catalog {
         let registry = Registry::open(&data_dir.join("registry.redb"))?;
         let keys = KeyStore::open(&data_dir.join("keys.redb"))?;
         let reports = ReportStore::open(&data_dir.join("reports.redb"))?;
+        let webhooks = WebhookStore::open(reports.database()).map_err(|e| {
+            LibraryError::Reports(ReportError::Store {
+                path: data_dir.join("reports.redb"),
+                reason: e.to_string(),
+            })
+        })?;
+        let batches = BatchStore::open(reports.database()).map_err(|e| {
+            LibraryError::Reports(ReportError::Store {
+                path: data_dir.join("reports.redb"),
+                reason: e.to_string(),
+            })
+        })?;
         let catalog = Catalog {
             data_dir,
             registry,
             keys,
             reports,
+            webhooks,
+            batches,
             analyzer: default_analyzer(),
             config: config.clone(),
             indexes: RwLock::new(HashMap::new()),
@@ -271,6 +289,43 @@ impl Catalog {
     /// The stored reports.
     pub fn reports(&self) -> &ReportStore {
         &self.reports
+    }
+
+    /// Batches of files being checked or checked.
+    pub fn batches(&self) -> &BatchStore {
+        &self.batches
+    }
+
+    /// The registered webhooks, their outbox and delivery log.
+    pub fn webhooks(&self) -> &WebhookStore {
+        &self.webhooks
+    }
+
+    /// Keeps `report` and writes the `report.completed` event announcing it to the webhook
+    /// outbox in the same commit (durable when this returns).
+    pub fn keep_report(&self, report: &mut Report) -> Result<(), ReportError> {
+        self.keep_report_with(report, |_| Ok(()))
+    }
+
+    /// [`Catalog::keep_report`], with whatever `also` writes in the same commit (a batch's
+    /// line for the file).
+    pub fn keep_report_with(
+        &self,
+        report: &mut Report,
+        also: impl FnOnce(&redb::WriteTransaction) -> Result<(), String>,
+    ) -> Result<(), ReportError> {
+        let mut announced = 0;
+        self.reports.insert_with(report, |txn, report| {
+            announced = self
+                .webhooks
+                .announce_in(txn, &Event::report_completed(report))
+                .map_err(|e| e.to_string())?;
+            also(txn)
+        })?;
+        if announced > 0 {
+            self.webhooks.wake();
+        }
+        Ok(())
     }
 
     /// Removes the folders no library declares: those of libraries deleted while their files

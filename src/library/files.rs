@@ -54,6 +54,16 @@ pub enum FileSource {
     Zip { bytes: Vec<u8>, names: Vec<String> },
 }
 
+/// Whether `bytes` are a ZIP archive of files rather than one document (a DOCX or an ODT is
+/// a ZIP container too). Told by content, never by name.
+pub fn is_archive(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"PK\x03\x04")
+        && !matches!(
+            crate::extract::sniff(bytes),
+            Ok(crate::extract::Format::Docx | crate::extract::Format::Odt)
+        )
+}
+
 impl FileSource {
     /// Lists a folder or a `.zip` file; any other file (a DOCX, a PDF…) is a source of one.
     pub fn open(path: &Path) -> std::io::Result<FileSource> {
@@ -81,25 +91,22 @@ impl FileSource {
             });
         }
         let bytes = std::fs::read(path)?;
-        // A DOCX or ODT is a ZIP too, but one document.
-        if matches!(
-            crate::extract::sniff(&bytes),
-            Ok(crate::extract::Format::Docx | crate::extract::Format::Odt)
-                | Ok(crate::extract::Format::Pdf | crate::extract::Format::Rtf)
-        ) || !bytes.starts_with(b"PK\x03\x04")
-        {
+        if !is_archive(&bytes) {
             let root = path.parent().unwrap_or(Path::new("")).to_path_buf();
             return Ok(FileSource::Folder {
                 root,
                 files: vec![path.to_path_buf()],
             });
         }
-        let archive = zip::ZipArchive::new(Cursor::new(bytes.as_slice())).map_err(|e| {
-            std::io::Error::other(format!(
-                "{} is not a readable ZIP archive: {e}",
-                path.display()
-            ))
-        })?;
+        FileSource::zip(bytes)
+            .map_err(|e| std::io::Error::other(format!("{}: {e}", path.display())))
+    }
+
+    /// The entries of the ZIP archive `bytes` (folders, hidden files and `__MACOSX/` left
+    /// out), sorted by name.
+    pub fn zip(bytes: Vec<u8>) -> std::io::Result<FileSource> {
+        let archive = zip::ZipArchive::new(Cursor::new(bytes.as_slice()))
+            .map_err(|e| std::io::Error::other(format!("not a readable ZIP archive: {e}")))?;
         let mut names: Vec<String> = archive
             .file_names()
             .filter(|n| !n.ends_with('/'))
@@ -126,6 +133,18 @@ impl FileSource {
     /// Each file's relative path and bytes (or why it could not be read), at most
     /// `max_bytes` each.
     fn each(&self, max_bytes: u64, mut visit: impl FnMut(String, Result<Vec<u8>, String>)) {
+        self.each_until(max_bytes, |name, read| {
+            visit(name, read);
+            true
+        });
+    }
+
+    /// [`FileSource::each`] until `visit` answers `false`.
+    pub fn each_until(
+        &self,
+        max_bytes: u64,
+        mut visit: impl FnMut(String, Result<Vec<u8>, String>) -> bool,
+    ) {
         match self {
             FileSource::Folder { root, files } => {
                 for file in files {
@@ -145,7 +164,9 @@ impl FileSource {
                                 std::fs::read(file).map_err(|e| e.to_string())
                             }
                         });
-                    visit(name, bytes);
+                    if !visit(name, bytes) {
+                        return;
+                    }
                 }
             }
             FileSource::Zip { bytes, names } => {
@@ -169,7 +190,9 @@ impl FileSource {
                             }
                             Ok(out)
                         });
-                    visit(name.clone(), read);
+                    if !visit(name.clone(), read) {
+                        return;
+                    }
                 }
             }
         }

@@ -59,6 +59,8 @@ pub enum JobKind {
     Reindex,
     /// Check every document against its library and cluster the duplicates.
     Dedup,
+    /// Check each file of a batch and keep a report per file.
+    Batch,
 }
 
 impl JobKind {
@@ -66,6 +68,7 @@ impl JobKind {
         match self {
             JobKind::Reindex => "reindex",
             JobKind::Dedup => "dedup",
+            JobKind::Batch => "batch",
         }
     }
 }
@@ -75,6 +78,8 @@ impl JobKind {
 pub struct JobStatus {
     pub job: String,
     pub kind: JobKind,
+    /// The library a re-index or a dedup job works on (none for a batch).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub library: String,
     pub state: JobState,
     pub trigger: JobTrigger,
@@ -118,6 +123,11 @@ pub struct Jobs {
     next: AtomicU64,
     /// Held by the running job: jobs run one at a time.
     runner: Arc<Mutex<()>>,
+    /// Held by the running batch: batches run one at a time, beside the other jobs.
+    batch_runner: Arc<Mutex<()>>,
+    /// Set when the server stops: a batch then leaves its files for the next start instead of
+    /// listing them as aborted.
+    stopping: Arc<AtomicBool>,
 }
 
 impl Jobs {
@@ -128,6 +138,8 @@ impl Jobs {
             table: Mutex::new(BTreeMap::new()),
             next: AtomicU64::new(1),
             runner: Arc::new(Mutex::new(())),
+            batch_runner: Arc::new(Mutex::new(())),
+            stopping: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -203,15 +215,85 @@ impl Jobs {
                 match kind {
                     JobKind::Reindex => run_reindex(&job, &index, &control_settings),
                     JobKind::Dedup => run_dedup(&job, &catalog),
+                    JobKind::Batch => unreachable!("batches start with `start_batch`"),
                 }
             })
             .map_err(|source| LibraryError::Io { path: dir, source })?;
         Ok(status)
     }
 
-    /// The job `job`, if it is known.
+    /// Starts checking the files of the batch `job` (kept in the batch store) that are not
+    /// checked yet.
+    pub fn start_batch(&self, job: &str, trigger: JobTrigger) -> Result<JobStatus, LibraryError> {
+        let batch = self.catalog.batches().get(job).map_err(batch_error)?;
+        let done = self.catalog.batches().done(job).map_err(batch_error)?;
+        let mut table = self.table.lock();
+        if let Some(existing) = table.values().find(|j| j.status.lock().job == job) {
+            return Ok(existing.status());
+        }
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        let entry = Arc::new(Job {
+            status: Mutex::new(JobStatus {
+                job: job.to_string(),
+                kind: JobKind::Batch,
+                library: String::new(),
+                state: JobState::Queued,
+                trigger,
+                done,
+                total: batch.names.len() as u64,
+                created_at: batch.created,
+                finished_at: None,
+                generation: None,
+                error: None,
+            }),
+            done: AtomicU64::new(done),
+            cancel: AtomicBool::new(false),
+        });
+        table.insert(number, entry.clone());
+        forget_old(&mut table);
+        drop(table);
+        let runner = self.batch_runner.clone();
+        let catalog = self.catalog.clone();
+        let stopping = self.stopping.clone();
+        let status = entry.status();
+        tracing::info!(job, files = status.total, ?trigger, "batch queued");
+        std::thread::Builder::new()
+            .name("batch".to_string())
+            .spawn(move || {
+                let _turn = runner.lock();
+                run_batch(&entry, &catalog, &stopping);
+            })
+            .map_err(|source| LibraryError::Io {
+                path: self.catalog.data_dir().to_path_buf(),
+                source,
+            })?;
+        Ok(status)
+    }
+
+    /// The job `job`, if it is known. A batch is known after a restart too.
     pub fn get(&self, job: &str) -> Option<JobStatus> {
-        self.find(job).map(|job| job.status())
+        if let Some(found) = self.find(job) {
+            return Some(found.status());
+        }
+        let batch = self.catalog.batches().get(job).ok()?;
+        let done = self.catalog.batches().done(job).ok()?;
+        Some(JobStatus {
+            job: batch.job,
+            kind: JobKind::Batch,
+            library: String::new(),
+            state: match batch.state {
+                crate::batch::BatchState::Running => JobState::Queued,
+                crate::batch::BatchState::Done => JobState::Done,
+                crate::batch::BatchState::Aborted => JobState::Aborted,
+            },
+            trigger: JobTrigger::Request,
+            done,
+            total: batch.names.len() as u64,
+            created_at: batch.created,
+            finished_at: batch.finished_at,
+            generation: None,
+            error: None,
+        })
     }
 
     /// Every known job, the newest first.
@@ -256,19 +338,33 @@ impl Jobs {
     }
 
     fn find(&self, job: &str) -> Option<Arc<Job>> {
-        let (_, number) = job.rsplit_once('-')?;
-        let number: u64 = number.parse().ok()?;
-        self.table.lock().get(&number).cloned()
+        self.table
+            .lock()
+            .values()
+            .find(|found| found.status.lock().job == job)
+            .cloned()
     }
 
     /// Aborts every job and waits (up to a minute) until they have stopped.
     pub fn stop_all(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
         let jobs: Vec<Arc<Job>> = self.table.lock().values().cloned().collect();
         Self::stop_and_wait(&jobs, |state| !state.finished());
     }
 
-    /// Starts a re-index of every library that a crash left half re-indexed.
+    /// Starts a re-index of every library that a crash left half re-indexed, and goes on with
+    /// every batch that still has files to check.
     pub fn resume_unfinished(&self) {
+        match self.catalog.batches().unfinished() {
+            Ok(batches) => {
+                for batch in batches {
+                    if let Err(e) = self.start_batch(&batch.job, JobTrigger::Resume) {
+                        tracing::warn!(job = %batch.job, error = %e, "could not resume a batch");
+                    }
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "the unfinished batches could not be read"),
+        }
         for id in self.catalog.ids() {
             let unfinished = self
                 .catalog
@@ -390,6 +486,47 @@ fn run_dedup(job: &Job, catalog: &Catalog) {
             }
         }
     });
+}
+
+fn run_batch(job: &Job, catalog: &Catalog, stopping: &AtomicBool) {
+    let name = job.status().job;
+    job.update(|s| s.state = JobState::Running);
+    let control = crate::batch::BatchControl {
+        cancel: &job.cancel,
+        stopping,
+        done: &job.done,
+    };
+    let outcome = crate::batch::run_batch(catalog, &name, &control);
+    job.update(|s| {
+        s.finished_at = Some(unix_now());
+        match outcome {
+            Ok(crate::batch::BatchState::Aborted | crate::batch::BatchState::Running) => {
+                s.state = JobState::Aborted;
+            }
+            Ok(_) => {
+                s.state = JobState::Done;
+                tracing::info!(job = %s.job, files = s.total, "batch done");
+            }
+            Err(e) => {
+                s.state = JobState::Failed;
+                tracing::error!(job = %s.job, error = %e, "batch failed");
+                s.error = Some(e.to_string());
+            }
+        }
+    });
+}
+
+fn batch_error(e: crate::batch::BatchError) -> LibraryError {
+    match e {
+        crate::batch::BatchError::NotFound(job) => LibraryError::Io {
+            path: std::path::PathBuf::from(&job),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, format!("no batch `{job}`")),
+        },
+        other => LibraryError::Reports(crate::reports::ReportError::Store {
+            path: std::path::PathBuf::from("reports.redb"),
+            reason: other.to_string(),
+        }),
+    }
 }
 
 /// Drops the oldest finished jobs beyond [`KEPT_FINISHED`].

@@ -113,6 +113,35 @@ pub struct ReportSummary {
 }
 
 impl Report {
+    /// A new report of a check's `answer` to `request`, asked by `submitter` (with the file's
+    /// name when a file was checked).
+    pub fn of_check(
+        report_id: String,
+        request: &crate::check::CheckRequest,
+        answer: Value,
+        submitter: String,
+        file: Option<String>,
+    ) -> Report {
+        Report {
+            report_id,
+            created: crate::clock::unix_now(),
+            order: 0,
+            submitter,
+            file,
+            settings: serde_json::json!({
+                "libraries": request.libraries,
+                "passages": request.passages,
+                "min_similarity": request.min_similarity,
+                "lang": request.lang,
+            }),
+            decision: Decision::NotChecked,
+            note: None,
+            history: Vec::new(),
+            answer,
+            text: request.text.clone(),
+        }
+    }
+
     /// The report's line in a list.
     pub fn summary(&self) -> ReportSummary {
         let matches = self.answer["matches"].as_array();

@@ -61,7 +61,8 @@ impl ReportFilter {
 /// The reports of a data directory.
 pub struct ReportStore {
     path: PathBuf,
-    db: Database,
+    /// Shared with the webhook store, whose outbox is written in a report's own commit.
+    db: std::sync::Arc<Database>,
     /// The last order given: a new report's is later, even within one nanosecond.
     last_order: std::sync::atomic::AtomicU64,
 }
@@ -87,7 +88,7 @@ impl ReportStore {
         };
         Ok(ReportStore {
             path: path.to_path_buf(),
-            db,
+            db: std::sync::Arc::new(db),
             last_order: std::sync::atomic::AtomicU64::new(last),
         })
     }
@@ -106,8 +107,23 @@ impl ReportStore {
         Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
     }
 
+    /// The database the store keeps its tables in.
+    pub fn database(&self) -> std::sync::Arc<Database> {
+        self.db.clone()
+    }
+
     /// Stores `report`, setting its place in the list (durable when this returns).
     pub fn insert(&self, report: &mut Report) -> Result<(), ReportError> {
+        self.insert_with(report, |_, _| Ok(()))
+    }
+
+    /// Stores `report` as [`ReportStore::insert`] does, and whatever `also` writes in the same
+    /// commit (the event announcing the report).
+    pub fn insert_with(
+        &self,
+        report: &mut Report,
+        also: impl FnOnce(&redb::WriteTransaction, &Report) -> Result<(), String>,
+    ) -> Result<(), ReportError> {
         // The second it was made, and after every report kept before it.
         let at = report.created.saturating_mul(NANOS);
         let previous = self
@@ -119,7 +135,19 @@ impl ReportStore {
             )
             .expect("the update always answers a value");
         report.order = at.max(previous + 1);
-        self.write(|tables| tables.put(report, true))
+        let txn = self.db.begin_write().map_err(|e| self.fail(e))?;
+        {
+            let mut tables = Tables {
+                store: self,
+                reports: txn.open_table(REPORTS).map_err(|e| self.fail(e))?,
+                summaries: txn.open_table(SUMMARIES).map_err(|e| self.fail(e))?,
+                by_time: txn.open_table(BY_TIME).map_err(|e| self.fail(e))?,
+            };
+            tables.put(report, true)?;
+        }
+        also(&txn, report).map_err(|e| self.fail(e))?;
+        txn.commit().map_err(|e| self.fail(e))?;
+        Ok(())
     }
 
     /// The report `id`.
@@ -239,7 +267,9 @@ impl ReportStore {
         crate::backup::copy_database(&self.db, dest, |from, to| {
             crate::backup::copy_table(from, to, REPORTS)?;
             crate::backup::copy_table(from, to, SUMMARIES)?;
-            crate::backup::copy_table(from, to, BY_TIME)
+            crate::backup::copy_table(from, to, BY_TIME)?;
+            // The webhooks registered live here too; their pending deliveries are not copied.
+            crate::webhooks::copy_subscriptions(from, to)
         })
         .map_err(|e| self.fail(e))
     }

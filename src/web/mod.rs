@@ -88,6 +88,13 @@ const ASSETS: &[(&str, Asset)] = &[
         },
     ),
     (
+        "batch.js",
+        Asset {
+            content_type: JS,
+            body: include_str!("assets/batch.js"),
+        },
+    ),
+    (
         "check.js",
         Asset {
             content_type: JS,

@@ -1,6 +1,7 @@
 //! Integration tests, compiled as one binary.
 
 mod api;
+mod batch;
 mod check;
 mod cli_server;
 mod crash;
@@ -26,3 +27,4 @@ mod signatures;
 mod storage;
 mod structure;
 mod support;
+mod webhooks;

@@ -1,6 +1,7 @@
 // The UI's entry: routes the URL fragment to a view, and keeps the access token.
 
 import { setToken, token } from './api.js';
+import { batchView } from './batch.js';
 import { checkView } from './check.js';
 import { documentView } from './document.js';
 import { duplicatesView } from './duplicates.js';
@@ -32,6 +33,7 @@ function route() {
     return { nav: 'libraries', title: 'Document', show: () => documentView(view, parts[1], parts.slice(3).join('/')) };
   }
   if (parts[0] === 'check') return { nav: 'check', title: 'Check a text', show: () => checkView(view) };
+  if (parts[0] === 'batch') return { nav: 'batch', title: 'Check many files', show: (signal) => batchView(view, signal) };
   if (parts[0] === 'queue') return { nav: 'queue', title: 'Crawl queue', show: (signal) => queueView(view, signal) };
   return { nav: '', title: 'Not found', show: () => fill(view, errorNotice({ message: `There is no page “${location.hash}”.` })) };
 }

@@ -1,12 +1,15 @@
 //! What the integration tests share: a catalog and fixture texts (`fixtures`), the router with
 //! requests sent to it without a socket (`app`), a server process with requests over HTTP
-//! (`process`), and fixture sites for the crawler (`sites`).
+//! (`process`), fixture sites for the crawler (`sites`), and a webhook receiver with the
+//! server run in the test's own process (`receiver`).
 
 mod app;
 mod fixtures;
 mod process;
+mod receiver;
 pub(crate) mod sites;
 
 pub(crate) use app::{app, error_code, json_request, send, send_with_token};
 pub(crate) use fixtures::{catalog, catalog_with, corpus, fixture, synthetic_text};
 pub(crate) use process::{ServerProcess, http, start_server};
+pub(crate) use receiver::{WebhookReceiver, serve_in_process};

@@ -1,0 +1,169 @@
+//! Checking a batch's files, one after the other, each as a check of one file would be:
+//! extracted under `[extract]`'s bounds and time, checked with the batch's settings, kept as a
+//! report. A file that fails becomes a line with the error it would get alone; the batch goes
+//! on.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{BatchError, BatchItem, BatchRecord, BatchState, ItemError};
+use crate::api::ApiError;
+use crate::check::{CancelFlag, check_cancellable};
+use crate::extract::{ExtractError, ExtractedDocument, extract};
+use crate::library::Catalog;
+use crate::reports::Report;
+
+/// How a running batch is followed and stopped.
+pub struct BatchControl<'a> {
+    /// Set to stop before the next file, listing the files left as `aborted`.
+    pub cancel: &'a AtomicBool,
+    /// Set when the server stops: the files left stay for the batch to resume at the next
+    /// start.
+    pub stopping: &'a AtomicBool,
+    /// Files checked so far.
+    pub done: &'a AtomicU64,
+}
+
+/// Checks the files of batch `job` not yet checked; answers the state it ended in.
+pub fn run_batch(
+    catalog: &Catalog,
+    job: &str,
+    control: &BatchControl<'_>,
+) -> Result<BatchState, BatchError> {
+    let batches = catalog.batches();
+    let record = batches.get(job)?;
+    if record.state != BatchState::Running {
+        return Ok(record.state);
+    }
+    control.done.store(batches.done(job)?, Ordering::Relaxed);
+    let mut aborted = false;
+    for number in batches.pending(job)? {
+        let name = record
+            .names
+            .get(number as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("file{}", number + 1));
+        if control.stopping.load(Ordering::Relaxed) {
+            return Ok(BatchState::Running);
+        }
+        if control.cancel.load(Ordering::Relaxed) {
+            aborted = true;
+            batches.finish(
+                job,
+                number,
+                &failed(name, "aborted", "the batch was aborted before this file"),
+            )?;
+            continue;
+        }
+        let Some(bytes) = batches.file(job, number)? else {
+            continue;
+        };
+        check_file(catalog, &record, number, name, &bytes)?;
+        control.done.fetch_add(1, Ordering::Relaxed);
+    }
+    let state = if aborted {
+        BatchState::Aborted
+    } else {
+        BatchState::Done
+    };
+    batches.set_state(job, state)?;
+    Ok(state)
+}
+
+fn failed(file: String, code: &str, message: &str) -> BatchItem {
+    BatchItem {
+        file,
+        report_id: None,
+        verdict: None,
+        similarity_index: None,
+        words: None,
+        error: Some(ItemError {
+            code: code.to_string(),
+            message: message.to_string(),
+        }),
+    }
+}
+
+/// Checks one file and records its line (with its report, in one commit).
+fn check_file(
+    catalog: &Catalog,
+    record: &BatchRecord,
+    number: u32,
+    name: String,
+    bytes: &[u8],
+) -> Result<(), BatchError> {
+    let job = record.job.as_str();
+    let batches = catalog.batches();
+    let document = match extract_bounded(catalog, bytes.to_vec()) {
+        Ok(document) => document,
+        Err(e) => {
+            // The line names the file; the message needs not.
+            let error = ApiError::from(e);
+            return batches.finish(
+                job,
+                number,
+                &failed(name, error.code.as_str(), &error.message),
+            );
+        }
+    };
+    let request = record.settings.request(document.text.clone());
+    let mut answer = match check_cancellable(catalog, &request, &CancelFlag::new()) {
+        Ok(report) => {
+            serde_json::to_value(&report).map_err(|e| BatchError::Store(e.to_string()))?
+        }
+        Err(e) => {
+            let error = ApiError::from(e);
+            return batches.finish(
+                job,
+                number,
+                &failed(name, error.code.as_str(), &error.message),
+            );
+        }
+    };
+    answer["document"] = serde_json::to_value(document.summary(&name)).unwrap_or(Value::Null);
+    let mut item = BatchItem {
+        file: name.clone(),
+        report_id: None,
+        verdict: answer["verdict"].as_str().map(str::to_string),
+        similarity_index: answer["similarity_index"].as_f64(),
+        words: Some(document.text.split_whitespace().count()),
+        error: None,
+    };
+    if !record.settings.store {
+        return batches.finish(job, number, &item);
+    }
+    let id = catalog
+        .reports()
+        .new_id()
+        .map_err(|e| BatchError::Store(e.to_string()))?;
+    item.report_id = Some(id.clone());
+    let mut report = Report::of_check(id, &request, answer, record.submitter.clone(), Some(name));
+    catalog
+        .keep_report_with(&mut report, |txn| {
+            batches
+                .finish_in(txn, job, number, &item)
+                .map_err(|e| e.to_string())
+        })
+        .map_err(|e| BatchError::Store(e.to_string()))
+}
+
+/// Extracts on a thread of its own, given up after `[extract] timeout_seconds` (the thread
+/// finishes on its own), as a file check does on the blocking pool.
+fn extract_bounded(catalog: &Catalog, bytes: Vec<u8>) -> Result<ExtractedDocument, ExtractError> {
+    let limits = catalog.config().extract.clone();
+    let seconds = limits.timeout_seconds;
+    let (send, receive) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("batch-extract".into())
+        .spawn(move || {
+            let _ = send.send(extract(&bytes, &limits));
+        });
+    if spawned.is_err() {
+        return Err(ExtractError::Timeout { seconds });
+    }
+    receive
+        .recv_timeout(Duration::from_secs(seconds.max(1)))
+        .unwrap_or(Err(ExtractError::Timeout { seconds }))
+}

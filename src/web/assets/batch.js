@@ -1,0 +1,103 @@
+// Checking many files at once: choose files (or one .zip), send them as a batch, follow the
+// job, then list one line per file with its verdict, index and report, and offer the CSV.
+
+import { api, download, path } from './api.js';
+import { errorNotice, fill, field, h, heading, number, percent } from './dom.js';
+
+// Every English string of the page, to be moved into the translation dictionary.
+const TEXT = {
+  title: 'Check many files',
+  subtitle: 'Several files, or one .zip of them: each is checked and kept as a report.',
+  files: 'Files',
+  filesHint: 'PDF, DOCX, ODT, RTF, HTML, JATS/TEI XML or text; or one .zip archive of them.',
+  passages: 'Find the copied passages',
+  send: 'Check the files',
+  none: 'Choose at least one file.',
+  queued: 'Waiting to start…',
+  progress: (done, total) => `Checked ${number(done)} of ${number(total)} files`,
+  stop: 'Stop',
+  stopped: 'Stopped; the files not checked are listed as aborted.',
+  failed: (error) => `The batch failed: ${error}`,
+  csv: 'Download the summary (CSV)',
+  file: 'File',
+  verdict: 'Verdict',
+  index: 'Similarity index',
+  words: 'Words',
+  report: 'Report',
+  open: 'Open',
+  verdicts: { original: 'Original', partial: 'Partly copied', duplicate: 'Duplicate' },
+};
+
+const POLL_MS = 700;
+
+export function batchView(view, signal) {
+  const input = h('input', { type: 'file', multiple: true, required: true });
+  const passages = h('input', { type: 'checkbox', checked: true, id: 'batch-passages' });
+  const status = h('div', { 'aria-live': 'polite' });
+  const results = h('div', {});
+  const form = h('form', { class: 'card', onsubmit: async (event) => {
+    event.preventDefault();
+    if (input.files.length === 0) {
+      fill(status, errorNotice({ message: TEXT.none }));
+      return;
+    }
+    const data = new FormData();
+    for (const file of input.files) data.append('file', file, file.name);
+    data.append('options', JSON.stringify({ passages: passages.checked }));
+    fill(results);
+    try {
+      const job = await api('/api/v1/check', { method: 'POST', form: data, signal });
+      // One ordinary file is answered at once: open its report.
+      if (job.report_id) {
+        location.hash = `#/reports/${path(job.report_id)}`;
+        return;
+      }
+      await follow(job.job);
+    } catch (error) {
+      if (error.name !== 'AbortError') fill(status, errorNotice(error));
+    }
+  } },
+  field(TEXT.files, input, TEXT.filesHint),
+  h('label', { for: 'batch-passages' }, passages, ' ', TEXT.passages),
+  h('p', {}, h('button', { type: 'submit' }, TEXT.send)));
+
+  async function follow(id) {
+    for (;;) {
+      const job = await api(`/api/v1/jobs/${path(id)}`, { signal });
+      if (job.state === 'queued' || job.state === 'running') {
+        const stop = h('button', { type: 'button', class: 'small danger', onclick: () =>
+          api(`/api/v1/jobs/${path(id)}`, { method: 'DELETE' }).catch((e) => fill(status, errorNotice(e))) }, TEXT.stop);
+        fill(status,
+          h('span', {}, job.state === 'queued' ? TEXT.queued : TEXT.progress(job.done, job.total)),
+          h('progress', { max: Math.max(job.total, 1), value: Math.min(job.done, job.total) }),
+          stop);
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        continue;
+      }
+      fill(status, job.state === 'aborted' ? TEXT.stopped
+        : job.state === 'failed' ? h('span', { class: 'error-text' }, TEXT.failed(job.error || '')) : '');
+      const summary = await api(`/api/v1/jobs/${path(id)}/reports`, { signal });
+      fill(results, table(summary.items), h('p', {}, h('button', { type: 'button', class: 'small', onclick: () =>
+        download(`/api/v1/jobs/${path(id)}/reports?format=csv`, `dupfinder-${id}.csv`).catch((e) => fill(status, errorNotice(e))) }, TEXT.csv)));
+      return;
+    }
+  }
+
+  fill(view, heading(TEXT.title, TEXT.subtitle), form, status, results);
+}
+
+function table(items) {
+  const rows = items.map((item) => h('tr', {},
+    h('td', {}, item.file),
+    item.error
+      ? h('td', { colspan: 4, class: 'error-text' }, `${item.error.code}: ${item.error.message}`)
+      : [
+        h('td', {}, TEXT.verdicts[item.verdict] || item.verdict),
+        h('td', { class: 'num' }, percent(item.similarity_index || 0)),
+        h('td', { class: 'num' }, number(item.words || 0)),
+        h('td', {}, item.report_id ? h('a', { href: `#/reports/${path(item.report_id)}` }, TEXT.open) : ''),
+      ]));
+  return h('table', {},
+    h('thead', {}, h('tr', {}, [TEXT.file, TEXT.verdict, TEXT.index, TEXT.words, TEXT.report].map((t) => h('th', {}, t)))),
+    h('tbody', {}, rows));
+}

@@ -1,0 +1,577 @@
+//! Subscriptions, the outbox and the delivery log, as tables of the report store's database
+//! (so that a report and the event announcing it are kept in one commit):
+//!
+//! - `webhooks`: id → the webhook with its secret (JSON);
+//! - `deliveries`: `<webhook id>/<order>` → one event's delivery to one webhook: the body to
+//!   send while it is pending, its attempts and their outcome (JSON); the log the API lists;
+//! - `outbox`: the keys of the pending deliveries → when to try next (milliseconds since the
+//!   epoch). The worker reads only this table to find its work.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
+
+use super::{Event, EventKind, WebhookError, WebhooksConfig};
+use crate::clock::unix_now;
+
+const WEBHOOKS: TableDefinition<&str, &[u8]> = TableDefinition::new("webhooks");
+const DELIVERIES: TableDefinition<&str, &[u8]> = TableDefinition::new("webhook_deliveries");
+const OUTBOX: TableDefinition<&str, u64> = TableDefinition::new("webhook_outbox");
+
+/// A webhook as the API shows it: never its secret.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Webhook {
+    pub id: String,
+    pub url: String,
+    pub events: Vec<EventKind>,
+    /// Seconds since the Unix epoch.
+    pub created: u64,
+}
+
+/// A webhook to register.
+#[derive(Debug, Clone)]
+pub struct NewWebhook {
+    pub url: String,
+    pub secret: String,
+    pub events: Vec<EventKind>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredWebhook {
+    #[serde(flatten)]
+    webhook: Webhook,
+    secret: String,
+}
+
+/// Where a delivery is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryState {
+    /// Not yet answered 2xx; tried again at `next_attempt`.
+    Pending,
+    /// The receiver answered 2xx.
+    Delivered,
+    /// Every attempt failed (`[webhooks] max_attempts`).
+    Failed,
+}
+
+/// One event's delivery to one webhook: a line of the delivery log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Delivery {
+    /// The event's id (`X-Dupfinder-Delivery`).
+    pub event_id: String,
+    pub event: EventKind,
+    pub webhook: String,
+    pub state: DeliveryState,
+    pub attempts: u32,
+    /// The receiver's status on the last attempt, if it answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_status: Option<u16>,
+    /// Why the last attempt failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    /// Seconds since the Unix epoch: when the event was made, last tried, next tried,
+    /// delivered.
+    pub created: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_attempt: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_attempt: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivered_at: Option<u64>,
+    /// The body to send, kept while the delivery is pending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) body: Option<String>,
+}
+
+/// A pending delivery the worker is to make now.
+pub(super) struct DueDelivery {
+    pub(super) key: String,
+    pub(super) delivery: Delivery,
+    pub(super) url: String,
+    pub(super) secret: String,
+}
+
+/// The outcome of one attempt.
+pub(super) enum Attempt {
+    /// The receiver answered with this status (2xx: delivered).
+    Answered(u16),
+    /// No answer: refused address, connection error, timeout.
+    Failed(String),
+}
+
+/// The webhooks of a data directory.
+pub struct WebhookStore {
+    db: Arc<Database>,
+    last_order: AtomicU64,
+    /// Woken when an event is written, so the worker does not wait for its next look.
+    wake: Arc<Notify>,
+}
+
+/// Milliseconds since the Unix epoch.
+pub(super) fn millis_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+fn random_hex(bytes: usize) -> Result<String, WebhookError> {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf).map_err(WebhookError::store)?;
+    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+impl WebhookStore {
+    /// Opens the webhook tables in `db` (creating them).
+    pub fn open(db: Arc<Database>) -> Result<WebhookStore, WebhookError> {
+        let txn = db.begin_write().map_err(WebhookError::store)?;
+        txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
+        txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
+        txn.open_table(OUTBOX).map_err(WebhookError::store)?;
+        txn.commit().map_err(WebhookError::store)?;
+        Ok(WebhookStore {
+            db,
+            last_order: AtomicU64::new(0),
+            wake: Arc::new(Notify::new()),
+        })
+    }
+
+    /// Registers a webhook; its URL was validated by the caller.
+    pub fn create(&self, new: NewWebhook) -> Result<Webhook, WebhookError> {
+        let secret_chars = new.secret.chars().count();
+        if !(16..=256).contains(&secret_chars) {
+            return Err(WebhookError::InvalidSecret);
+        }
+        let mut events = new.events;
+        events.sort_by_key(|e| e.as_str());
+        events.dedup();
+        if events.is_empty() {
+            return Err(WebhookError::InvalidEvent(String::new()));
+        }
+        let webhook = Webhook {
+            id: format!("wh_{}", random_hex(8)?),
+            url: new.url,
+            events,
+            created: unix_now(),
+        };
+        let stored = serde_json::to_vec(&StoredWebhook {
+            webhook: webhook.clone(),
+            secret: new.secret,
+        })
+        .map_err(WebhookError::store)?;
+        let txn = self.db.begin_write().map_err(WebhookError::store)?;
+        txn.open_table(WEBHOOKS)
+            .map_err(WebhookError::store)?
+            .insert(webhook.id.as_str(), stored.as_slice())
+            .map_err(WebhookError::store)?;
+        txn.commit().map_err(WebhookError::store)?;
+        Ok(webhook)
+    }
+
+    /// Every webhook, the oldest first.
+    pub fn list(&self) -> Result<Vec<Webhook>, WebhookError> {
+        let txn = self.db.begin_read().map_err(WebhookError::store)?;
+        let table = txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
+        let mut all = Vec::new();
+        for row in table.iter().map_err(WebhookError::store)? {
+            let (_, value) = row.map_err(WebhookError::store)?;
+            let stored: StoredWebhook =
+                serde_json::from_slice(value.value()).map_err(WebhookError::store)?;
+            all.push(stored.webhook);
+        }
+        all.sort_by_key(|w| w.created);
+        Ok(all)
+    }
+
+    /// Deletes webhook `id` with its delivery log and pending deliveries; `false` when there
+    /// was none.
+    pub fn delete(&self, id: &str) -> Result<bool, WebhookError> {
+        let txn = self.db.begin_write().map_err(WebhookError::store)?;
+        let existed = {
+            let mut webhooks = txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
+            let mut deliveries = txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
+            let mut outbox = txn.open_table(OUTBOX).map_err(WebhookError::store)?;
+            let existed = webhooks.remove(id).map_err(WebhookError::store)?.is_some();
+            let (from, to) = prefix_range(id);
+            let keys: Vec<String> = deliveries
+                .range(from.as_str()..to.as_str())
+                .map_err(WebhookError::store)?
+                .map(|row| row.map(|(key, _)| key.value().to_string()))
+                .collect::<Result<_, _>>()
+                .map_err(WebhookError::store)?;
+            for key in keys {
+                deliveries
+                    .remove(key.as_str())
+                    .map_err(WebhookError::store)?;
+                outbox.remove(key.as_str()).map_err(WebhookError::store)?;
+            }
+            existed
+        };
+        txn.commit().map_err(WebhookError::store)?;
+        Ok(existed)
+    }
+
+    /// The delivery log of webhook `id`, newest first, at most `limit` lines; `None` when
+    /// there is no such webhook.
+    pub fn deliveries(
+        &self,
+        id: &str,
+        limit: usize,
+    ) -> Result<Option<Vec<Delivery>>, WebhookError> {
+        let txn = self.db.begin_read().map_err(WebhookError::store)?;
+        let webhooks = txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
+        if webhooks.get(id).map_err(WebhookError::store)?.is_none() {
+            return Ok(None);
+        }
+        let table = txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
+        let (from, to) = prefix_range(id);
+        let mut log = Vec::new();
+        for row in table
+            .range(from.as_str()..to.as_str())
+            .map_err(WebhookError::store)?
+            .rev()
+            .take(limit)
+        {
+            let (_, value) = row.map_err(WebhookError::store)?;
+            let mut delivery: Delivery =
+                serde_json::from_slice(value.value()).map_err(WebhookError::store)?;
+            delivery.body = None;
+            log.push(delivery);
+        }
+        Ok(Some(log))
+    }
+
+    /// Writes `event` to the outbox of every webhook that asked for it, inside `txn` (the
+    /// commit that keeps what the event announces); answers how many deliveries. Call
+    /// [`WebhookStore::wake`] once `txn` is committed.
+    pub fn announce_in(
+        &self,
+        txn: &WriteTransaction,
+        event: &Event,
+    ) -> Result<usize, WebhookError> {
+        let webhooks = txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
+        let mut subscribed = Vec::new();
+        for row in webhooks.iter().map_err(WebhookError::store)? {
+            let (_, value) = row.map_err(WebhookError::store)?;
+            let stored: StoredWebhook =
+                serde_json::from_slice(value.value()).map_err(WebhookError::store)?;
+            if stored.webhook.events.contains(&event.event) {
+                subscribed.push(stored.webhook.id);
+            }
+        }
+        drop(webhooks);
+        if subscribed.is_empty() {
+            return Ok(0);
+        }
+        let mut deliveries = txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
+        let mut outbox = txn.open_table(OUTBOX).map_err(WebhookError::store)?;
+        let body = event.body();
+        let order = self.next_order();
+        let now = millis_now();
+        for webhook in &subscribed {
+            let key = format!("{webhook}/{order:020}");
+            let delivery = Delivery {
+                event_id: event.id.clone(),
+                event: event.event,
+                webhook: webhook.clone(),
+                state: DeliveryState::Pending,
+                attempts: 0,
+                last_status: None,
+                last_error: None,
+                created: event.created,
+                last_attempt: None,
+                next_attempt: Some(now / 1000),
+                delivered_at: None,
+                body: Some(body.clone()),
+            };
+            let encoded = serde_json::to_vec(&delivery).map_err(WebhookError::store)?;
+            deliveries
+                .insert(key.as_str(), encoded.as_slice())
+                .map_err(WebhookError::store)?;
+            outbox
+                .insert(key.as_str(), now)
+                .map_err(WebhookError::store)?;
+        }
+        Ok(subscribed.len())
+    }
+
+    /// Writes `event` to the outbox in a commit of its own (durable when this returns).
+    pub fn announce(&self, event: &Event) -> Result<usize, WebhookError> {
+        let txn = self.db.begin_write().map_err(WebhookError::store)?;
+        let count = self.announce_in(&txn, event)?;
+        if count == 0 {
+            txn.abort().map_err(WebhookError::store)?;
+            return Ok(0);
+        }
+        txn.commit().map_err(WebhookError::store)?;
+        self.wake();
+        Ok(count)
+    }
+
+    /// Tells the worker that the outbox has new work.
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    pub(super) fn notified(&self) -> Arc<Notify> {
+        self.wake.clone()
+    }
+
+    /// Nanoseconds since the epoch, later than every order given before by this process (and
+    /// by the last one, which wrote earlier times).
+    fn next_order(&self) -> u64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let previous = self
+            .last_order
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
+                Some(now.max(last + 1))
+            })
+            .expect("the update always answers a value");
+        now.max(previous + 1)
+    }
+
+    /// Up to `limit` pending deliveries due at `now_ms`, and when the next one not yet due is.
+    pub(super) fn due(
+        &self,
+        now_ms: u64,
+        limit: usize,
+    ) -> Result<(Vec<DueDelivery>, Option<u64>), WebhookError> {
+        let txn = self.db.begin_read().map_err(WebhookError::store)?;
+        let outbox = txn.open_table(OUTBOX).map_err(WebhookError::store)?;
+        let deliveries = txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
+        let webhooks = txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
+        let mut due = Vec::new();
+        let mut next: Option<u64> = None;
+        for row in outbox.iter().map_err(WebhookError::store)? {
+            let (key, at) = row.map_err(WebhookError::store)?;
+            let (key, at) = (key.value().to_string(), at.value());
+            if at > now_ms {
+                next = Some(next.map_or(at, |n| n.min(at)));
+                continue;
+            }
+            if due.len() >= limit {
+                next = Some(now_ms);
+                continue;
+            }
+            let Some(stored) = deliveries.get(key.as_str()).map_err(WebhookError::store)? else {
+                continue;
+            };
+            let delivery: Delivery =
+                serde_json::from_slice(stored.value()).map_err(WebhookError::store)?;
+            let Some(webhook) = webhooks
+                .get(delivery.webhook.as_str())
+                .map_err(WebhookError::store)?
+            else {
+                continue;
+            };
+            let webhook: StoredWebhook =
+                serde_json::from_slice(webhook.value()).map_err(WebhookError::store)?;
+            due.push(DueDelivery {
+                key,
+                delivery,
+                url: webhook.webhook.url,
+                secret: webhook.secret,
+            });
+        }
+        Ok((due, next))
+    }
+
+    /// Records an attempt of the delivery `key`: delivered on a 2xx, otherwise tried again
+    /// after a backoff, or failed once `max_attempts` are spent.
+    pub(super) fn record(
+        &self,
+        key: &str,
+        attempt: Attempt,
+        config: &WebhooksConfig,
+        jitter: f64,
+    ) -> Result<DeliveryState, WebhookError> {
+        let txn = self.db.begin_write().map_err(WebhookError::store)?;
+        let state = {
+            let mut deliveries = txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
+            let mut outbox = txn.open_table(OUTBOX).map_err(WebhookError::store)?;
+            let stored = deliveries
+                .get(key)
+                .map_err(WebhookError::store)?
+                .map(|v| v.value().to_vec());
+            // Deleted with its webhook while it was being sent.
+            let Some(stored) = stored else {
+                return Ok(DeliveryState::Failed);
+            };
+            let mut delivery: Delivery =
+                serde_json::from_slice(&stored).map_err(WebhookError::store)?;
+            let now = millis_now();
+            delivery.attempts += 1;
+            delivery.last_attempt = Some(now / 1000);
+            let delivered = match attempt {
+                Attempt::Answered(status) => {
+                    delivery.last_status = Some(status);
+                    delivery.last_error = None;
+                    (200..300).contains(&status)
+                }
+                Attempt::Failed(reason) => {
+                    delivery.last_status = None;
+                    delivery.last_error = Some(reason);
+                    false
+                }
+            };
+            if delivered {
+                delivery.state = DeliveryState::Delivered;
+                delivery.delivered_at = Some(now / 1000);
+            } else if delivery.attempts >= config.max_attempts.max(1) {
+                delivery.state = DeliveryState::Failed;
+            }
+            match delivery.state {
+                DeliveryState::Pending => {
+                    let at = now + config.backoff_ms(delivery.attempts, jitter);
+                    delivery.next_attempt = Some(at / 1000);
+                    outbox.insert(key, at).map_err(WebhookError::store)?;
+                }
+                DeliveryState::Delivered | DeliveryState::Failed => {
+                    delivery.next_attempt = None;
+                    delivery.body = None;
+                    outbox.remove(key).map_err(WebhookError::store)?;
+                }
+            }
+            let encoded = serde_json::to_vec(&delivery).map_err(WebhookError::store)?;
+            deliveries
+                .insert(key, encoded.as_slice())
+                .map_err(WebhookError::store)?;
+            delivery.state
+        };
+        txn.commit().map_err(WebhookError::store)?;
+        Ok(state)
+    }
+}
+
+/// Copies the registered webhooks (not their outbox or log) into a backup of the database.
+pub(crate) fn copy_subscriptions(
+    from: &redb::ReadTransaction,
+    to: &WriteTransaction,
+) -> Result<(), redb::Error> {
+    crate::backup::copy_table(from, to, WEBHOOKS)
+}
+
+/// The key range of one webhook's deliveries.
+fn prefix_range(id: &str) -> (String, String) {
+    (format!("{id}/"), format!("{id}0"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, WebhookStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Arc::new(Database::create(dir.path().join("reports.redb")).unwrap());
+        (dir, WebhookStore::open(db).unwrap())
+    }
+
+    fn new(events: &[EventKind]) -> NewWebhook {
+        NewWebhook {
+            url: "https://portal.example/hook".into(),
+            secret: "a secret of sixteen+".into(),
+            events: events.to_vec(),
+        }
+    }
+
+    #[test]
+    fn an_event_waits_in_the_outbox_of_each_webhook_that_asked_for_it_until_delivered() {
+        let (_dir, store) = store();
+        let reports = store.create(new(&[EventKind::ReportCompleted])).unwrap();
+        let both = store
+            .create(new(&[
+                EventKind::DuplicateFound,
+                EventKind::ReportCompleted,
+            ]))
+            .unwrap();
+        let event = Event {
+            id: "evt_1".into(),
+            event: EventKind::DuplicateFound,
+            created: 5,
+            data: serde_json::json!({"doc_id": "a"}),
+        };
+        assert_eq!(store.announce(&event).unwrap(), 1);
+        let (due, _) = store.due(u64::MAX, 10).unwrap();
+        assert_eq!(due.len(), 1);
+        assert_eq!(due[0].delivery.webhook, both.id);
+        assert_eq!(due[0].delivery.body.as_deref(), Some(event.body().as_str()));
+
+        let config = WebhooksConfig {
+            max_attempts: 3,
+            initial_backoff_ms: 60_000,
+            ..WebhooksConfig::default()
+        };
+        let key = due[0].key.clone();
+        let state = store
+            .record(&key, Attempt::Answered(500), &config, 0.0)
+            .unwrap();
+        assert_eq!(state, DeliveryState::Pending);
+        // Not due again before its backoff.
+        let (due, next) = store.due(millis_now(), 10).unwrap();
+        assert!(due.is_empty());
+        assert!(next.unwrap() >= millis_now() + 59_000);
+        store
+            .record(
+                &key,
+                Attempt::Failed("connection refused".into()),
+                &config,
+                0.0,
+            )
+            .unwrap();
+        let state = store
+            .record(&key, Attempt::Answered(204), &config, 0.0)
+            .unwrap();
+        assert_eq!(state, DeliveryState::Delivered);
+        assert!(store.due(u64::MAX, 10).unwrap().0.is_empty());
+        let log = store.deliveries(&both.id, 10).unwrap().unwrap();
+        assert_eq!(log.len(), 1);
+        assert_eq!(
+            (log[0].attempts, log[0].last_status, log[0].state),
+            (3, Some(204), DeliveryState::Delivered)
+        );
+        assert!(log[0].body.is_none());
+        assert!(
+            store
+                .deliveries(&reports.id, 10)
+                .unwrap()
+                .unwrap()
+                .is_empty()
+        );
+        assert!(store.deliveries("wh_none", 10).unwrap().is_none());
+
+        // Spent attempts fail the delivery; deleting the webhook drops its log.
+        store.announce(&event).unwrap();
+        let (due, _) = store.due(u64::MAX, 10).unwrap();
+        for _ in 0..3 {
+            store
+                .record(&due[0].key, Attempt::Answered(503), &config, 0.0)
+                .unwrap();
+        }
+        let log = store.deliveries(&both.id, 10).unwrap().unwrap();
+        assert_eq!(log[0].state, DeliveryState::Failed);
+        assert!(store.delete(&both.id).unwrap());
+        assert!(!store.delete(&both.id).unwrap());
+        assert_eq!(store.list().unwrap(), vec![reports]);
+        assert!(store.due(u64::MAX, 10).unwrap().0.is_empty());
+    }
+
+    #[test]
+    fn short_secrets_and_empty_event_lists_are_refused() {
+        let (_dir, store) = store();
+        let mut weak = new(&[EventKind::ReportCompleted]);
+        weak.secret = "short".into();
+        assert!(matches!(
+            store.create(weak),
+            Err(WebhookError::InvalidSecret)
+        ));
+        assert!(matches!(
+            store.create(new(&[])),
+            Err(WebhookError::InvalidEvent(_))
+        ));
+    }
+}
