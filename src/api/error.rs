@@ -102,6 +102,7 @@ error_codes! {
     // Reports.
     ReportNotFound = "report_not_found" => NOT_FOUND,
     InvalidDecision = "invalid_decision" => BAD_REQUEST,
+    ReportWithoutPassages = "report_without_passages" => UNPROCESSABLE_ENTITY,
     // Access, routing and time.
     MissingToken = "missing_token" => UNAUTHORIZED,
     InvalidToken = "invalid_token" => UNAUTHORIZED,
@@ -232,6 +233,12 @@ impl From<KeyError> for ApiError {
             KeyError::Store { .. } => return ApiError::internal(e),
         };
         ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<crate::reports::ReapplyError> for ApiError {
+    fn from(e: crate::reports::ReapplyError) -> Self {
+        ApiError::new(ErrorCode::ReportWithoutPassages, e.to_string())
     }
 }
 
