@@ -160,25 +160,40 @@ fn exclusions_in_address(raw: &str) -> Result<Option<ExcludeRequest>, ApiError> 
     Ok(mentioned.then_some(request))
 }
 
+/// Report `id` as the caller may see it, with the exclusions its address asks for applied.
+async fn visible_with_exclusions(
+    state: &AppState,
+    identity: &Option<Extension<Identity>>,
+    id: String,
+    raw: &str,
+) -> Result<Report, ApiError> {
+    let asked = exclusions_in_address(raw)?;
+    let report = visible(state, identity, id).await?;
+    let Some(asked) = asked else {
+        return Ok(report);
+    };
+    let catalog = state.catalog.clone();
+    Ok(tokio::task::spawn_blocking(move || {
+        let config = &catalog.config().check;
+        let exclusions = asked.resolve_over(&stored_exclusions(&report, config));
+        let answer = reapply(&report, &exclusions, catalog.analyzer(), config)?;
+        Ok::<_, ReapplyError>(Report { answer, ..report })
+    })
+    .await??)
+}
+
 pub(super) async fn get_report(
     State(state): State<AppState>,
     identity: Option<Extension<Identity>>,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
-    let asked = exclusions_in_address(raw.as_deref().unwrap_or_default())?;
-    let mut report = visible(&state, &identity, id).await?;
-    if let Some(asked) = asked {
-        let catalog = state.catalog.clone();
-        report = tokio::task::spawn_blocking(move || {
-            let config = &catalog.config().check;
-            let exclusions = asked.resolve_over(&stored_exclusions(&report, config));
-            let answer = reapply(&report, &exclusions, catalog.analyzer(), config)?;
-            Ok::<_, ReapplyError>(Report { answer, ..report })
-        })
-        .await??;
-    }
-    Ok(Json(report.to_json()))
+    let raw = raw.unwrap_or_default();
+    Ok(Json(
+        visible_with_exclusions(&state, &identity, id, &raw)
+            .await?
+            .to_json(),
+    ))
 }
 
 #[derive(Deserialize)]
@@ -237,6 +252,7 @@ pub(super) async fn delete_report(
     }
 }
 
+/// The PDF's language; the address's exclusions are read as for the report itself.
 #[derive(Deserialize)]
 struct PdfParams {
     lang: Option<String>,
@@ -248,7 +264,8 @@ pub(super) async fn report_pdf(
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Result<impl IntoResponse, ApiError> {
-    let params: PdfParams = query_params(raw.as_deref().unwrap_or_default())?;
+    let raw = raw.unwrap_or_default();
+    let params: PdfParams = query_params(&raw)?;
     let lang = params.lang.unwrap_or_else(|| "en".to_string());
     if !["en", "ru"].contains(&lang.as_str()) {
         return Err(ApiError::new(
@@ -256,7 +273,7 @@ pub(super) async fn report_pdf(
             format!("`lang` is en or ru, not `{lang}`"),
         ));
     }
-    let report = visible(&state, &identity, id).await?;
+    let report = visible_with_exclusions(&state, &identity, id, &raw).await?;
     let name = format!("dupfinder-report-{}.pdf", report.report_id);
     let pdf = tokio::task::spawn_blocking(move || render_pdf(&report, &lang))
         .await?

@@ -168,7 +168,7 @@ async function showReport(results, text, report) {
       report.document.pages ? `, ${tn('unit.pages', report.document.pages)}` : '',
       `, ${t('reports.words', { n: number(report.document.words) })}`) : null,
     h('p', { class: 'index-line' },
-      h('strong', {}, t('check.index_line', { index: percent(report.similarity_index ?? 0) })),
+      h('strong', {}, t('check.index_line', { index: percent(report.similarity_index ?? 0, 1) })),
       h('span', { class: 'muted' }, ` · ${tn('unit.matches', report.matches.length)}`)),
     report.report_id ? reportLinks(report.report_id) : h('p', { class: 'muted small' }, t('check.not_kept')));
   fill(results, summary);
@@ -225,7 +225,7 @@ async function showReport(results, text, report) {
     selected = index;
     const m = matches[index];
     table.querySelectorAll('tbody tr').forEach((tr) => tr.classList.toggle('selected', Number(tr.dataset.match) === index));
-    fill(rightTitle, h('span', { class: `swatch ${sourceClass(index)}`, 'aria-hidden': 'true' }), m.title || m.doc_id);
+    fill(rightTitle, h('span', { class: `swatch ${sourceClass(index)}`, 'aria-hidden': 'true' }), `${index + 1}. ${m.title || m.doc_id}`);
     if (!sourceTexts.has(index)) {
       fill(right, loading());
       try {

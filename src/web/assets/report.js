@@ -97,7 +97,9 @@ class ReportPage {
       pdfStatus.textContent = '';
       const language = lang();
       try {
-        await download(`/api/v1/reports/${path(r.report_id)}/pdf?lang=${language}`, `dupfinder-report-${r.report_id}-${language}.pdf`);
+        // The PDF shows what the page shows: the exclusions chosen here.
+        const query = `lang=${language}&${exclusionQuery(this.report.exclusions || {})}`;
+        await download(`/api/v1/reports/${path(r.report_id)}/pdf?${query}`, `dupfinder-report-${r.report_id}-${language}.pdf`);
       } catch (error) {
         pdfStatus.textContent = errorText(error);
       } finally {
@@ -112,7 +114,7 @@ class ReportPage {
         h('dt', {}, t('report.checked_on')), h('dd', {}, date(r.created)),
         r.document ? [h('dt', {}, t('report.file')), h('dd', {}, `${r.document.name} — ${r.document.format.toUpperCase()}`,
           r.document.pages ? `, ${tn('unit.pages', r.document.pages)}` : '')] : null,
-        h('dt', {}, t('report.words')), h('dd', {}, number(r.document?.words ?? (r.text || '').split(/\s+/).filter(Boolean).length)),
+        h('dt', {}, t('report.words')), h('dd', {}, number((r.text || '').split(/\s+/).filter(Boolean).length)),
         h('dt', {}, t('report.libraries')),
         h('dd', {}, libraries.length === 0 ? t('report.no_libraries')
           : libraries.map(([lib, generation], i) => [i ? ', ' : '', h('span', { class: 'library-name' }, lib),
@@ -176,7 +178,7 @@ class ReportPage {
     return h('div', { class: 'kinds' },
       h('h2', {}, t('report.kinds')),
       h('p', { class: 'hint' }, t('report.kinds_hint')),
-      h('table', { class: 'data kinds-table', id: 'kinds' },
+      h('table', { class: 'kinds-table', id: 'kinds' },
         h('tbody', {}, KINDS.map((kind) => h('tr', {},
           h('th', { scope: 'row' }, h('span', { class: `kind-sample kind-${kind}`, 'aria-hidden': 'true' }), t(`kind.${kind}`)),
           h('td', { class: 'num' }, percent(r.shares?.[kind] ?? 0, 1)),
@@ -220,8 +222,8 @@ class ReportPage {
     });
     // The printed report says which exclusions apply.
     const printed = h('p', { class: 'print-only small' }, t('report.printed_exclusions', {
-      list: [...TOGGLES.filter((toggle) => exclusions[toggle.name]).map((toggle) => t(`exclude.${toggle.name}`)),
-        exclusions.small_matches ? `${t('exclude.small_before')} ${exclusions.small_matches} ${t('exclude.small_after')}` : null]
+      list: [...TOGGLES.filter((toggle) => exclusions[toggle.name]).map((toggle) => t(`kind.${toggle.kind}`)),
+        exclusions.small_matches ? t('report.printed_small', { n: exclusions.small_matches }) : null]
         .filter(Boolean).join('; ') || t('report.nothing_left_out'),
     }));
     return h('div', {}, form, printed);

@@ -107,7 +107,7 @@ export async function reportsView(view, params) {
         h('td', { 'data-label': t('reports.manuscript') },
           h('a', { href: `#/reports/${path(r.report_id)}` }, r.file || t('reports.pasted_text')),
           h('div', { class: 'muted small' }, `${t('reports.words', { n: number(r.words) })} · ${t('reports.sources_n', { n: number(r.matches) })}`)),
-        h('td', { class: 'num', 'data-label': t('report.similarity_index') }, percent(r.similarity_index ?? 0)),
+        h('td', { class: 'num', 'data-label': t('report.similarity_index') }, percent(r.similarity_index ?? 0, 1)),
         h('td', { 'data-label': t('reports.verdict') }, badge(r.verdict, t(`verdict.${r.verdict}`))),
         h('td', { 'data-label': t('reports.decision') }, h('span', { class: `decision decision-${r.decision}` }, t(`decision.${r.decision}`))),
         h('td', { 'data-label': t('reports.libraries') }, Object.keys(r.libraries || {}).join(', ') || '—')))))),
