@@ -200,7 +200,7 @@ class ReportPage {
     const form = h('form', { class: 'toggles no-print', id: 'exclusions' },
       h('fieldset', {}, h('legend', {}, t('report.exclusions')),
         ...boxes,
-        h('label', { class: 'check' }, smallBox, ` ${t('exclude.small_before')} `, smallWords, ` ${t('exclude.small_after')}`),
+        h('label', { class: 'check small-line' }, smallBox, ` ${t('exclude.small_before')} `, smallWords, ` ${t('exclude.small_after')}`),
         status));
     form.addEventListener('change', async () => {
       const asked = {};
