@@ -116,6 +116,7 @@ error_codes! {
     InvalidPhrase = "invalid_phrase" => BAD_REQUEST,
     TooManyPhrases = "too_many_phrases" => CONFLICT,
     PhraseNotFound = "phrase_not_found" => NOT_FOUND,
+    ReportWithoutPassages = "report_without_passages" => UNPROCESSABLE_ENTITY,
     // Access, routing and time.
     MissingToken = "missing_token" => UNAUTHORIZED,
     InvalidToken = "invalid_token" => UNAUTHORIZED,
@@ -260,6 +261,12 @@ impl From<PhraseError> for ApiError {
             PhraseError::Io { .. } | PhraseError::Corrupt { .. } => return ApiError::internal(e),
         };
         ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<crate::reports::ReapplyError> for ApiError {
+    fn from(e: crate::reports::ReapplyError) -> Self {
+        ApiError::new(ErrorCode::ReportWithoutPassages, e.to_string())
     }
 }
 

@@ -13,8 +13,12 @@ use super::auth::Identity;
 use super::body::JsonBody;
 use super::params::{page_limit, page_offset, query_params};
 use super::{ApiError, AppState, ErrorCode};
+use crate::check::ExcludeRequest;
 use crate::library::Role;
-use crate::reports::{Decision, Report, ReportError, ReportFilter, render_pdf};
+use crate::reports::{
+    Decision, ReapplyError, Report, ReportError, ReportFilter, reapply, render_pdf,
+    stored_exclusions,
+};
 
 /// The longest note a decision takes, in characters.
 const MAX_NOTE_CHARS: usize = 4000;
@@ -104,12 +108,92 @@ fn invalid_decision(value: &str) -> ApiError {
     )
 }
 
+/// The kinds `?exclude=` names, as the request body's `exclude` names them.
+const EXCLUDABLE: [&str; 4] = ["quotes", "bibliography", "front_matter", "boilerplate"];
+
+/// Exclusions asked for in a report's address: `exclude` lists the kinds left out (every kind
+/// it does not list counts; `exclude=` with nothing counts all), `small_matches` the words under
+/// which a passage is small (0: none is), `sources` the `library/doc_id` sources left out,
+/// comma-separated. What the address does not mention stays as the report was made; `None`
+/// when it mentions none of them.
+fn exclusions_in_address(raw: &str) -> Result<Option<ExcludeRequest>, ApiError> {
+    let mut request = ExcludeRequest::default();
+    let mut mentioned = false;
+    let list = |value: &str| -> Vec<String> {
+        value
+            .split(',')
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    for (key, value) in url::form_urlencoded::parse(raw.as_bytes()) {
+        match key.as_ref() {
+            "exclude" => {
+                let kinds = list(&value);
+                if let Some(unknown) = kinds.iter().find(|k| !EXCLUDABLE.contains(&k.as_str())) {
+                    return Err(ApiError::new(
+                        ErrorCode::InvalidParameter,
+                        format!("`exclude` lists {}, not `{unknown}`", EXCLUDABLE.join(", ")),
+                    ));
+                }
+                let has = |kind: &str| Some(kinds.iter().any(|k| k == kind));
+                request.quotes = has("quotes");
+                request.bibliography = has("bibliography");
+                request.front_matter = has("front_matter");
+                request.boilerplate = has("boilerplate");
+            }
+            "small_matches" => {
+                let words = value.trim().parse::<usize>().map_err(|_| {
+                    ApiError::new(
+                        ErrorCode::InvalidParameter,
+                        format!("`small_matches` is a number of words, not `{value}`"),
+                    )
+                })?;
+                request.small_matches = Some(words);
+            }
+            "sources" => request.sources = Some(list(&value)),
+            _ => continue,
+        }
+        mentioned = true;
+    }
+    Ok(mentioned.then_some(request))
+}
+
+/// Report `id` as the caller may see it, with the exclusions its address asks for applied.
+async fn visible_with_exclusions(
+    state: &AppState,
+    identity: &Option<Extension<Identity>>,
+    id: String,
+    raw: &str,
+) -> Result<Report, ApiError> {
+    let asked = exclusions_in_address(raw)?;
+    let report = visible(state, identity, id).await?;
+    let Some(asked) = asked else {
+        return Ok(report);
+    };
+    let catalog = state.catalog.clone();
+    Ok(tokio::task::spawn_blocking(move || {
+        let config = &catalog.config().check;
+        let exclusions = asked.resolve_over(&stored_exclusions(&report, config));
+        let answer = reapply(&report, &exclusions, catalog.analyzer(), config)?;
+        Ok::<_, ReapplyError>(Report { answer, ..report })
+    })
+    .await??)
+}
+
 pub(super) async fn get_report(
     State(state): State<AppState>,
     identity: Option<Extension<Identity>>,
     Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(visible(&state, &identity, id).await?.to_json()))
+    let raw = raw.unwrap_or_default();
+    Ok(Json(
+        visible_with_exclusions(&state, &identity, id, &raw)
+            .await?
+            .to_json(),
+    ))
 }
 
 #[derive(Deserialize)]
@@ -168,6 +252,7 @@ pub(super) async fn delete_report(
     }
 }
 
+/// The PDF's language; the address's exclusions are read as for the report itself.
 #[derive(Deserialize)]
 struct PdfParams {
     lang: Option<String>,
@@ -179,7 +264,8 @@ pub(super) async fn report_pdf(
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Result<impl IntoResponse, ApiError> {
-    let params: PdfParams = query_params(raw.as_deref().unwrap_or_default())?;
+    let raw = raw.unwrap_or_default();
+    let params: PdfParams = query_params(&raw)?;
     let lang = params.lang.unwrap_or_else(|| "en".to_string());
     if !["en", "ru"].contains(&lang.as_str()) {
         return Err(ApiError::new(
@@ -187,7 +273,7 @@ pub(super) async fn report_pdf(
             format!("`lang` is en or ru, not `{lang}`"),
         ));
     }
-    let report = visible(&state, &identity, id).await?;
+    let report = visible_with_exclusions(&state, &identity, id, &raw).await?;
     let name = format!("dupfinder-report-{}.pdf", report.report_id);
     let pdf = tokio::task::spawn_blocking(move || render_pdf(&report, &lang))
         .await?

@@ -14,13 +14,25 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 /// Browsers revalidate: the assets are small, and a new binary must show its own UI.
 const CACHE: &str = "no-cache";
 
+/// The UI file `name` from the folder [`web::UI_DIR_VAR`] names, when it names one; only names
+/// the UI embeds are read.
+async fn from_ui_dir(name: &str) -> Option<String> {
+    let dir = std::env::var_os(web::UI_DIR_VAR)?;
+    tokio::fs::read_to_string(std::path::Path::new(&dir).join(name))
+        .await
+        .ok()
+}
+
 pub(super) async fn ui_page() -> Response {
+    let body = from_ui_dir("index.html")
+        .await
+        .unwrap_or_else(|| web::INDEX_HTML.to_string());
     (
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (header::CACHE_CONTROL, CACHE),
         ],
-        web::INDEX_HTML,
+        body,
     )
         .into_response()
 }
@@ -29,12 +41,15 @@ pub(super) async fn ui_asset(Path(file): Path<String>) -> Result<Response, ApiEr
     let asset = web::asset(&file).ok_or_else(|| {
         ApiError::new(ErrorCode::NotFound, format!("the UI has no file `{file}`"))
     })?;
+    let body = from_ui_dir(&file)
+        .await
+        .unwrap_or_else(|| asset.body.to_string());
     Ok((
         [
             (header::CONTENT_TYPE, asset.content_type),
             (header::CACHE_CONTROL, CACHE),
         ],
-        asset.body,
+        body,
     )
         .into_response())
 }

@@ -45,7 +45,7 @@ pub struct ExcludeRequest {
 }
 
 /// The exclusions a check applies.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Exclusions {
     pub quotes: bool,
     pub bibliography: bool,
@@ -58,13 +58,26 @@ pub struct Exclusions {
 impl ExcludeRequest {
     /// The request's exclusions, the configured defaults where it says nothing.
     pub fn resolve(&self, config: &CheckConfig) -> Exclusions {
+        self.resolve_over(&Exclusions {
+            quotes: config.exclude_quotes,
+            bibliography: config.exclude_bibliography,
+            front_matter: config.exclude_front_matter,
+            boilerplate: config.exclude_boilerplate,
+            small_matches: config.exclude_small_matches,
+            sources: Vec::new(),
+        })
+    }
+
+    /// The request's exclusions, `base` where it says nothing: a stored report's own
+    /// exclusions when they are applied again.
+    pub fn resolve_over(&self, base: &Exclusions) -> Exclusions {
         Exclusions {
-            quotes: self.quotes.unwrap_or(config.exclude_quotes),
-            bibliography: self.bibliography.unwrap_or(config.exclude_bibliography),
-            front_matter: self.front_matter.unwrap_or(config.exclude_front_matter),
-            boilerplate: self.boilerplate.unwrap_or(config.exclude_boilerplate),
-            small_matches: self.small_matches.unwrap_or(config.exclude_small_matches),
-            sources: self.sources.clone().unwrap_or_default(),
+            quotes: self.quotes.unwrap_or(base.quotes),
+            bibliography: self.bibliography.unwrap_or(base.bibliography),
+            front_matter: self.front_matter.unwrap_or(base.front_matter),
+            boilerplate: self.boilerplate.unwrap_or(base.boilerplate),
+            small_matches: self.small_matches.unwrap_or(base.small_matches),
+            sources: self.sources.clone().unwrap_or_else(|| base.sources.clone()),
         }
     }
 }
@@ -151,19 +164,28 @@ pub(super) fn classify(
     if boilerplate {
         return plain(PassageKind::Boilerplate);
     }
+    plain(by_length(words, exclusions))
+}
+
+/// The kind of a passage that lies in no part of its own (not quoted, not in the references or
+/// the front matter, not boilerplate): `small` below the small-match threshold, else `copied`.
+/// A stored report's passages are given their kind again by this when its exclusions change.
+pub fn by_length(words: usize, exclusions: &Exclusions) -> PassageKind {
     if words < exclusions.small_matches {
-        return plain(PassageKind::Small);
+        PassageKind::Small
+    } else {
+        PassageKind::Copied
     }
-    plain(PassageKind::Copied)
 }
 
 /// A passage's query tokens and its kind.
-pub(super) type KindedRange = (Range<usize>, PassageKind);
+pub type KindedRange = (Range<usize>, PassageKind);
 
 /// The figures of a check: `similarity_index` (query words in counted passages of counted
 /// matches, each once), `shares` per kind, and each match's `share` (each counted word credited
-/// to the first match, in answer order, whose counted passages hold it).
-pub(super) fn figures(
+/// to the first match, in answer order, whose counted passages hold it). A check and a stored
+/// report whose exclusions change both compute their figures here.
+pub fn figures(
     matches: &[(bool, Vec<KindedRange>)],
     exclusions: &Exclusions,
     tokens: usize,

@@ -2,12 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Exclusions, PassageMatch, Shares};
 
 /// The overall or per-match verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Original,
@@ -94,7 +94,7 @@ pub struct CheckReport {
 }
 
 /// Rounds a score to four decimals, as answers show them.
-pub(super) fn round(x: f64) -> f64 {
+pub fn round(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 

@@ -252,7 +252,7 @@ impl<'a> SourceSide<'a> {
 }
 
 /// The code point span of each token, in one pass over the text (tokens in text order).
-pub(super) fn token_spans(text: &str, tokens: &[crate::analysis::Token]) -> Vec<Span> {
+pub fn token_spans(text: &str, tokens: &[crate::analysis::Token]) -> Vec<Span> {
     let mut spans = Vec::with_capacity(tokens.len());
     let mut byte = 0;
     let mut chars = 0;

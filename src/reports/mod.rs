@@ -5,6 +5,7 @@
 //! `[reports] keep_days`.
 
 mod pdf;
+mod reapply;
 mod store;
 
 use std::collections::BTreeMap;
@@ -13,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use pdf::{PdfError, render_pdf};
+pub use reapply::{ReapplyError, reapply, stored_exclusions};
 pub use store::{ReportError, ReportFilter, ReportStore};
 
 /// What an editor decided about a checked manuscript (seed 003's four states).
@@ -108,6 +110,9 @@ pub struct ReportSummary {
     pub matches: usize,
     /// The largest similarity of a match (0 without matches).
     pub similarity: f64,
+    /// The check's similarity index: the share of the text's words in counted passages.
+    #[serde(default)]
+    pub similarity_index: f64,
     /// Words of the checked text.
     pub words: usize,
 }
@@ -164,6 +169,7 @@ impl Report {
                 .unwrap_or_default(),
             matches: matches.map_or(0, Vec::len),
             similarity,
+            similarity_index: self.answer["similarity_index"].as_f64().unwrap_or(0.0),
             words: self.text.split_whitespace().count(),
         }
     }

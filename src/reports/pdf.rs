@@ -13,6 +13,7 @@ use printpdf::{
 use serde_json::Value;
 
 use super::Report;
+use crate::check::{Exclusions, PassageKind};
 
 static REGULAR_TTF: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
 static BOLD_TTF: &[u8] = include_bytes!("fonts/DejaVuSans-Bold.ttf");
@@ -55,6 +56,8 @@ fn rgb((r, g, b): Shade) -> Color {
 
 const BLACK: Shade = (0.1, 0.1, 0.1);
 const GREY: Shade = (0.42, 0.42, 0.42);
+/// The fill of a passage left out of the figures.
+const LEFT_OUT: Shade = (0.88, 0.88, 0.85);
 
 /// The words of the report in one language.
 struct Labels {
@@ -76,6 +79,7 @@ struct Labels {
     decision: &'static str,
     note: &'static str,
     manuscript: &'static str,
+    left_out: &'static str,
     page: &'static str,
     of: &'static str,
     verdicts: [(&'static str, &'static str); 3],
@@ -103,6 +107,7 @@ const EN: Labels = Labels {
     decision: "Decision",
     note: "Note",
     manuscript: "The manuscript, with the passages found in each source",
+    left_out: "Passages in grey are left out of the figures (quotations, bibliography and the like).",
     page: "page",
     of: "of",
     verdicts: [
@@ -139,6 +144,7 @@ const RU: Labels = Labels {
     decision: "Решение",
     note: "Примечание",
     manuscript: "Рукопись с фрагментами, найденными в каждом источнике",
+    left_out: "Серым выделены фрагменты, не учтённые в показателях (цитаты, список литературы и т. п.).",
     page: "стр.",
     of: "из",
     verdicts: [
@@ -302,6 +308,7 @@ impl<'a> Pages<'a> {
                 text: w.to_string(),
                 source: None,
                 mark: None,
+                left_out: false,
             })
             .collect();
         self.words(&words, size, bold, colour, size * 1.45);
@@ -338,19 +345,29 @@ impl<'a> Pages<'a> {
                     x += space;
                 }
                 if let Some(mark) = &word.mark {
-                    let dark = PALETTE[(word.source.unwrap_or(1) - 1) % PALETTE.len()].1;
+                    let dark = if word.left_out {
+                        GREY
+                    } else {
+                        PALETTE[(word.source.unwrap_or(1) - 1) % PALETTE.len()].1
+                    };
                     let mark_size = size * 0.75;
                     self.text_at(x, baseline - size * 0.35, mark, mark_size, true, dark);
                     x += width(&self.fonts.bold_face, mark, mark_size) + 1.0;
                 }
                 let w = width(face, &word.text, size);
                 if let Some(source) = word.source {
-                    let light = PALETTE[(source - 1) % PALETTE.len()].0;
+                    let light = if word.left_out {
+                        LEFT_OUT
+                    } else {
+                        PALETTE[(source - 1) % PALETTE.len()].0
+                    };
                     // The fill reaches into the gap after the word when the next one is
                     // highlighted too, so a passage reads as one band.
-                    let next_same = words
-                        .get(start + i + 1)
-                        .is_some_and(|n| n.source == Some(source) && start + i + 1 < end);
+                    let next_same = words.get(start + i + 1).is_some_and(|n| {
+                        n.source == Some(source)
+                            && n.left_out == word.left_out
+                            && start + i + 1 < end
+                    });
                     let extra = if next_same { space } else { 0.0 };
                     self.fill(
                         x - 0.5,
@@ -380,6 +397,9 @@ struct Word {
     source: Option<usize>,
     /// The source's number, before the first word of a passage.
     mark: Option<String>,
+    /// The passage is left out of the figures (an excluded kind, or a source not counted):
+    /// filled grey rather than in the source's colour.
+    left_out: bool,
 }
 
 fn word_width(fonts: &Fonts, word: &Word, size: f32) -> f32 {
@@ -428,23 +448,36 @@ fn share(m: &Value) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Whether a passage counts in the figures under the answer's `exclusions` (all count in a
+/// report made before exclusions).
+fn counts(m: &Value, passage: &Value, exclusions: Option<&Exclusions>) -> bool {
+    let kind: Option<PassageKind> = serde_json::from_value(passage["kind"].clone()).ok();
+    m["counted"].as_bool() != Some(false)
+        && exclusions
+            .zip(kind)
+            .is_none_or(|(exclusions, kind)| exclusions.counts(kind))
+}
+
 /// The manuscript's words, each with the source (1-based) whose passage covers its first
 /// character; the first source listed wins where passages of several sources overlap.
-fn marked_words(text: &str, matches: &[Value]) -> Vec<Word> {
+fn marked_words(text: &str, matches: &[Value], exclusions: Option<&Exclusions>) -> Vec<Word> {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut owner: Vec<Option<usize>> = vec![None; chars.len()];
     let mut starts: Vec<Option<usize>> = vec![None; chars.len()];
+    let mut left_out = vec![false; chars.len()];
     for (n, m) in matches.iter().enumerate() {
         for passage in m["passages"].as_array().into_iter().flatten() {
+            let live = counts(m, passage, exclusions);
             let start = passage["query"]["start"].as_u64().unwrap_or(0) as usize;
             let end = (passage["query"]["end"].as_u64().unwrap_or(0) as usize).min(chars.len());
             if start >= end {
                 continue;
             }
             let mut first = true;
-            for slot in &mut owner[start..end] {
+            for (slot, out) in owner[start..end].iter_mut().zip(&mut left_out[start..end]) {
                 if slot.is_none() {
                     *slot = Some(n + 1);
+                    *out = !live;
                     if first {
                         starts[start] = Some(n + 1);
                         first = false;
@@ -466,6 +499,9 @@ fn marked_words(text: &str, matches: &[Value]) -> Vec<Word> {
         }
         let (from, to) = (chars[begin].0, chars.get(i).map_or(text.len(), |c| c.0));
         let source = owner[begin..i].iter().flatten().next().copied();
+        let left = (begin..i)
+            .find(|c| owner[*c].is_some())
+            .is_some_and(|c| left_out[c]);
         let mark = starts[begin..i]
             .iter()
             .flatten()
@@ -475,6 +511,7 @@ fn marked_words(text: &str, matches: &[Value]) -> Vec<Word> {
             text: text[from..to].to_string(),
             source,
             mark,
+            left_out: left,
         });
     }
     words
@@ -619,7 +656,10 @@ pub fn render_pdf(report: &Report, lang: &str) -> Result<Vec<u8>, PdfError> {
 
     pages.new_page();
     pages.paragraph(labels.manuscript, 12.0, true, BLACK);
+    pages.paragraph(labels.left_out, 9.0, false, GREY);
     pages.gap(6.0);
+    let exclusions: Option<Exclusions> =
+        serde_json::from_value(report.answer["exclusions"].clone()).ok();
     for paragraph in report.text.split("\n\n") {
         if paragraph.trim().is_empty() {
             continue;
@@ -629,7 +669,7 @@ pub fn render_pdf(report: &Report, lang: &str) -> Result<Vec<u8>, PdfError> {
             .chars()
             .count();
         let shifted: Vec<Value> = matches.iter().map(|m| shift_passages(m, offset)).collect();
-        let words = marked_words(paragraph, &shifted);
+        let words = marked_words(paragraph, &shifted, exclusions.as_ref());
         pages.words(&words, BODY_SIZE, false, BLACK, LINE);
         pages.gap(6.0);
     }
@@ -697,10 +737,38 @@ mod tests {
         let matches = vec![serde_json::json!({
             "passages": [{"query": {"start": 4, "end": 13}}]
         })];
-        let words = marked_words(text, &matches);
+        let words = marked_words(text, &matches, None);
         let sources: Vec<Option<usize>> = words.iter().map(|w| w.source).collect();
         assert_eq!(sources, [None, Some(1), Some(1), None, None]);
         assert_eq!(words[1].mark.as_deref(), Some("1"));
         assert_eq!(words[2].mark, None);
+    }
+
+    #[test]
+    fn passages_left_out_of_the_figures_are_marked_as_such() {
+        let text = "one two three four five six";
+        let matches = vec![
+            serde_json::json!({"passages": [
+                {"query": {"start": 0, "end": 7}, "kind": "quoted"},
+                {"query": {"start": 8, "end": 13}, "kind": "copied"},
+            ]}),
+            serde_json::json!({"counted": false, "passages": [
+                {"query": {"start": 19, "end": 23}, "kind": "copied"},
+            ]}),
+        ];
+        let exclusions: Exclusions = serde_json::from_value(serde_json::json!({
+            "quotes": true, "bibliography": true, "front_matter": true, "boilerplate": true,
+            "small_matches": 0, "sources": []
+        }))
+        .unwrap();
+        let words = marked_words(text, &matches, Some(&exclusions));
+        let left_out: Vec<bool> = words.iter().map(|w| w.left_out).collect();
+        assert_eq!(left_out, [true, true, false, false, true, false]);
+        // A report made before exclusions: everything counts.
+        assert!(
+            marked_words(text, &matches[..1], None)
+                .iter()
+                .all(|w| !w.left_out)
+        );
     }
 }

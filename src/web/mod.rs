@@ -115,7 +115,32 @@ const ASSETS: &[(&str, Asset)] = &[
             body: include_str!("assets/duplicates.js"),
         },
     ),
+    (
+        "i18n.js",
+        Asset {
+            content_type: JS,
+            body: include_str!("assets/i18n.js"),
+        },
+    ),
+    (
+        "report.js",
+        Asset {
+            content_type: JS,
+            body: include_str!("assets/report.js"),
+        },
+    ),
+    (
+        "reports.js",
+        Asset {
+            content_type: JS,
+            body: include_str!("assets/reports.js"),
+        },
+    ),
 ];
+
+/// The environment variable naming a folder the UI's files are read from at each request
+/// instead of the embedded copies: for working on the UI without rebuilding the binary.
+pub const UI_DIR_VAR: &str = "DUPFINDER_UI_DIR";
 
 /// The asset called `name`, if the UI has one.
 pub fn asset(name: &str) -> Option<Asset> {

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -158,12 +158,12 @@ describe('the web UI', () => {
     assert.equal(titles[0], 'Atmospheric stability and wake losses in a large offshore wind farm');
 
     // Re-indexing from the page: the job's outcome shows, then the new statistics generation.
-    const generation = await page.locator('.stat', { hasText: 'Statistics version' }).locator('dd').textContent();
+    const generation = await page.locator('.stat', { hasText: 'Index version' }).locator('dd').textContent();
     await page.getByRole('button', { name: 'Re-index' }).click();
-    await page.getByText(/Re-indexed: statistics generation \d+\./).waitFor();
+    await page.getByText(/Re-indexed: the library’s statistics were counted again \(index version \d+\)\./).waitFor();
     await shoot('02-library-reindexed-desktop');
     const next = String(Number(generation) + 1);
-    await page.locator('.stat', { hasText: 'Statistics version' }).locator('dd', { hasText: next }).waitFor();
+    await page.locator('.stat', { hasText: 'Index version' }).locator('dd', { hasText: next }).waitFor();
   });
 
   it('searches with words, phrases and field filters', async () => {
@@ -219,7 +219,7 @@ describe('the web UI', () => {
     await page.getByLabel('Text to check').fill(manuscript);
     await page.getByRole('button', { name: 'Check', exact: true }).click();
     await page.locator('.verdict').waitFor();
-    assert.equal(await page.locator('.verdict .badge').textContent(), 'partial');
+    assert.equal(await page.locator('.verdict .badge').textContent(), 'Partial copy');
     const sources = await page.locator('table.matches tbody tr td:first-child a').allTextContents();
     assert.ok(sources.includes(documents[0].title) && sources.includes(documents[1].title), sources.join(' | '));
 
@@ -243,7 +243,7 @@ describe('the web UI', () => {
     assert.match(kept, /Kept as report [0-9a-f]{24}/);
     const [pdf] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByRole('button', { name: 'PDF report' }).click(),
+      page.getByRole('button', { name: 'Download PDF' }).click(),
     ]);
     assert.match(pdf.suggestedFilename(), /^dupfinder-report-[0-9a-f]{24}-en\.pdf$/);
     const { readFileSync } = await import('node:fs');
@@ -302,7 +302,7 @@ describe('the web UI', () => {
     // The queue view polls: the crawl shows up with its stage, then leaves the queue when done.
     const row = page.locator('table.queue tbody tr', { hasText: 'site' });
     await row.waitFor({ timeout: 5_000 });
-    assert.match(await row.locator('.badge').textContent(), /queued|discovering|analyzing|crawling|signing/);
+    assert.match(await row.locator('.badge').textContent(), /queued|finding pages|analysing|crawling|indexing/);
     await shootBoth('11-queue-crawling');
     await page.getByText('The queue is empty').waitFor({ timeout: 60_000 });
 
@@ -361,7 +361,7 @@ describe('the web UI', () => {
       assert.equal(await page.getByLabel('Text to check').inputValue(), '');
       await page.getByRole('button', { name: 'Check', exact: true }).click();
       await page.locator('.verdict').waitFor();
-      assert.equal(await page.locator('.verdict .badge').textContent(), 'duplicate');
+      assert.equal(await page.locator('.verdict .badge').textContent(), 'Duplicate');
       assert.ok((await page.locator('.checked-file').textContent()).includes(`${name} — ${format}`));
       const sources = await page.locator('table.matches tbody tr td:first-child a').allTextContents();
       assert.ok(sources.includes(source.title), sources.join(' | '));
@@ -370,6 +370,164 @@ describe('the web UI', () => {
       await page.locator('#pane-source mark.passage').first().waitFor();
       await shootBoth(`14-check-${format.toLowerCase()}`);
     }
+  });
+
+  // A percentage as the page shows it ("12.5 %", "12,5 %") → 12.5.
+  const percentOf = (text) => Number(text.replace(/[^\d,.-]/g, '').replace(',', '.'));
+
+  // The report page's figures: the index, each source's share and the total row, which must
+  // agree (to the rounding of one decimal per source).
+  async function reportFigures() {
+    const index = percentOf(await page.locator('#similarity-index').textContent());
+    const shares = (await page.locator('#sources tbody td.share').allTextContents()).map(percentOf);
+    const total = percentOf(await page.locator('#shares-total').textContent());
+    const sum = shares.reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(total - index) <= 0.05, `total ${total} ≠ index ${index}`);
+    assert.ok(Math.abs(sum - index) <= 0.05 * shares.length + 0.05, `sources ${shares.join('+')} ≠ index ${index}`);
+    return { index, shares };
+  }
+
+  // Upload `file` on the check page, open the report it was kept as, leave quotations in,
+  // decide, reload the permalink and download the PDF: the flow an editor follows, in the
+  // interface's current language. `words` are the labels expected in that language.
+  async function reportFlow(file, words, shotName) {
+    await page.locator('nav a[data-nav=check]').click();
+    await page.locator('#check-file').waitFor();
+    await page.locator('input[name=library][value=files]').waitFor();
+    await page.setInputFiles('#check-file', resolve(here, '../fixtures/files', file));
+    await page.getByText(`${file} (`).waitFor();
+    await page.locator('form.check-form button[type=submit]').click();
+    await page.locator('#pane-query mark.passage').first().waitFor();
+    const copied = await page.locator('#pane-query mark.passage').allTextContents();
+    assert.ok(copied.some((t) => t.includes('признают такие меры законными')), copied.join(' | '));
+
+    // The check leads to its report, at a permalink.
+    await page.getByRole('link', { name: words.openReport }).click();
+    await page.waitForURL(/#\/reports\/[0-9a-f]{24}$/);
+    const permalink = page.url();
+    const id = /reports\/([0-9a-f]{24})/.exec(permalink)[1];
+    await page.getByRole('heading', { level: 1, name: file }).waitFor();
+    await page.getByText(words.index, { exact: true }).waitFor();
+    await page.locator('#pane-query mark.passage').first().waitFor();
+    await page.locator('#pane-source mark.passage').first().waitFor();
+    // Every passage is marked with its source's number and kind; the quotation is left out.
+    assert.ok(await page.locator('#pane-query mark.passage.kind-quoted.muted').count() >= 1, 'the quotation is marked as left out');
+    assert.ok(await page.locator('#pane-query mark.passage.kind-copied:not(.muted) sup.source-mark').count() >= 1, 'copied passages carry their source number');
+    const before = await reportFigures();
+    assert.ok(before.index > 0);
+    // No internal jargon on the page.
+    const body = await page.locator('main').textContent();
+    for (const jargon of ['shingles', 'Found by', 'Drift', 'generation', 'containment', 'resemblance']) {
+      assert.ok(!body.includes(jargon), `the page says “${jargon}”`);
+    }
+    await shootBoth(`${shotName}-report`);
+
+    // Counting quotations again raises the index; the figures still add up; the address keeps it.
+    await page.getByLabel(words.leaveOutQuotes).uncheck();
+    await page.waitForURL(/exclude=/);
+    await page.locator('#pane-query mark.passage.kind-quoted:not(.muted)').first().waitFor();
+    const after = await reportFigures();
+    assert.ok(after.index > before.index, `${after.index} > ${before.index}`);
+
+    // The decision, with its note and its history.
+    await page.getByLabel(words.decisionLabel, { exact: true }).selectOption('duplicate');
+    await page.getByLabel(words.note, { exact: true }).fill(words.noteText);
+    await page.getByRole('button', { name: words.saveDecision }).click();
+    await page.getByText(words.saved).waitFor();
+    await page.locator('.history li').first().waitFor();
+    await shoot(`${shotName}-report-decided-desktop`);
+
+    // The permalink survives a reload: the same report, the decision kept, quotations counted.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: file }).waitFor();
+    assert.match(page.url(), new RegExp(`reports/${id}\\?`));
+    assert.equal(await page.locator('#decision').inputValue(), 'duplicate');
+    assert.equal(await page.locator('#decision-note').inputValue(), words.noteText);
+    assert.equal(await page.getByLabel(words.leaveOutQuotes).isChecked(), false);
+    assert.equal((await reportFigures()).index, after.index);
+    assert.equal(await page.locator('.history li').count(), 1);
+
+    // The PDF, in the interface's language.
+    const [pdf] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: words.downloadPdf }).click(),
+    ]);
+    assert.equal(pdf.suggestedFilename(), `dupfinder-report-${id}-${words.lang}.pdf`);
+    const bytes = readFileSync(await pdf.path());
+    assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
+    writeFileSync(join(artifacts, `${shotName}-report.pdf`), bytes);
+
+    // Printing gives the report: no navigation or forms, the texts in full with their highlights.
+    await page.emulateMedia({ media: 'print' });
+    assert.equal(await page.locator('header.masthead').isVisible(), false);
+    assert.equal(await page.locator('#exclusions').isVisible(), false);
+    assert.equal(await page.locator('#decision').isVisible(), false);
+    const clipped = await page.locator('.pane-text').evaluateAll((panes) => panes.some((p) => p.scrollHeight > p.clientHeight + 1));
+    assert.equal(clipped, false, 'a text pane is clipped in print');
+    await shoot(`${shotName}-report-print-desktop`);
+    await page.emulateMedia({ media: 'screen' });
+    return id;
+  }
+
+  it('keeps a check as a report: exclusions, decision, permalink, PDF and print (English)', async () => {
+    await reportFlow('quoted.pdf', {
+      lang: 'en', openReport: 'Open the full report', index: 'Similarity index',
+      leaveOutQuotes: 'Leave out quotations', decisionLabel: 'Editor’s decision', note: 'Note',
+      noteText: 'The overview copies ru-01 without citing it.', saveDecision: 'Save decision',
+      saved: 'Decision saved.', downloadPdf: 'Download PDF',
+    }, '15-en');
+  });
+
+  it('lists the reports with filters and pages', async () => {
+    await page.locator('nav a[data-nav=reports]').click();
+    await page.getByRole('heading', { level: 1, name: 'Reports' }).waitFor();
+    const rows = page.locator('#reports tbody tr');
+    await rows.first().waitFor();
+    const all = await rows.count();
+    assert.ok(all >= 4, `${all} reports`);
+    await shootBoth('16-en-reports');
+    await page.getByLabel('Decision', { exact: true }).selectOption('duplicate');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(/decision=duplicate/);
+    await page.locator('#reports caption', { hasText: 'of 1,' }).waitFor();
+    assert.equal(await rows.count(), 1);
+    assert.ok((await rows.first().textContent()).includes('quoted.pdf'));
+    await page.getByLabel('Result', { exact: true }).selectOption('original');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByText('No report matches these filters.').waitFor();
+    await page.getByRole('link', { name: 'Clear filters' }).click();
+    await rows.nth(all - 1).waitFor();
+  });
+
+  it('speaks Russian: the same flow, the choice remembered', async () => {
+    await page.locator('#language').selectOption('ru');
+    await page.locator('nav a[data-nav=reports]', { hasText: 'Отчёты' }).waitFor();
+    await page.reload();
+    await page.locator('nav a[data-nav=check]', { hasText: 'Проверить текст' }).waitFor();
+    assert.equal(await page.locator('html').getAttribute('lang'), 'ru');
+    await reportFlow('quoted.docx', {
+      lang: 'ru', openReport: 'Открыть полный отчёт', index: 'Индекс сходства',
+      leaveOutQuotes: 'Не учитывать цитаты', decisionLabel: 'Решение редактора', note: 'Примечание',
+      noteText: 'Обзор заимствован из ru-01 без ссылки.', saveDecision: 'Сохранить решение',
+      saved: 'Решение сохранено.', downloadPdf: 'Скачать PDF',
+    }, '17-ru');
+    // Russian labels, and no English left on the report page.
+    const body = await page.locator('main').textContent();
+    for (const label of ['Отчёт о проверке на заимствования', 'Источники', 'Доля рукописи', 'Что учитывать', 'История решений']) {
+      assert.ok(body.includes(label), `missing “${label}”`);
+    }
+    for (const english of ['Similarity', 'Sources', 'Decision', 'Download', 'Quotation', 'Copied']) {
+      assert.ok(!body.includes(english), `English “${english}” on the Russian page`);
+    }
+    await page.locator('nav a[data-nav=reports]').click();
+    await page.getByRole('heading', { level: 1, name: 'Отчёты' }).waitFor();
+    await page.locator('#reports tbody tr').first().waitFor();
+    await shootBoth('18-ru-reports');
+    await page.locator('nav a[data-nav=libraries]').click();
+    await page.getByRole('heading', { level: 1, name: 'Библиотеки' }).waitFor();
+    await shootBoth('19-ru-libraries');
+    await page.locator('#language').selectOption('en');
+    await page.locator('nav a[data-nav=reports]', { hasText: 'Reports' }).waitFor();
   });
 
   it('raised no script errors', () => {

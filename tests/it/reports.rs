@@ -307,3 +307,276 @@ fn pdf_texts(path: &std::path::Path) -> Vec<(&'static str, String)> {
     }
     texts
 }
+
+/// A manuscript that quotes (with a citation) the first two sentences of `ru-01` and, after a
+/// sentence of its own, copies the fourth and fifth without marks (a sentence apart in the
+/// source, so quotation and copy are passages of their own).
+fn quoting_manuscript() -> String {
+    let source = corpus().into_iter().find(|d| d["id"] == "ru-01").unwrap();
+    let sentences: Vec<&str> = source["text"].as_str().unwrap().split(". ").collect();
+    let quoted = sentences[..2].join(". ");
+    let copied = sentences[3..5].join(". ");
+    format!(
+        "Введение. Вопросы надзора за сотрудниками обсуждаются давно, но единого подхода нет. \
+         Как отмечается в работе [1], «{quoted}». Мы же исходим из того, что контроль должен \
+         быть соразмерным и прозрачным для работников. {copied}. Мы предлагаем собственную \
+         методику оценки соразмерности, опирающуюся на анкетирование кадровых служб сорока \
+         предприятий Поволжья и на интервью с юристами."
+    )
+}
+
+fn figure(value: &Value) -> f64 {
+    value
+        .as_f64()
+        .unwrap_or_else(|| panic!("not a number: {value}"))
+}
+
+/// The matches' shares add up to the similarity index.
+fn assert_adds_up(report: &Value) {
+    let sum: f64 = report["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| figure(&m["share"]))
+        .sum();
+    let index = figure(&report["similarity_index"]);
+    assert!((sum - index).abs() <= 0.0005, "{sum} ≠ {index}: {report}");
+}
+
+#[tokio::test]
+async fn a_reports_exclusions_are_applied_again_without_a_new_check() {
+    let (_dir, catalog) = catalog_with(|_| {});
+    let app = app(catalog);
+    library_with_corpus(&app, None).await;
+    let (status, answer) = json_request(
+        &app,
+        "POST",
+        "/api/v1/check",
+        json!({"text": quoting_manuscript(), "passages": true}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let id = answer["report_id"].as_str().unwrap().to_string();
+    let kinds: Vec<&str> = answer["matches"][0]["passages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"quoted") && kinds.contains(&"copied"),
+        "{kinds:?}"
+    );
+    assert_adds_up(&answer);
+    let url = |query: &str| format!("/api/v1/reports/{id}?{query}");
+
+    // The exclusions the check applied: the figures as the check answered them.
+    let (status, same) = json_request(
+        &app,
+        "GET",
+        &url("exclude=quotes,bibliography,front_matter,boilerplate&small_matches=0"),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{same}");
+    for field in ["similarity_index", "shares", "verdict", "exclusions"] {
+        assert_eq!(same[field], answer[field], "{field}");
+    }
+    for (a, b) in same["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(answer["matches"].as_array().unwrap())
+    {
+        assert_eq!(a["share"], b["share"]);
+        assert_eq!(a["verdict"], b["verdict"]);
+        assert_eq!(a["counted"], b["counted"]);
+    }
+
+    // Quotations counted: the index grows by the quoted words, and still adds up.
+    let (_, with_quotes) = json_request(&app, "GET", &url("exclude="), Value::Null).await;
+    assert!(
+        figure(&with_quotes["similarity_index"]) > figure(&answer["similarity_index"]) + 0.05,
+        "{} vs {}",
+        with_quotes["similarity_index"],
+        answer["similarity_index"]
+    );
+    assert_eq!(with_quotes["exclusions"]["quotes"], false);
+    assert_eq!(with_quotes["shares"]["quoted"], answer["shares"]["quoted"]);
+    assert_adds_up(&with_quotes);
+
+    // Every passage small: no word counts, the passages stay listed. (The verdict is the
+    // check's rules on what remains, as in a check with these exclusions.)
+    let (_, nothing) = json_request(&app, "GET", &url("small_matches=1000"), Value::Null).await;
+    assert_eq!(nothing["similarity_index"], 0.0);
+    assert_eq!(nothing["exclusions"]["quotes"], true, "the rest as checked");
+    let passages = nothing["matches"][0]["passages"].as_array().unwrap();
+    assert_eq!(passages.len(), kinds.len());
+    assert!(passages.iter().all(|p| p["kind"] != "copied"), "{nothing}");
+    assert!(figure(&nothing["shares"]["small"]) > 0.0);
+    assert_adds_up(&nothing);
+
+    // Sources left out: every match listed, none counted, the verdict original.
+    let sources: Vec<String> = answer["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}/{}",
+                m["library"].as_str().unwrap(),
+                m["doc_id"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let (_, without) = json_request(
+        &app,
+        "GET",
+        &url(&format!("sources={}", sources.join(","))),
+        Value::Null,
+    )
+    .await;
+    assert!(
+        without["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["counted"] == false)
+    );
+    assert_eq!(without["similarity_index"], 0.0);
+    assert_eq!(without["verdict"], "original");
+    assert_adds_up(&without);
+
+    // The stored report is not changed by a look under other exclusions.
+    let (_, stored) =
+        json_request(&app, "GET", &format!("/api/v1/reports/{id}"), Value::Null).await;
+    assert_eq!(stored["similarity_index"], answer["similarity_index"]);
+
+    for bad in ["exclude=quotes,citations", "small_matches=many"] {
+        let (status, error) = json_request(&app, "GET", &url(bad), Value::Null).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+        assert_eq!(error["error"]["code"], "invalid_parameter");
+    }
+
+    // A report checked without passages has nothing to give kinds to.
+    let (_, bare) = json_request(
+        &app,
+        "POST",
+        "/api/v1/check",
+        json!({"text": quoting_manuscript()}),
+    )
+    .await;
+    let bare_id = bare["report_id"].as_str().unwrap();
+    let (status, error) = json_request(
+        &app,
+        "GET",
+        &format!("/api/v1/reports/{bare_id}?exclude="),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error["error"]["code"], "report_without_passages");
+    let (status, _) = json_request(
+        &app,
+        "GET",
+        &format!("/api/v1/reports/{bare_id}"),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn every_decision_change_is_kept_with_who_and_when_and_the_list_filters_by_decision() {
+    const ADMIN: &str = "reports-admin";
+    let (_dir, catalog) = catalog_with(|config| config.server.token = Some(ADMIN.into()));
+    let app = app(catalog);
+    library_with_corpus(&app, Some(ADMIN)).await;
+    let (_, key) = send_with_token(
+        &app,
+        "POST",
+        "/api/v1/keys",
+        Some(ADMIN),
+        json!({"name": "editor-anna", "role": "checker"}),
+    )
+    .await;
+    let editor = key["key"].as_str().unwrap().to_string();
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let (_, answer) = send_with_token(
+            &app,
+            "POST",
+            "/api/v1/check",
+            Some(&editor),
+            json!({"text": manuscript(), "passages": true}),
+        )
+        .await;
+        ids.push(answer["report_id"].as_str().unwrap().to_string());
+    }
+    let patch = |id: &str, body: Value| {
+        let app = app.clone();
+        let editor = editor.clone();
+        let uri = format!("/api/v1/reports/{id}");
+        async move { send_with_token(&app, "PATCH", &uri, Some(&editor), body).await }
+    };
+    let (status, _) = patch(&ids[0], json!({"decision": "candidate"})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, _) = patch(&ids[0], json!({"note": "сверить с ru-01"})).await;
+    let (status, last) = patch(&ids[0], json!({"decision": "duplicate", "note": "копия"})).await;
+    assert_eq!(status, StatusCode::OK, "{last}");
+    let history = last["history"].as_array().unwrap();
+    assert_eq!(history.len(), 3, "{last}");
+    let decisions: Vec<&str> = history
+        .iter()
+        .map(|c| c["decision"].as_str().unwrap())
+        .collect();
+    // A note alone keeps the decision and is still a change of its own.
+    assert_eq!(decisions, ["candidate", "candidate", "duplicate"]);
+    assert_eq!(history[1]["note"], "сверить с ru-01");
+    assert!(history.iter().all(|c| c["by"] == "editor-anna"), "{last}");
+    let times: Vec<u64> = history.iter().map(|c| c["at"].as_u64().unwrap()).collect();
+    assert!(
+        times.iter().all(|t| *t > 1_600_000_000) && times.is_sorted(),
+        "{times:?}"
+    );
+    assert_eq!(last["decision"], "duplicate");
+    assert_eq!(last["note"], "копия");
+    let (_, _) = patch(&ids[1], json!({"decision": "unique"})).await;
+
+    let list = |query: &'static str| {
+        let app = app.clone();
+        async move {
+            send_with_token(
+                &app,
+                "GET",
+                &format!("/api/v1/reports?{query}"),
+                Some(ADMIN),
+                Value::Null,
+            )
+            .await
+            .1
+        }
+    };
+    let ids_of = |page: &Value| -> Vec<String> {
+        page["reports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["report_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids_of(&list("decision=duplicate").await), [ids[0].clone()]);
+    assert_eq!(ids_of(&list("decision=unique").await), [ids[1].clone()]);
+    assert_eq!(
+        ids_of(&list("decision=not_checked").await),
+        [ids[2].clone()]
+    );
+    assert_eq!(list("decision=candidate").await["total"], 0);
+    let page = list("decision=duplicate&verdict=partial&library=ru").await;
+    assert_eq!(page["total"], 1);
+    assert!(
+        figure(&page["reports"][0]["similarity_index"]) > 0.0,
+        "{page}"
+    );
+    assert_eq!(list("decision=duplicate&library=other").await["total"], 0);
+}

@@ -41,7 +41,7 @@ export async function api(path, { method = 'GET', body, ndjson, form, signal } =
     response = await fetch(path, { method, headers, body: payload, signal });
   } catch (e) {
     if (e.name === 'AbortError') throw e;
-    throw new ApiError(0, 'network', 'The server cannot be reached. Is dupfinder running?');
+    throw new ApiError(0, 'network', 'The server cannot be reached.');
   }
   if (response.status === 204) return null;
   const text = await response.text();

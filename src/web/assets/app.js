@@ -1,7 +1,10 @@
-// The UI's entry: routes the URL fragment to a view, and keeps the access token.
+// The UI's entry: routes the URL fragment to a view, keeps the access token and the language.
 
 import { setToken, token } from './api.js';
 import { batchView } from './batch.js';
+import { LANGUAGES, lang, setLang, t, translatePage } from './i18n.js';
+import { reportView } from './report.js';
+import { reportsView } from './reports.js';
 import { checkView } from './check.js';
 import { documentView } from './document.js';
 import { duplicatesView } from './duplicates.js';
@@ -21,21 +24,23 @@ function route() {
   const parts = pathPart.split('/').filter(Boolean).map(decodeURIComponent);
   const params = new URLSearchParams(query);
   if (parts.length === 0 || (parts[0] === 'libraries' && parts.length === 1)) {
-    return { nav: 'libraries', title: 'Libraries', show: () => librariesView(view) };
+    return { nav: 'libraries', title: t('nav.libraries'), show: () => librariesView(view) };
   }
   if (parts[0] === 'libraries' && parts.length === 2) {
     return { nav: 'libraries', title: parts[1], show: () => libraryView(view, parts[1], params) };
   }
   if (parts[0] === 'libraries' && parts[2] === 'duplicates' && parts.length === 3) {
-    return { nav: 'libraries', title: `Duplicates in ${parts[1]}`, show: () => duplicatesView(view, parts[1], params) };
+    return { nav: 'libraries', title: t('duplicates.title', { library: parts[1] }), show: () => duplicatesView(view, parts[1], params) };
   }
   if (parts[0] === 'libraries' && parts[2] === 'documents' && parts.length >= 4) {
-    return { nav: 'libraries', title: 'Document', show: () => documentView(view, parts[1], parts.slice(3).join('/')) };
+    return { nav: 'libraries', title: t('document.title'), show: () => documentView(view, parts[1], parts.slice(3).join('/')) };
   }
-  if (parts[0] === 'check') return { nav: 'check', title: 'Check a text', show: () => checkView(view) };
-  if (parts[0] === 'batch') return { nav: 'batch', title: 'Check many files', show: (signal) => batchView(view, signal) };
-  if (parts[0] === 'queue') return { nav: 'queue', title: 'Crawl queue', show: (signal) => queueView(view, signal) };
-  return { nav: '', title: 'Not found', show: () => fill(view, errorNotice({ message: `There is no page “${location.hash}”.` })) };
+  if (parts[0] === 'check') return { nav: 'check', title: t('check.title'), show: () => checkView(view) };
+  if (parts[0] === 'batch') return { nav: 'batch', title: t('batch.title'), show: (signal) => batchView(view, signal) };
+  if (parts[0] === 'reports' && parts.length === 1) return { nav: 'reports', title: t('reports.title'), show: () => reportsView(view, params) };
+  if (parts[0] === 'reports' && parts.length === 2) return { nav: 'reports', title: t('report.kicker'), show: () => reportView(view, parts[1], params) };
+  if (parts[0] === 'queue') return { nav: 'queue', title: t('queue.title'), show: (signal) => queueView(view, signal) };
+  return { nav: '', title: '404', show: () => fill(view, errorNotice({ message: t('app.not_found', { page: location.hash }) })) };
 }
 
 async function render() {
@@ -58,7 +63,7 @@ function setUpToken() {
   const dialog = document.getElementById('token-dialog');
   const input = document.getElementById('token-input');
   const button = document.getElementById('token-button');
-  const label = () => { button.textContent = token() ? 'Access token ✓' : 'Access token'; };
+  const label = () => { button.textContent = token() ? t('token.button_set') : t('token.button'); };
   label();
   button.addEventListener('click', () => {
     input.value = token();
@@ -73,9 +78,30 @@ function setUpToken() {
   });
 }
 
+// The language switch: the choice is kept in this browser and the page is drawn again in it.
+function setUpLanguage() {
+  const select = document.getElementById('language');
+  select.replaceChildren(...LANGUAGES.map((code) => {
+    const option = document.createElement('option');
+    option.value = code;
+    option.textContent = code === 'ru' ? 'Русский' : 'English';
+    option.lang = code;
+    option.selected = code === lang();
+    return option;
+  }));
+  select.addEventListener('change', () => {
+    setLang(select.value);
+    translatePage();
+    document.getElementById('token-button').textContent = token() ? t('token.button_set') : t('token.button');
+    render();
+  });
+}
+
 window.addEventListener('hashchange', () => {
   render().then(() => view.focus({ preventScroll: true }));
   window.scrollTo(0, 0);
 });
+translatePage();
+setUpLanguage();
 setUpToken();
 render();

@@ -3,29 +3,30 @@
 
 import { api, download, path } from './api.js';
 import { errorNotice, fill, field, h, heading, number, percent } from './dom.js';
+import { t } from './i18n.js';
 
-// Every English string of the page, to be moved into the translation dictionary.
+// The page's words, from the translation dictionaries.
 const TEXT = {
-  title: 'Check many files',
-  subtitle: 'Several files, or one .zip of them: each is checked and kept as a report.',
-  files: 'Files',
-  filesHint: 'PDF, DOCX, ODT, RTF, HTML, JATS/TEI XML or text; or one .zip archive of them.',
-  passages: 'Find the copied passages',
-  send: 'Check the files',
-  none: 'Choose at least one file.',
-  queued: 'Waiting to start…',
-  progress: (done, total) => `Checked ${number(done)} of ${number(total)} files`,
-  stop: 'Stop',
-  stopped: 'Stopped; the files not checked are listed as aborted.',
-  failed: (error) => `The batch failed: ${error}`,
-  csv: 'Download the summary (CSV)',
-  file: 'File',
-  verdict: 'Verdict',
-  index: 'Similarity index',
-  words: 'Words',
-  report: 'Report',
-  open: 'Open',
-  verdicts: { original: 'Original', partial: 'Partly copied', duplicate: 'Duplicate' },
+  get title() { return t('batch.title'); },
+  get subtitle() { return t('batch.subtitle'); },
+  get files() { return t('batch.files'); },
+  get filesHint() { return t('batch.files_hint'); },
+  get passages() { return t('batch.passages'); },
+  get send() { return t('batch.send'); },
+  get none() { return t('batch.none'); },
+  get queued() { return t('batch.queued'); },
+  progress: (done, total) => t('batch.progress', { done: number(done), total: number(total) }),
+  get stop() { return t('batch.stop'); },
+  get stopped() { return t('batch.stopped'); },
+  failed: (error) => t('batch.failed', { error }),
+  get csv() { return t('batch.csv'); },
+  get file() { return t('batch.file'); },
+  get verdict() { return t('batch.verdict'); },
+  get index() { return t('batch.index'); },
+  get words() { return t('batch.words'); },
+  get report() { return t('batch.report'); },
+  get open() { return t('batch.open'); },
+  verdicts: { get original() { return t('verdict.original'); }, get partial() { return t('verdict.partial'); }, get duplicate() { return t('verdict.duplicate'); } },
 };
 
 const POLL_MS = 700;

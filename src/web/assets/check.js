@@ -7,12 +7,8 @@
 import { api, download, path } from './api.js';
 import { badge, emptyState, errorNotice, field, fill, h, heading, htmlToText, loading, number, percent } from './dom.js';
 import { renderMarked, reveal, sourceClass } from './highlight.js';
-
-const VERDICTS = {
-  duplicate: 'Duplicate — the text, or most of it, is already in the library.',
-  partial: 'Partial copy — passages of the text are found in the library.',
-  original: 'Original — nothing in the checked libraries matches this text.',
-};
+import { errorText, lang, t, tn } from './i18n.js';
+import { passageCounts } from './report.js';
 
 // The files the server reads, for the file chooser.
 const ACCEPTED = [
@@ -35,15 +31,15 @@ function readableText(chosen, bytes) {
 }
 
 function sizeLabel(bytes) {
-  return bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`;
+  return bytes >= 1048576 ? t('check.size_mb', { n: (bytes / 1048576).toFixed(1) }) : t('check.size_kb', { n: Math.max(1, Math.round(bytes / 1024)) });
 }
 
 // Text handed over by the document page ("Check this text").
 export const PREFILL_KEY = 'dupfinder.check.prefill';
 
 export async function checkView(view) {
-  fill(view, heading('Check a text', 'Paste a manuscript or choose a file (PDF, DOCX, ODT, RTF, HTML, JATS XML, text); dupfinder compares it with the libraries and shows what was copied.'));
-  const textarea = h('textarea', { id: 'check-text', rows: 12, required: true, spellcheck: 'false', placeholder: 'Paste the text of a manuscript, an abstract or a thesis chapter…' });
+  fill(view, heading(t('check.title'), t('check.subtitle')));
+  const textarea = h('textarea', { id: 'check-text', rows: 12, required: true, spellcheck: 'false', placeholder: t('check.placeholder') });
   const prefill = sessionStorage.getItem(PREFILL_KEY);
   if (prefill) {
     textarea.value = prefill;
@@ -61,12 +57,12 @@ export async function checkView(view) {
     const raw = readableText(chosen, bytes);
     if (raw !== null) {
       textarea.value = /\.html?$/i.test(chosen.name) || chosen.type === 'text/html' ? htmlToText(raw) : raw;
-      fileStatus.textContent = `Loaded ${chosen.name} (${number(Array.from(textarea.value).length)} characters).`;
+      fileStatus.textContent = t('check.loaded', { name: chosen.name, n: number(Array.from(textarea.value).length) });
       return;
     }
     upload = chosen;
     textarea.value = '';
-    fileStatus.textContent = `${chosen.name} (${sizeLabel(chosen.size)}) will be uploaded and read on the server. Type or paste in the box to check a text instead.`;
+    fileStatus.textContent = t('check.will_upload', { name: chosen.name, size: sizeLabel(chosen.size) });
   });
   textarea.addEventListener('input', () => {
     if (upload && textarea.value.trim()) {
@@ -75,13 +71,13 @@ export async function checkView(view) {
       fileStatus.textContent = '';
     }
   });
-  const libraryBox = h('fieldset', { class: 'libraries-choice' }, h('legend', {}, 'Libraries to check against'), loading());
-  const submit = h('button', { type: 'submit', class: 'primary' }, 'Check');
-  const results = h('section', { id: 'check-results', 'aria-label': 'Check results' });
+  const libraryBox = h('fieldset', { class: 'libraries-choice' }, h('legend', {}, t('check.libraries')), loading());
+  const submit = h('button', { type: 'submit', class: 'primary' }, t('check.submit'));
+  const results = h('section', { id: 'check-results', 'aria-label': t('check.results') });
   const form = h('form', { class: 'panel check-form', novalidate: true },
-    field('Text to check', textarea),
+    field(t('check.text'), textarea),
     h('div', { class: 'form-row' },
-      field('…or choose a file (PDF, DOCX, ODT, RTF, HTML, JATS XML, text)', file),
+      field(t('check.file'), file),
       libraryBox),
     fileStatus,
     h('div', { class: 'actions' }, submit));
@@ -91,33 +87,33 @@ export async function checkView(view) {
   try {
     libraries = (await api('/api/v1/libraries')).libraries;
     if (libraries.length === 0) {
-      fill(libraryBox, h('legend', {}, 'Libraries to check against'),
-        h('p', { class: 'muted' }, 'No libraries yet — ', h('a', { href: '#/libraries' }, 'add one'), ' first.'));
+      fill(libraryBox, h('legend', {}, t('check.libraries')),
+        h('p', { class: 'muted' }, t('check.no_libraries'), h('a', { href: '#/libraries' }, t('check.add_one')), t('check.first')));
     } else {
-      fill(libraryBox, h('legend', {}, 'Libraries to check against'),
+      fill(libraryBox, h('legend', {}, t('check.libraries')),
         ...libraries.map((lib) => h('label', { class: 'check' },
           h('input', { type: 'checkbox', name: 'library', value: lib.id, checked: true }),
-          ` ${lib.name} `, h('span', { class: 'muted' }, `(${number(lib.documents)} documents)`))));
+          ` ${lib.name} `, h('span', { class: 'muted' }, `(${tn('unit.documents', lib.documents)})`))));
     }
   } catch (error) {
-    fill(libraryBox, h('legend', {}, 'Libraries to check against'), errorNotice(error));
+    fill(libraryBox, h('legend', {}, t('check.libraries')), errorNotice(error));
   }
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const text = textarea.value;
     if (!upload && !text.trim()) {
-      fill(results, errorNotice({ message: 'There is no text to check: paste some or choose a file.' }));
+      fill(results, errorNotice({ message: t('check.no_text') }));
       textarea.focus();
       return;
     }
     const chosen = [...form.querySelectorAll('input[name=library]:checked')].map((i) => i.value);
     if (libraries.length > 0 && chosen.length === 0) {
-      fill(results, errorNotice({ message: 'Choose at least one library.' }));
+      fill(results, errorNotice({ message: t('check.choose_library') }));
       return;
     }
     submit.disabled = true;
-    fill(results, loading('Checking…'));
+    fill(results, loading(t('check.checking')));
     try {
       const options = { passages: true };
       if (libraries.length > 0) options.libraries = chosen;
@@ -141,87 +137,84 @@ export async function checkView(view) {
   });
 }
 
-// The stored report's id and its PDF, in English or Russian.
+// The report the check was kept as: a link to its page, and its PDF in the interface's language.
 function reportLinks(id) {
   const status = h('span', { class: 'muted small', role: 'status' });
-  const pdf = (lang, label) => {
-    const button = h('button', { type: 'button' }, label);
-    button.addEventListener('click', async () => {
-      button.disabled = true;
-      status.textContent = '';
-      try {
-        await download(`/api/v1/reports/${path(id)}/pdf?lang=${lang}`, `dupfinder-report-${id}-${lang}.pdf`);
-      } catch (error) {
-        status.textContent = error.message;
-      } finally {
-        button.disabled = false;
-      }
-    });
-    return button;
-  };
+  const pdf = h('button', { type: 'button' }, t('report.download_pdf'));
+  pdf.addEventListener('click', async () => {
+    pdf.disabled = true;
+    status.textContent = '';
+    const language = lang();
+    try {
+      await download(`/api/v1/reports/${path(id)}/pdf?lang=${language}`, `dupfinder-report-${id}-${language}.pdf`);
+    } catch (error) {
+      status.textContent = errorText(error);
+    } finally {
+      pdf.disabled = false;
+    }
+  });
   return h('p', { class: 'report-links' },
-    h('span', { class: 'muted' }, `Kept as report ${id} · `),
-    pdf('en', 'PDF report'), ' ', pdf('ru', 'PDF (русский)'), ' ', status);
+    h('a', { class: 'button primary', id: 'open-report', href: `#/reports/${path(id)}` }, t('check.open_report')), ' ',
+    pdf, ' ', h('span', { class: 'muted small' }, t('check.report_kept', { id })), ' ', status);
 }
 
 async function showReport(results, text, report) {
-  const title = h('h2', { tabindex: -1, class: 'verdict-title' }, 'Verdict: ', badge(report.verdict, report.verdict));
+  const title = h('h2', { tabindex: -1, class: 'verdict-title' }, t('check.verdict'), ' ', badge(report.verdict, t(`verdict.${report.verdict}`)));
   const summary = h('div', { class: `verdict verdict-${report.verdict}` },
     title,
-    h('p', {}, VERDICTS[report.verdict]),
+    h('p', {}, t(`check.verdict_${report.verdict}`)),
     report.document ? h('p', { class: 'muted checked-file' },
-      `Checked file: ${report.document.name} — ${report.document.format.toUpperCase()}`,
-      report.document.pages ? `, ${number(report.document.pages)} page${report.document.pages === 1 ? '' : 's'}` : '',
-      `, ${number(report.document.words)} words`) : null,
-    h('p', { class: 'muted' },
-      `${number(report.matches.length)} matching document${report.matches.length === 1 ? '' : 's'}`,
-      report.matches.length ? ` · ${percent(report.query_coverage)} of the text lies in copied passages` : '',
-      ` · answered in ${report.took_ms.toFixed(1)} ms`),
-    report.report_id ? reportLinks(report.report_id) : null);
+      t('check.checked_file', { name: report.document.name, format: report.document.format.toUpperCase() }),
+      report.document.pages ? `, ${tn('unit.pages', report.document.pages)}` : '',
+      `, ${t('reports.words', { n: number(report.document.words) })}`) : null,
+    h('p', { class: 'index-line' },
+      h('strong', {}, t('check.index_line', { index: percent(report.similarity_index ?? 0, 1) })),
+      h('span', { class: 'muted' }, ` · ${tn('unit.matches', report.matches.length)}`)),
+    report.report_id ? reportLinks(report.report_id) : h('p', { class: 'muted small' }, t('check.not_kept')));
   fill(results, summary);
   if (report.matches.length === 0) {
-    results.append(emptyState('No copied passages found.', h('p', {}, 'Try other libraries, or check a longer part of the text.')));
+    results.append(emptyState(t('check.no_copies'), h('p', {}, t('check.no_copies_hint'))));
     return;
   }
   const matches = report.matches.map((m, i) => ({ ...m, index: i }));
-  const compare = h('section', { class: 'compare', 'aria-label': 'Side-by-side comparison' });
+  const compare = h('section', { class: 'compare', 'aria-label': t('report.manuscript_title') });
   const table = h('table', { class: 'data matches' },
-    h('caption', {}, 'Matching documents, most similar first. Choose one to compare it side by side.'),
+    h('caption', {}, t('report.sources_caption')),
     h('thead', {}, h('tr', {},
-      h('th', { scope: 'col' }, 'Source'), h('th', { scope: 'col' }, 'Verdict'),
-      h('th', { scope: 'col', class: 'num' }, 'Similarity'), h('th', { scope: 'col', class: 'num' }, 'Of the text'),
-      h('th', { scope: 'col', class: 'num' }, 'Of the source'), h('th', { scope: 'col' }, 'Found by'),
-      h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Compare')))),
+      h('th', { scope: 'col' }, t('report.source')),
+      h('th', { scope: 'col', class: 'num' }, t('report.share')),
+      h('th', { scope: 'col' }, t('report.finding')),
+      h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, t('report.compare'))))),
     h('tbody', {}, matches.map((m) => h('tr', { dataset: { match: m.index } },
-      h('td', { 'data-label': 'Source' },
-        h('span', { class: `swatch ${sourceClass(m.index)}`, 'aria-hidden': 'true' }),
+      h('td', { 'data-label': t('report.source') },
+        h('span', { class: `source-number ${sourceClass(m.index)}` }, m.index + 1), ' ',
         h('a', { href: `#/libraries/${path(m.library)}/documents/${path(m.doc_id)}` }, m.title || m.doc_id),
         h('div', { class: 'muted small' }, `${m.library} · ${m.doc_id}`)),
-      h('td', { 'data-label': 'Verdict' }, badge(m.verdict)),
-      h('td', { class: 'num', 'data-label': 'Similarity' }, percent(Math.max(m.resemblance, m.containment_query, m.containment_doc))),
-      h('td', { class: 'num', 'data-label': 'Of the text' }, percent(m.containment_query)),
-      h('td', { class: 'num', 'data-label': 'Of the source' }, percent(m.containment_doc)),
-      h('td', { 'data-label': 'Found by' }, m.methods.join(', ')),
-      h('td', {}, h('button', { type: 'button', class: 'small', onclick: () => select(m.index, true) }, 'Compare'))))));
+      h('td', { class: 'num', 'data-label': t('report.share') }, percent(m.share || 0, 1)),
+      h('td', { 'data-label': t('report.finding') }, m.counted === false
+        ? h('span', { class: 'muted' }, t('report.not_counted'))
+        : badge(m.verdict, t(`match.${m.verdict}`))),
+      h('td', {}, h('button', { type: 'button', class: 'small', onclick: () => select(m.index, true) }, t('report.compare')))))));
   results.append(h('div', { class: 'table-wrap' }, table), compare);
 
-  const legend = h('ul', { class: 'legend', 'aria-label': 'Colour of each source' },
-    matches.map((m) => h('li', {}, h('span', { class: `swatch ${sourceClass(m.index)}`, 'aria-hidden': 'true' }), m.title || m.doc_id)));
-  const left = h('div', { class: 'pane-text', id: 'pane-query', tabindex: 0, 'aria-label': 'The checked text' });
-  const right = h('div', { class: 'pane-text', id: 'pane-source', tabindex: 0, 'aria-label': 'The matched document' });
+  const legend = h('ul', { class: 'legend', 'aria-label': t('report.legend') },
+    matches.map((m) => h('li', {}, h('span', { class: `swatch ${sourceClass(m.index)}`, 'aria-hidden': 'true' }), `${m.index + 1}. ${m.title || m.doc_id}`)));
+  const left = h('div', { class: 'pane-text', id: 'pane-query', tabindex: 0, 'aria-label': t('report.manuscript') });
+  const right = h('div', { class: 'pane-text', id: 'pane-source', tabindex: 0, 'aria-label': t('report.source_text') });
   const rightTitle = h('h3', {});
-  fill(compare, h('h2', {}, 'Copied passages'),
-    h('p', { class: 'hint' }, 'Each colour is one source. Select a highlighted passage to see it in both texts.'),
+  fill(compare, h('h2', {}, t('report.manuscript_title')),
+    h('p', { class: 'hint' }, t('report.manuscript_hint')),
     legend,
     h('div', { class: 'panes' },
-      h('div', { class: 'pane' }, h('h3', {}, 'Checked text'), left),
+      h('div', { class: 'pane' }, h('h3', {}, t('report.manuscript')), left),
       h('div', { class: 'pane' }, rightTitle, right)));
 
   const querySpans = [];
   for (const m of matches) {
     (m.passages || []).forEach((p, j) => querySpans.push({
-      start: p.query.start, end: p.query.end, source: m.index, key: `${m.index}-${j}`,
-      label: `Passage copied from ${m.title || m.doc_id}`,
+      start: p.query.start, end: p.query.end, source: m.index, key: `${m.index}-${j}`, kind: p.kind,
+      muted: m.counted === false || !passageCounts(p.kind, report.exclusions || {}),
+      label: t('report.passage_label', { kind: t(`kind.${p.kind || 'copied'}`), n: m.index + 1, source: m.title || m.doc_id }),
     }));
   }
   let selected = -1;
@@ -232,7 +225,7 @@ async function showReport(results, text, report) {
     selected = index;
     const m = matches[index];
     table.querySelectorAll('tbody tr').forEach((tr) => tr.classList.toggle('selected', Number(tr.dataset.match) === index));
-    fill(rightTitle, h('span', { class: `swatch ${sourceClass(index)}`, 'aria-hidden': 'true' }), m.title || m.doc_id);
+    fill(rightTitle, h('span', { class: `swatch ${sourceClass(index)}`, 'aria-hidden': 'true' }), `${index + 1}. ${m.title || m.doc_id}`);
     if (!sourceTexts.has(index)) {
       fill(right, loading());
       try {
@@ -244,8 +237,8 @@ async function showReport(results, text, report) {
       }
     }
     const spans = (m.passages || []).map((p, j) => ({
-      start: p.doc.start, end: p.doc.end, source: index, key: `${index}-${j}`,
-      label: `Passage also in the checked text`,
+      start: p.doc.start, end: p.doc.end, source: index, key: `${index}-${j}`, kind: p.kind,
+      label: t('report.source_passage_label', { kind: t(`kind.${p.kind || 'copied'}`) }),
     }));
     renderMarked(right, sourceTexts.get(index), spans, (span) => activate(span.key));
     if (scroll && spans.length) activate(spans[0].key);

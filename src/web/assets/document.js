@@ -3,39 +3,40 @@
 import { api, path } from './api.js';
 import { errorNotice, fill, h, loading, number, time } from './dom.js';
 import { PREFILL_KEY } from './check.js';
+import { t } from './i18n.js';
 
 export async function documentView(view, libraryId, docId) {
   fill(view, loading());
   try {
     const doc = await api(`/api/v1/libraries/${path(libraryId)}/documents/${path(docId)}`);
     const meta = h('dl', { class: 'meta' },
-      h('dt', {}, 'Library'), h('dd', {}, h('a', { href: `#/libraries/${path(libraryId)}` }, libraryId)),
-      h('dt', {}, 'Identifier'), h('dd', { class: 'mono' }, doc.doc_id),
-      doc.authors.length ? [h('dt', {}, 'Authors'), h('dd', {}, doc.authors.join('; '))] : null,
-      h('dt', {}, 'Year'), h('dd', {}, doc.year ?? '—'),
-      h('dt', {}, 'Language'), h('dd', {}, doc.lang),
-      h('dt', {}, 'Words'), h('dd', {}, number(doc.words)),
-      h('dt', {}, 'Added'), h('dd', {}, time(doc.added_at)),
-      doc.url ? [h('dt', {}, 'Source'), h('dd', { class: 'url' }, h('a', { href: doc.url, rel: 'noopener noreferrer' }, doc.url))] : null);
+      h('dt', {}, t('document.library')), h('dd', {}, h('a', { href: `#/libraries/${path(libraryId)}` }, libraryId)),
+      h('dt', {}, t('document.id')), h('dd', { class: 'mono' }, doc.doc_id),
+      doc.authors.length ? [h('dt', {}, t('document.authors')), h('dd', {}, doc.authors.join('; '))] : null,
+      h('dt', {}, t('document.year')), h('dd', {}, doc.year ?? '—'),
+      h('dt', {}, t('document.language')), h('dd', {}, doc.lang),
+      h('dt', {}, t('document.words')), h('dd', {}, number(doc.words)),
+      h('dt', {}, t('document.added')), h('dd', {}, time(doc.added_at)),
+      doc.url ? [h('dt', {}, t('document.source')), h('dd', { class: 'url' }, h('a', { href: doc.url, rel: 'noopener noreferrer' }, doc.url))] : null);
     const checkIt = h('button', { type: 'button', onclick: () => {
       sessionStorage.setItem(PREFILL_KEY, doc.text);
       location.hash = '#/check';
-    } }, 'Check this text against the libraries');
+    } }, t('document.check_it'));
     const status = h('div', { role: 'status' });
     const remove = h('button', { type: 'button', class: 'danger', id: 'delete-document', onclick: async () => {
-      if (!confirm(`Delete the document “${doc.title || doc.doc_id}” from ${libraryId}? It cannot be undone.`)) return;
+      if (!confirm(t('document.confirm_delete', { title: doc.title || doc.doc_id, library: libraryId }))) return;
       try {
         await api(`/api/v1/libraries/${path(libraryId)}/documents/${path(docId)}`, { method: 'DELETE' });
         location.hash = `#/libraries/${path(libraryId)}`;
       } catch (error) {
         fill(status, errorNotice(error));
       }
-    } }, 'Delete this document…');
+    } }, t('document.delete'));
     fill(view,
-      h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' },
-        h('a', { href: '#/libraries' }, 'Libraries'), ' / ',
+      h('nav', { class: 'crumbs', 'aria-label': t('document.breadcrumb') },
+        h('a', { href: '#/libraries' }, t('nav.libraries')), ' / ',
         h('a', { href: `#/libraries/${path(libraryId)}` }, libraryId), ' / ',
-        h('span', { 'aria-current': 'page' }, 'Document')),
+        h('span', { 'aria-current': 'page' }, t('document.title'))),
       h('article', { class: 'document' },
         h('h1', {}, doc.title || doc.doc_id),
         h('div', { class: 'document-layout' },

@@ -1,5 +1,7 @@
 // Small helpers to build the views: elements, formatting, notices and status badges.
 
+import { errorText, locale, t } from './i18n.js';
+
 // Creates an element: h('a', { href: '#/' , class: 'x', onclick: fn }, 'text', child…).
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -22,7 +24,7 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 function append(el, children) {
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     el.append(child instanceof Node ? child : String(child));
   }
@@ -35,26 +37,27 @@ export function fill(el, ...children) {
   return el;
 }
 
-const numbers = new Intl.NumberFormat('en');
-
 export function number(n) {
-  return n === null || n === undefined ? '—' : numbers.format(n);
+  return n === null || n === undefined ? '—' : new Intl.NumberFormat(locale()).format(n);
 }
 
+// A share (0..1) as a percentage in the interface's language ("42.5 %", "42,5 %").
 export function percent(x, digits = 0) {
-  return x === null || x === undefined ? '—' : `${(x * 100).toFixed(digits)} %`;
+  if (x === null || x === undefined) return '—';
+  const value = new Intl.NumberFormat(locale(), { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x * 100);
+  return `${value}\u00a0%`;
 }
 
 // A Unix time (seconds) as a readable date and time.
 export function date(seconds) {
   if (!seconds) return '—';
   const d = new Date(seconds * 1000);
-  return d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+  return d.toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 // A <time> element for a Unix time.
 export function time(seconds) {
-  if (!seconds) return h('span', { class: 'muted' }, 'never');
+  if (!seconds) return h('span', { class: 'muted' }, t('common.never'));
   return h('time', { datetime: new Date(seconds * 1000).toISOString() }, date(seconds));
 }
 
@@ -66,21 +69,23 @@ const BADGES = {
 };
 
 export function badge(status, label) {
-  return h('span', { class: `badge badge-${BADGES[status] || 'neutral'}` }, label || status);
+  return h('span', { class: `badge badge-${BADGES[status] || 'neutral'}` }, label || t(`status.${status}`, {}, status));
 }
 
-// A notice for an API error, with the server's message and code.
+// A notice for an API error: our own words for a code we know (else the server's message),
+// and the code.
 export function errorNotice(error, retry) {
   const box = h('div', { class: 'notice error', role: 'alert' },
-    error.status === 401 ? h('strong', {}, 'Access token needed. ')
+    error.status === 401 ? h('strong', {}, `${t('common.token_needed')} `)
       : error.status >= 400 && error.status < 500 ? null
-        : h('strong', {}, 'Something went wrong. '),
-    error.message || String(error),
+        : error.status === undefined ? null
+          : h('strong', {}, `${t('common.went_wrong')} `),
+    errorText(error),
     error.code ? h('span', { class: 'code' }, ` (${error.code})`) : null);
   if (error.status === 401) {
-    box.append(' ', h('button', { type: 'button', class: 'link', onclick: () => document.getElementById('token-button').click() }, 'Enter the access token'));
+    box.append(' ', h('button', { type: 'button', class: 'link', onclick: () => document.getElementById('token-button').click() }, t('common.enter_token')));
   }
-  if (retry) box.append(' ', h('button', { type: 'button', class: 'link', onclick: retry }, 'Try again'));
+  if (retry) box.append(' ', h('button', { type: 'button', class: 'link', onclick: retry }, t('common.try_again')));
   return box;
 }
 
@@ -88,7 +93,7 @@ export function emptyState(title, ...body) {
   return h('div', { class: 'empty' }, h('p', { class: 'empty-title' }, title), ...body);
 }
 
-export function loading(label = 'Loading…') {
+export function loading(label = t('common.loading')) {
   return h('p', { class: 'loading', role: 'status' }, label);
 }
 

@@ -5,6 +5,7 @@
 import { api, path } from './api.js';
 import { emptyState, errorNotice, fill, h, loading, number, percent } from './dom.js';
 import { renderMarked, reveal } from './highlight.js';
+import { t, tn } from './i18n.js';
 
 const POLL_MS = 500;
 const PAGE = 20;
@@ -14,12 +15,12 @@ export async function duplicatesView(view, id, params) {
   const list = h('section', { id: 'clusters', 'aria-live': 'polite' }, loading());
   const compare = h('section', { class: 'compare', id: 'compare' });
   fill(view,
-    h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' },
-      h('a', { href: '#/libraries' }, 'Libraries'), ' / ',
+    h('nav', { class: 'crumbs', 'aria-label': t('document.breadcrumb') },
+      h('a', { href: '#/libraries' }, t('nav.libraries')), ' / ',
       h('a', { href: `#/libraries/${path(id)}` }, id), ' / ',
-      h('span', { 'aria-current': 'page' }, 'Duplicates')),
-    h('div', { class: 'page-head' }, h('h1', {}, `Duplicates in ${id}`),
-      h('p', { class: 'subtitle' }, 'Documents whose texts are near-duplicates of each other, grouped in clusters with a canonical record.')),
+      h('span', { 'aria-current': 'page' }, t('duplicates.crumb'))),
+    h('div', { class: 'page-head' }, h('h1', {}, t('duplicates.title', { library: id })),
+      h('p', { class: 'subtitle' }, t('duplicates.subtitle'))),
     dedupPanel(id, () => duplicatesView(view, id, params)),
     list, compare);
   try {
@@ -32,30 +33,30 @@ export async function duplicatesView(view, id, params) {
 
 function showClusters(list, compare, id, page, offset) {
   if (page.updated_at === null) {
-    fill(list, emptyState('Not deduplicated yet.', h('p', {}, 'Find the duplicates to see clusters here; documents that arrive afterwards are checked as they come.')));
+    fill(list, emptyState(t('duplicates.not_yet'), h('p', {}, t('duplicates.not_yet_hint'))));
     return;
   }
   if (page.total === 0) {
-    fill(list, emptyState('No duplicates found.', h('p', {}, `${number(page.related)} pairs of documents share passages without being duplicates.`)));
+    fill(list, emptyState(t('duplicates.none'), h('p', {}, t('duplicates.related', { n: number(page.related) }))));
     return;
   }
   const doc = (docId) => h('a', { href: `#/libraries/${path(id)}/documents/${path(docId)}`, class: 'mono' }, docId);
   const rows = [];
   for (const cluster of page.clusters) {
     cluster.members.forEach((m, i) => rows.push(h('tr', {},
-      i === 0 ? h('td', { 'data-label': 'Canonical', rowspan: cluster.members.length }, doc(cluster.canonical), h('div', { class: 'muted' }, `${cluster.size} documents`)) : null,
-      h('td', { 'data-label': 'Member' }, doc(m.doc_id), m.via ? h('div', { class: 'muted' }, 'via ', m.via) : null),
-      h('td', { 'data-label': 'Similarity' }, percent(m.similarity)),
-      h('td', { 'data-label': 'Relation' }, m.relation),
-      h('td', {}, h('button', { type: 'button', class: 'small', onclick: () => sideBySide(compare, id, m.via || cluster.canonical, m.doc_id) }, 'Compare')))));
+      i === 0 ? h('td', { 'data-label': t('duplicates.canonical'), rowspan: cluster.members.length }, doc(cluster.canonical), h('div', { class: 'muted' }, tn('duplicates.size', cluster.size))) : null,
+      h('td', { 'data-label': t('duplicates.member') }, doc(m.doc_id), m.via ? h('div', { class: 'muted' }, t('duplicates.via'), m.via) : null),
+      h('td', { 'data-label': t('duplicates.similarity') }, percent(m.similarity)),
+      h('td', { 'data-label': t('duplicates.relation') }, t(`duplicates.relation_${m.relation}`, {}, m.relation)),
+      h('td', {}, h('button', { type: 'button', class: 'small', onclick: () => sideBySide(compare, id, m.via || cluster.canonical, m.doc_id) }, t('report.compare'))))));
   }
   const table = h('table', { class: 'data' },
-    h('caption', {}, `${number(page.total)} clusters · ${number(page.related)} related pairs (shared passages, not merged)`),
-    h('thead', {}, h('tr', {}, h('th', {}, 'Canonical record'), h('th', {}, 'Member'), h('th', {}, 'Similarity'), h('th', {}, 'Relation'), h('th', {}, ''))),
+    h('caption', {}, `${tn('duplicates.clusters', page.total)} · ${t('duplicates.related_pairs', { n: number(page.related) })}`),
+    h('thead', {}, h('tr', {}, h('th', {}, t('duplicates.canonical')), h('th', {}, t('duplicates.member')), h('th', {}, t('duplicates.similarity')), h('th', {}, t('duplicates.relation')), h('th', {}, ''))),
     h('tbody', {}, rows));
-  const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' },
-    offset > 0 ? h('a', { href: `#/libraries/${path(id)}/duplicates?offset=${Math.max(0, offset - PAGE)}` }, '← Previous') : null, ' ',
-    offset + PAGE < page.total ? h('a', { href: `#/libraries/${path(id)}/duplicates?offset=${offset + PAGE}` }, 'Next →') : null);
+  const pager = h('nav', { class: 'pager', 'aria-label': t('reports.pages') },
+    offset > 0 ? h('a', { href: `#/libraries/${path(id)}/duplicates?offset=${Math.max(0, offset - PAGE)}` }, t('library.previous')) : null, ' ',
+    offset + PAGE < page.total ? h('a', { href: `#/libraries/${path(id)}/duplicates?offset=${offset + PAGE}` }, t('library.next')) : null);
   fill(list, h('div', { class: 'table-wrap' }, table), pager);
 }
 
@@ -67,21 +68,21 @@ async function sideBySide(compare, id, leftId, rightId) {
       api(`/api/v1/libraries/${path(id)}/documents/${path(leftId)}`),
       api(`/api/v1/libraries/${path(id)}/documents/${path(rightId)}`),
     ]);
-    const report = await api('/api/v1/check', { method: 'POST', body: { text: left.text, libraries: [id], passages: true, lang: left.lang } });
+    const report = await api('/api/v1/check', { method: 'POST', body: { text: left.text, libraries: [id], passages: true, lang: left.lang, store: false } });
     const match = report.matches.find((m) => m.doc_id === rightId);
     const passages = (match && match.passages) || [];
     const leftPane = h('div', { class: 'pane-text', id: 'pane-left', tabindex: 0, 'aria-label': leftId });
     const rightPane = h('div', { class: 'pane-text', id: 'pane-right', tabindex: 0, 'aria-label': rightId });
-    fill(compare, h('h2', {}, 'Side by side'),
+    fill(compare, h('h2', {}, t('duplicates.side_by_side')),
       h('p', { class: 'hint' }, match
-        ? `${match.verdict}: resemblance ${percent(match.resemblance)}, word similarity ${percent(match.word_similarity)}. Select a highlighted passage to see it in both texts.`
-        : 'The check of the left text no longer finds the right one.'),
+        ? t('duplicates.pair', { verdict: t(`match.${match.verdict}`), resemblance: percent(match.resemblance), words: percent(match.word_similarity) })
+        : t('duplicates.gone')),
       h('div', { class: 'panes' },
         h('div', { class: 'pane' }, h('h3', {}, left.title || leftId), leftPane),
         h('div', { class: 'pane' }, h('h3', {}, right.title || rightId), rightPane)));
     const activate = (span) => { reveal(leftPane, span.key); reveal(rightPane, span.key); };
-    renderMarked(leftPane, left.text, passages.map((p, j) => ({ start: p.query.start, end: p.query.end, source: 0, key: `0-${j}`, label: 'Shared passage' })), activate);
-    renderMarked(rightPane, right.text, passages.map((p, j) => ({ start: p.doc.start, end: p.doc.end, source: 0, key: `0-${j}`, label: 'Shared passage' })), activate);
+    renderMarked(leftPane, left.text, passages.map((p, j) => ({ start: p.query.start, end: p.query.end, source: 0, key: `0-${j}`, label: t('duplicates.shared') })), activate);
+    renderMarked(rightPane, right.text, passages.map((p, j) => ({ start: p.doc.start, end: p.doc.end, source: 0, key: `0-${j}`, label: t('duplicates.shared') })), activate);
     compare.scrollIntoView({ behavior: 'smooth', block: 'start' });
   } catch (error) {
     fill(compare, errorNotice(error));
@@ -91,26 +92,26 @@ async function sideBySide(compare, id, leftId, rightId) {
 // Starts the dedup job and follows it; a job already queued or running is picked up.
 function dedupPanel(id, onFinished) {
   const status = h('div', { class: 'reindex-status', 'aria-live': 'polite' });
-  const start = h('button', { type: 'button', class: 'small', id: 'find-duplicates' }, 'Find duplicates');
+  const start = h('button', { type: 'button', class: 'small', id: 'find-duplicates' }, t('duplicates.find'));
   const panel = h('div', { class: 'reindex' }, start, status);
   let timer = null;
   const show = (job) => {
     const running = job.state === 'queued' || job.state === 'running';
     start.disabled = running;
     if (running) {
-      const stop = h('button', { type: 'button', class: 'small danger', onclick: () => api(`/api/v1/jobs/${path(job.job)}`, { method: 'DELETE' }).catch((error) => fill(status, errorNotice(error))) }, 'Stop');
+      const stop = h('button', { type: 'button', class: 'small danger', onclick: () => api(`/api/v1/jobs/${path(job.job)}`, { method: 'DELETE' }).catch((error) => fill(status, errorNotice(error))) }, t('queue.stop'));
       fill(status,
-        h('span', {}, job.state === 'queued' ? 'Queued' : `Checking ${number(job.done)} of ${number(job.total)} documents`),
-        h('progress', { max: Math.max(job.total, 1), value: Math.min(job.done, job.total), 'aria-label': 'Dedup progress' }),
+        h('span', {}, job.state === 'queued' ? t('status.queued') : t('duplicates.checking', { done: number(job.done), total: number(job.total) })),
+        h('progress', { max: Math.max(job.total, 1), value: Math.min(job.done, job.total), 'aria-label': t('duplicates.progress') }),
         stop);
       timer = setTimeout(() => follow(job.job), POLL_MS);
     } else if (job.state === 'done') {
-      fill(status, h('span', { class: 'ok' }, `Checked ${number(job.done)} documents.`));
+      fill(status, h('span', { class: 'ok' }, t('duplicates.checked', { n: number(job.done) })));
       onFinished();
     } else if (job.state === 'aborted') {
-      fill(status, h('span', {}, `Stopped after ${number(job.done)} of ${number(job.total)} documents; start again to resume.`));
+      fill(status, h('span', {}, t('duplicates.stopped', { done: number(job.done), total: number(job.total) })));
     } else {
-      fill(status, h('span', { class: 'error-text' }, `Failed: ${job.error || 'unknown error'}`));
+      fill(status, h('span', { class: 'error-text' }, t('duplicates.failed', { error: job.error || t('common.unknown_error') })));
     }
   };
   const follow = async (job) => {

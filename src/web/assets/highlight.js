@@ -8,7 +8,9 @@ export function sourceClass(index) {
   return `src-${index % SOURCE_COLOURS}`;
 }
 
-// Renders `text` into `container` with each span {start, end, source, key, label} in a <mark>.
+// Renders `text` into `container` with each span {start, end, source, key, label} in a <mark>;
+// a span may carry its `kind` (a class), `muted` (a passage that does not count) and the
+// source's `number` (shown where the passage begins).
 // Where spans overlap, the one listed first wins. `onActivate(span)` runs on click or Enter.
 export function renderMarked(container, text, spans, onActivate) {
   const chars = Array.from(text);
@@ -37,7 +39,7 @@ export function renderMarked(container, text, spans, onActivate) {
     }
     if (span !== openSpan) {
       open = document.createElement('mark');
-      open.className = `passage ${sourceClass(span.source)}`;
+      open.className = `passage ${sourceClass(span.source)}${span.kind ? ` kind-${span.kind}` : ''}${span.muted ? ' muted' : ''}`;
       open.dataset.passage = span.key;
       open.tabIndex = 0;
       open.setAttribute('role', 'button');
@@ -52,6 +54,14 @@ export function renderMarked(container, text, spans, onActivate) {
         }
       });
       fragment.append(open);
+      // The source's number where its passage begins, so a printed page still tells sources apart.
+      if (span.number !== undefined && a === span.start) {
+        const mark = document.createElement('sup');
+        mark.className = 'source-mark';
+        mark.setAttribute('aria-hidden', 'true');
+        mark.textContent = span.number;
+        open.append(mark);
+      }
       openSpan = span;
     }
     open.append(piece);

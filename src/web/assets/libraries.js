@@ -3,16 +3,17 @@
 
 import { api, path } from './api.js';
 import { badge, emptyState, errorNotice, field, fill, h, heading, loading, number, percent, time } from './dom.js';
+import { t } from './i18n.js';
 
 export async function librariesView(view) {
   const list = h('section', { 'aria-labelledby': 'libraries-title' }, loading());
   fill(view,
-    heading('Libraries', 'Each library has its own index and statistics; documents are checked against the libraries you choose.'),
+    heading(t('libraries.title'), t('libraries.subtitle')),
     list,
     addLibraryForm(() => librariesView(view)));
   try {
     const { libraries } = await api('/api/v1/libraries');
-    fill(list, h('h2', { id: 'libraries-title', class: 'visually-hidden' }, 'All libraries'), librariesTable(libraries));
+    fill(list, h('h2', { id: 'libraries-title', class: 'visually-hidden' }, t('libraries.all')), librariesTable(libraries));
   } catch (error) {
     fill(list, errorNotice(error, () => librariesView(view)));
   }
@@ -20,57 +21,57 @@ export async function librariesView(view) {
 
 function librariesTable(libraries) {
   if (libraries.length === 0) {
-    return emptyState('No libraries yet — add one below.',
-      h('p', {}, 'A library is a collection of documents: import a corpus, send documents through the API, or give a start URL to crawl a site.'));
+    return emptyState(t('libraries.none'),
+      h('p', {}, t('libraries.none_hint')));
   }
   return h('div', { class: 'table-wrap' }, h('table', { class: 'data libraries' },
     h('thead', {}, h('tr', {},
-      h('th', { scope: 'col' }, 'Library'),
-      h('th', { scope: 'col', class: 'num' }, 'Documents'),
-      h('th', { scope: 'col', class: 'num' }, 'Words'),
-      h('th', { scope: 'col' }, 'Last indexed'),
-      h('th', { scope: 'col' }, 'Status'),
-      h('th', { scope: 'col', class: 'num' }, h('abbr', { title: 'Documents added or replaced since the statistics were last counted; a re-index brings it back to 0 %' }, 'Changed')))),
+      h('th', { scope: 'col' }, t('libraries.library')),
+      h('th', { scope: 'col', class: 'num' }, t('libraries.documents')),
+      h('th', { scope: 'col', class: 'num' }, t('libraries.words')),
+      h('th', { scope: 'col' }, t('libraries.last_indexed')),
+      h('th', { scope: 'col' }, t('libraries.status')),
+      h('th', { scope: 'col', class: 'num' }, h('abbr', { title: t('libraries.changed_title') }, t('libraries.changed'))))),
     h('tbody', {}, libraries.map((lib) => h('tr', {},
-      h('td', { 'data-label': 'Library' },
+      h('td', { 'data-label': t('libraries.library') },
         h('a', { href: `#/libraries/${path(lib.id)}`, class: 'strong' }, lib.name),
         lib.name !== lib.id ? h('div', { class: 'muted small' }, lib.id) : null,
         lib.start_url ? h('div', { class: 'muted small url' }, lib.start_url) : null),
-      h('td', { class: 'num', 'data-label': 'Documents' }, number(lib.documents)),
-      h('td', { class: 'num', 'data-label': 'Words' }, number(lib.words)),
-      h('td', { 'data-label': 'Last indexed' }, time(lib.last_indexed)),
-      h('td', { 'data-label': 'Status' }, badge(lib.status)),
-      h('td', { class: 'num', 'data-label': 'Changed since re-index' }, percent(lib.drift, 1)))))));
+      h('td', { class: 'num', 'data-label': t('libraries.documents'), dataset: { field: 'documents' } }, number(lib.documents)),
+      h('td', { class: 'num', 'data-label': t('libraries.words') }, number(lib.words)),
+      h('td', { 'data-label': t('libraries.last_indexed') }, time(lib.last_indexed)),
+      h('td', { 'data-label': t('libraries.status') }, badge(lib.status)),
+      h('td', { class: 'num', 'data-label': t('libraries.changed_label') }, percent(lib.drift, 1)))))));
 }
 
 function addLibraryForm(onCreated) {
-  const id = h('input', { name: 'id', required: true, pattern: '[a-z0-9][a-z0-9_\\-]{0,63}', autocomplete: 'off', spellcheck: 'false', placeholder: 'e.g. acl' });
-  const name = h('input', { name: 'name', autocomplete: 'off', placeholder: 'e.g. ACL Anthology abstracts' });
+  const id = h('input', { name: 'id', required: true, pattern: '[a-z0-9][a-z0-9_\\-]{0,63}', autocomplete: 'off', spellcheck: 'false', placeholder: t('libraries.id_placeholder') });
+  const name = h('input', { name: 'name', autocomplete: 'off', placeholder: t('libraries.name_placeholder') });
   const startUrl = h('input', { name: 'start_url', type: 'url', placeholder: 'https://journal.example.org/' });
   const clarifications = h('input', { name: 'clarifications', placeholder: '/article/, /view/' });
   const sitemapUrl = h('input', { name: 'sitemap_url', type: 'url', placeholder: 'https://journal.example.org/sitemap.xml' });
   const useSitemaps = h('input', { name: 'use_sitemaps', type: 'checkbox' });
   const oaiUrl = h('input', { name: 'oai_url', type: 'url', placeholder: 'https://journal.example.org/oai' });
-  const oaiSet = h('input', { name: 'oai_set', autocomplete: 'off', placeholder: 'e.g. journal:physics' });
+  const oaiSet = h('input', { name: 'oai_set', autocomplete: 'off', placeholder: t('libraries.oai_set_placeholder') });
   const status = h('div', { role: 'status' });
   const form = h('form', { class: 'panel', 'aria-labelledby': 'add-title' },
-    h('h2', { id: 'add-title' }, 'Add a library'),
+    h('h2', { id: 'add-title' }, t('libraries.add')),
     h('div', { class: 'form-row' },
-      field('Identifier', id, 'Lowercase letters, digits, - and _; it names the library in the API.'),
-      field('Name', name, 'Shown to people; the identifier when left empty.')),
+      field(t('libraries.id'), id, t('libraries.id_hint')),
+      field(t('libraries.name'), name, t('libraries.name_hint'))),
     h('details', {},
-      h('summary', {}, 'Crawl a site (optional)'),
+      h('summary', {}, t('libraries.crawl')),
       h('div', { class: 'form-row' },
-        field('Start URL', startUrl, 'The page the crawler starts from.'),
-        field('Article URLs contain', clarifications, 'Comma-separated parts of article addresses.')),
+        field(t('libraries.start_url'), startUrl, t('libraries.start_url_hint')),
+        field(t('libraries.clarifications'), clarifications, t('libraries.clarifications_hint'))),
       h('div', { class: 'form-row' },
-        field('Sitemap', sitemapUrl, 'A sitemap (or sitemap index) listing the articles.'),
-        h('label', { class: 'check' }, useSitemaps, ' Use the sitemaps the site’s robots.txt names')),
+        field(t('libraries.sitemap'), sitemapUrl, t('libraries.sitemap_hint')),
+        h('label', { class: 'check' }, useSitemaps, ` ${t('libraries.use_sitemaps')}`)),
       h('div', { class: 'form-row' },
-        field('OAI-PMH endpoint', oaiUrl, 'The base URL of the repository’s OAI-PMH interface (harvested by date).'),
-        field('OAI-PMH set', oaiSet, 'Optional: harvest one set only.'))),
+        field(t('libraries.oai'), oaiUrl, t('libraries.oai_hint')),
+        field(t('libraries.oai_set'), oaiSet, t('libraries.oai_set_hint')))),
     status,
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Add library')));
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, t('libraries.add_button'))));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const body = { id: id.value.trim() };

@@ -4,11 +4,12 @@
 import { api, path } from './api.js';
 import { reindexPanel } from './reindex.js';
 import { badge, emptyState, errorNotice, field, fill, h, loading, number, percent, readFile, time } from './dom.js';
+import { errorText, t, tn } from './i18n.js';
 
 const PAGE = 20;
 // The outcome of the last upload, shown once the view is drawn again.
 let lastReport = null;
-const SORTS = { added_at: 'Date added', title: 'Title', year: 'Year', doc_id: 'Identifier' };
+const SORTS = { added_at: 'library.sort_added', title: 'library.sort_title', year: 'library.sort_year', doc_id: 'library.sort_id' };
 
 export async function libraryView(view, id, params) {
   fill(view, loading());
@@ -23,11 +24,11 @@ export async function libraryView(view, id, params) {
   const offset = Math.max(0, Number(params.get('offset')) || 0);
   const results = h('section', { id: 'results', 'aria-live': 'polite' }, loading());
   fill(view,
-    h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: '#/libraries' }, 'Libraries'), ' / ', h('span', { 'aria-current': 'page' }, lib.name)),
+    h('nav', { class: 'crumbs', 'aria-label': t('document.breadcrumb') }, h('a', { href: '#/libraries' }, t('nav.libraries')), ' / ', h('span', { 'aria-current': 'page' }, lib.name)),
     h('div', { class: 'page-head' }, h('h1', {}, lib.name), h('p', { class: 'subtitle' }, badge(lib.status), ' ', h('span', { class: 'mono muted' }, lib.id))),
     stats(lib),
     reindexPanel(lib, () => setTimeout(() => libraryView(view, id, params), 800)),
-    h('p', {}, h('a', { href: `#/libraries/${path(id)}/duplicates`, id: 'duplicates-link' }, 'Duplicates inside this library →')),
+    h('p', {}, h('a', { href: `#/libraries/${path(id)}/duplicates`, id: 'duplicates-link' }, t('library.duplicates_link'))),
     searchForm(id, q, params),
     results,
     addDocuments(id, () => libraryView(view, id, params)),
@@ -39,22 +40,22 @@ export async function libraryView(view, id, params) {
 function stats(lib) {
   const item = (label, value) => h('div', { class: 'stat' }, h('dt', {}, label), h('dd', {}, value));
   return h('dl', { class: 'stats' },
-    item('Documents', number(lib.documents)),
-    item('Words', number(lib.words)),
-    item('Last indexed', time(lib.last_indexed)),
-    item('Statistics version', h('abbr', { title: 'Signatures are computed against this count of the library\'s word statistics; a re-index makes a new one.' }, String(lib.stats_generation))),
-    item('Changed since re-index', h('abbr', { title: 'Documents added or replaced since the statistics were last counted, as a share of the library. A re-index brings it back to 0 %.' }, percent(lib.drift, 1))));
+    item(t('libraries.documents'), number(lib.documents)),
+    item(t('libraries.words'), number(lib.words)),
+    item(t('libraries.last_indexed'), time(lib.last_indexed)),
+    item(t('library.index_version'), h('abbr', { title: t('library.index_version_title') }, String(lib.stats_generation))),
+    item(t('libraries.changed_label'), h('abbr', { title: t('libraries.changed_title') }, percent(lib.drift, 1))));
 }
 
 // Deleting the library, after the operator confirms it by typing its identifier.
 function deleteLibrary(lib) {
   const status = h('div', { role: 'status' });
-  const button = h('button', { type: 'button', class: 'danger', id: 'delete-library' }, 'Delete this library…');
+  const button = h('button', { type: 'button', class: 'danger', id: 'delete-library' }, t('library.delete'));
   button.addEventListener('click', async () => {
-    const typed = prompt(`This removes the library “${lib.name}”, its ${number(lib.documents)} documents and its index. It cannot be undone.\n\nType the identifier “${lib.id}” to confirm:`);
+    const typed = prompt(t('library.confirm_delete', { name: lib.name, n: number(lib.documents), id: lib.id }));
     if (typed === null) return;
     if (typed.trim() !== lib.id) {
-      fill(status, h('p', { class: 'error' }, 'The identifier did not match; nothing was deleted.'));
+      fill(status, h('p', { class: 'error' }, t('library.not_deleted')));
       return;
     }
     try {
@@ -65,20 +66,20 @@ function deleteLibrary(lib) {
     }
   });
   return h('section', { class: 'panel danger-zone', 'aria-labelledby': 'danger-title' },
-    h('h2', { id: 'danger-title' }, 'Delete'), status, h('div', { class: 'actions' }, button));
+    h('h2', { id: 'danger-title' }, t('library.delete_title')), status, h('div', { class: 'actions' }, button));
 }
 
 function searchForm(id, q, params) {
-  const input = h('input', { id: 'search-q', type: 'search', name: 'q', value: q, autocomplete: 'off', placeholder: 'words, "a phrase", title:parsing author:smith year:2015..2020' });
+  const input = h('input', { id: 'search-q', type: 'search', name: 'q', value: q, autocomplete: 'off', placeholder: t('library.search_placeholder') });
   const form = h('form', { role: 'search', class: 'search-form' },
-    h('label', { for: 'search-q' }, 'Search this library'),
-    h('div', { class: 'search-row' }, input, h('button', { type: 'submit', class: 'primary' }, 'Search'),
-      q ? h('a', { class: 'button', href: `#/libraries/${path(id)}` }, 'Clear') : null),
-    h('details', { class: 'syntax' }, h('summary', {}, 'How to search'),
+    h('label', { for: 'search-q' }, t('library.search')),
+    h('div', { class: 'search-row' }, input, h('button', { type: 'submit', class: 'primary' }, t('library.search_button')),
+      q ? h('a', { class: 'button', href: `#/libraries/${path(id)}` }, t('library.clear')) : null),
+    h('details', { class: 'syntax' }, h('summary', {}, t('library.how')),
       h('ul', {},
-        h('li', {}, 'All words must appear (in the title or the text); words are matched by their stem: ', h('code', {}, 'glaciers'), ' finds “glacier”.'),
-        h('li', {}, h('code', {}, '"word sense disambiguation"'), ' finds the exact phrase; ', h('code', {}, '-survey'), ' excludes a word; ', h('code', {}, 'OR'), ' and parentheses group.'),
-        h('li', {}, 'Fields: ', h('code', {}, 'title:parsing'), ', ', h('code', {}, 'author:smith'), ', ', h('code', {}, 'lang:en'), ', ', h('code', {}, 'year:2019'), ', ', h('code', {}, 'year:2015..2020'), ', ', h('code', {}, 'year:..1990'), '.'))));
+        h('li', {}, t('library.how_words'), h('code', {}, 'glaciers'), t('library.how_stem')),
+        h('li', {}, h('code', {}, '"word sense disambiguation"'), t('library.how_phrase'), h('code', {}, '-survey'), t('library.how_not'), h('code', {}, 'OR'), t('library.how_or')),
+        h('li', {}, t('library.how_fields'), h('code', {}, 'title:parsing'), ', ', h('code', {}, 'author:smith'), ', ', h('code', {}, 'lang:en'), ', ', h('code', {}, 'year:2019'), ', ', h('code', {}, 'year:2015..2020'), ', ', h('code', {}, 'year:..1990'), '.'))));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const next = new URLSearchParams();
@@ -92,22 +93,22 @@ function searchForm(id, q, params) {
 function pager(total, offset, limit, hrefFor) {
   if (total <= limit) return null;
   const last = Math.min(total, offset + limit);
-  return h('nav', { class: 'pager', 'aria-label': 'Pages' },
-    offset > 0 ? h('a', { class: 'button', href: hrefFor(Math.max(0, offset - limit)), rel: 'prev' }, '← Previous') : h('span'),
-    h('span', { class: 'muted' }, `${number(offset + 1)}–${number(last)} of ${number(total)}`),
-    last < total ? h('a', { class: 'button', href: hrefFor(offset + limit), rel: 'next' }, 'Next →') : h('span'));
+  return h('nav', { class: 'pager', 'aria-label': t('reports.pages') },
+    offset > 0 ? h('a', { class: 'button', href: hrefFor(Math.max(0, offset - limit)), rel: 'prev' }, t('library.previous')) : h('span'),
+    h('span', { class: 'muted' }, t('library.range', { from: number(offset + 1), to: number(last), total: number(total) })),
+    last < total ? h('a', { class: 'button', href: hrefFor(offset + limit), rel: 'next' }, t('library.next')) : h('span'));
 }
 
 async function showSearch(results, id, q, offset) {
   try {
     const found = await api(`/api/v1/libraries/${path(id)}/search?${new URLSearchParams({ q, limit: PAGE, offset })}`);
     if (found.total === 0) {
-      fill(results, emptyState(`Nothing matches “${q}”.`, h('p', {}, 'Check the spelling, drop a word or a filter, or search the titles only with title:…')));
+      fill(results, emptyState(t('library.nothing', { q }), h('p', {}, t('library.nothing_hint'))));
       return;
     }
     const href = (o) => `#/libraries/${path(id)}?${new URLSearchParams({ q, offset: o })}`;
     fill(results,
-      h('h2', { class: 'results-title' }, found.total === 1 ? '1 document matches' : `${number(found.total)} documents match`),
+      h('h2', { class: 'results-title' }, tn('library.found', found.total)),
       h('ol', { class: 'hits', start: offset + 1 }, found.hits.map((hit) => {
         const snippet = h('p', { class: 'snippet' });
         // The server escapes the text and marks matches with <b>; nothing else is HTML.
@@ -129,7 +130,7 @@ async function showListing(results, id, params, offset) {
   try {
     const page = await api(`/api/v1/libraries/${path(id)}/documents?${new URLSearchParams({ sort, order, limit: PAGE, offset })}`);
     if (page.total === 0) {
-      fill(results, emptyState('This library has no documents yet.', h('p', {}, 'Add some below, import a corpus with ', h('code', {}, 'dupfinder import'), ', or crawl a site from the queue.')));
+      fill(results, emptyState(t('library.empty'), h('p', {}, t('library.empty_hint'), h('code', {}, 'dupfinder import'), t('library.empty_hint2'))));
       return;
     }
     const href = (o, s = sort, d = order) => `#/libraries/${path(id)}?${new URLSearchParams({ sort: s, order: d, offset: o })}`;
@@ -140,23 +141,23 @@ async function showListing(results, id, params, offset) {
         h('a', { href: href(0, key, next), class: 'sort' }, label, active ? (order === 'asc' ? ' ▲' : ' ▼') : ''));
     };
     const sortSelect = h('select', { id: 'sort', onchange: (e) => { location.hash = href(0, e.target.value, e.target.value === 'added_at' || e.target.value === 'year' ? 'desc' : 'asc'); } },
-      Object.entries(SORTS).map(([key, label]) => h('option', { value: key, selected: key === sort }, label)));
+      Object.entries(SORTS).map(([key, label]) => h('option', { value: key, selected: key === sort }, t(label))));
     fill(results,
       h('div', { class: 'listing-head' },
-        h('h2', { class: 'results-title' }, `All ${number(page.total)} documents`),
-        h('div', { class: 'sort-control' }, h('label', { for: 'sort' }, 'Sort by'), sortSelect)),
+        h('h2', { class: 'results-title' }, tn('library.all', page.total)),
+        h('div', { class: 'sort-control' }, h('label', { for: 'sort' }, t('library.sort_by')), sortSelect)),
       h('div', { class: 'table-wrap' }, h('table', { class: 'data documents' },
         h('thead', {}, h('tr', {},
-          header('title', 'Title'), h('th', { scope: 'col' }, 'Authors'), header('year', 'Year', 'num'),
-          h('th', { scope: 'col' }, 'Language'), h('th', { scope: 'col', class: 'num' }, 'Words'), header('added_at', 'Added'))),
+          header('title', t('library.sort_title')), h('th', { scope: 'col' }, t('document.authors')), header('year', t('library.sort_year'), 'num'),
+          h('th', { scope: 'col' }, t('document.language')), h('th', { scope: 'col', class: 'num' }, t('document.words')), header('added_at', t('document.added')))),
         h('tbody', {}, page.items.map((d) => h('tr', {},
-          h('td', { 'data-label': 'Title' }, h('a', { href: `#/libraries/${path(id)}/documents/${path(d.doc_id)}` }, d.title || d.doc_id),
+          h('td', { 'data-label': t('library.sort_title') }, h('a', { href: `#/libraries/${path(id)}/documents/${path(d.doc_id)}` }, d.title || d.doc_id),
             h('div', { class: 'muted small mono' }, d.doc_id)),
-          h('td', { 'data-label': 'Authors' }, d.authors.length ? d.authors.join('; ') : h('span', { class: 'muted' }, '—')),
-          h('td', { class: 'num', 'data-label': 'Year' }, d.year ?? '—'),
-          h('td', { 'data-label': 'Language' }, d.lang),
-          h('td', { class: 'num', 'data-label': 'Words' }, number(d.words)),
-          h('td', { 'data-label': 'Added' }, time(d.added_at))))))),
+          h('td', { 'data-label': t('document.authors') }, d.authors.length ? d.authors.join('; ') : h('span', { class: 'muted' }, '—')),
+          h('td', { class: 'num', 'data-label': t('library.sort_year') }, d.year ?? '—'),
+          h('td', { 'data-label': t('document.language') }, d.lang),
+          h('td', { class: 'num', 'data-label': t('document.words') }, number(d.words)),
+          h('td', { 'data-label': t('document.added') }, time(d.added_at))))))),
       pager(page.total, offset, PAGE, (o) => href(o)));
   } catch (error) {
     fill(results, errorNotice(error));
@@ -167,22 +168,22 @@ function addDocuments(id, onAdded) {
   const status = h('div', { role: 'status' });
   const file = h('input', { id: 'import-file', type: 'file', accept: '.jsonl,.ndjson,.json,.txt,application/x-ndjson,text/plain' });
   const title = h('input', { id: 'doc-title', autocomplete: 'off' });
-  const authors = h('input', { id: 'doc-authors', autocomplete: 'off', placeholder: 'Ada Lovelace; Charles Babbage' });
+  const authors = h('input', { id: 'doc-authors', autocomplete: 'off', placeholder: t('library.authors_placeholder') });
   const year = h('input', { id: 'doc-year', inputmode: 'numeric', pattern: '[0-9]{1,4}', autocomplete: 'off' });
   const text = h('textarea', { id: 'doc-text', rows: 6, required: true });
   const report = (r) => {
-    const rejected = r.rejected.map((x) => h('li', {}, `line ${x.line}: ${x.error.message} (${x.error.code})`));
+    const rejected = r.rejected.map((x) => h('li', {}, t('library.rejected_line', { line: x.line, message: errorText(x.error), code: x.error.code })));
     fill(status, h('div', { class: `notice ${r.rejected.length ? 'warn' : 'ok'}` },
-      `${number(r.accepted)} document${r.accepted === 1 ? '' : 's'} added.`, rejected.length ? h('ul', {}, rejected) : null));
+      tn('library.added', r.accepted), rejected.length ? h('ul', {}, rejected) : null));
   };
   const upload = h('form', { class: 'import-form' },
-    field('Upload JSON Lines or a text file', file, 'One JSON document per line ({"id", "title", "authors", "year", "text"}), or a .txt file as one document.'),
-    h('button', { type: 'submit' }, 'Upload'));
+    field(t('library.upload_label'), file, t('library.upload_hint')),
+    h('button', { type: 'submit' }, t('library.upload')));
   upload.addEventListener('submit', async (event) => {
     event.preventDefault();
     const chosen = file.files[0];
     if (!chosen) {
-      fill(status, errorNotice({ message: 'Choose a file first.' }));
+      fill(status, errorNotice({ message: t('library.choose_file') }));
       return;
     }
     try {
@@ -197,9 +198,9 @@ function addDocuments(id, onAdded) {
     }
   });
   const single = h('form', { class: 'single-form' },
-    h('div', { class: 'form-row' }, field('Title', title), field('Authors', authors, 'Separated by semicolons.'), field('Year', year)),
-    field('Text', text, 'At least ten words.'),
-    h('button', { type: 'submit' }, 'Add document'));
+    h('div', { class: 'form-row' }, field(t('library.sort_title'), title), field(t('document.authors'), authors, t('library.authors_hint')), field(t('library.sort_year'), year)),
+    field(t('library.text'), text, t('library.text_hint')),
+    h('button', { type: 'submit' }, t('library.add_document')));
   single.addEventListener('submit', async (event) => {
     event.preventDefault();
     const body = { text: text.value };
@@ -220,6 +221,6 @@ function addDocuments(id, onAdded) {
     lastReport = null;
   }
   return h('section', { class: 'panel', 'aria-labelledby': 'add-docs-title', id: 'add-documents' },
-    h('h2', { id: 'add-docs-title' }, 'Add documents'),
-    upload, h('details', {}, h('summary', {}, 'Type or paste one document'), single), status);
+    h('h2', { id: 'add-docs-title' }, t('library.add_documents')),
+    upload, h('details', {}, h('summary', {}, t('library.type_one')), single), status);
 }

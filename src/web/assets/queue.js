@@ -2,23 +2,24 @@
 
 import { api, path } from './api.js';
 import { badge, emptyState, errorNotice, field, fill, h, heading, loading, number } from './dom.js';
+import { errorText, t } from './i18n.js';
 
 const POLL_MS = 2000;
 
 export async function queueView(view, signal) {
-  const table = h('section', { 'aria-label': 'Queue' }, loading());
+  const table = h('section', { 'aria-label': t('queue.queue') }, loading());
   const status = h('div', { role: 'status' });
   const select = h('select', { name: 'library' });
   const form = h('form', { class: 'panel inline-form' },
-    field('Library to crawl', select, 'Libraries declared with a start URL, a sitemap or an OAI-PMH address.'),
-    h('button', { type: 'submit', class: 'primary' }, 'Add to the queue'), status);
-  fill(view, heading('Crawl queue', 'Libraries are crawled one at a time, in order. Progress updates live.'), table, form);
+    field(t('queue.library'), select, t('queue.library_hint')),
+    h('button', { type: 'submit', class: 'primary' }, t('queue.add')), status);
+  fill(view, heading(t('queue.title'), t('queue.subtitle')), table, form);
 
   try {
     const { libraries } = await api('/api/v1/libraries');
     const crawlable = libraries.filter((l) => l.start_url || l.sitemap_url || l.oai_url || l.use_sitemaps);
     if (crawlable.length === 0) {
-      fill(form, h('p', { class: 'muted' }, 'No library can be crawled yet: give one a start URL when you ', h('a', { href: '#/libraries' }, 'add it'), '.'));
+      fill(form, h('p', { class: 'muted' }, t('queue.none_crawlable'), h('a', { href: '#/libraries' }, t('queue.add_it')), '.'));
     } else {
       fill(select, ...crawlable.map((l) => h('option', { value: l.id }, `${l.name} (${l.id})`)));
     }
@@ -29,7 +30,7 @@ export async function queueView(view, signal) {
     event.preventDefault();
     try {
       await api('/api/v1/queue', { method: 'POST', body: { library: select.value } });
-      fill(status, h('p', { class: 'notice ok' }, `${select.value} was added to the queue.`));
+      fill(status, h('p', { class: 'notice ok' }, t('queue.added', { library: select.value })));
       refresh();
     } catch (error) {
       fill(status, errorNotice(error));
@@ -51,34 +52,34 @@ export async function queueView(view, signal) {
 
 function queueTable(queue, refresh) {
   if (queue.libraries.length === 0) {
-    return emptyState('The queue is empty.', h('p', {}, 'Queued libraries appear here with their progress; finished ones leave the queue and show "done" among the libraries.'));
+    return emptyState(t('queue.empty'), h('p', {}, t('queue.empty_hint')));
   }
   return h('div', { class: 'table-wrap' }, h('table', { class: 'data queue' },
     h('thead', {}, h('tr', {},
-      h('th', { scope: 'col', class: 'num' }, '#'), h('th', { scope: 'col' }, 'Library'), h('th', { scope: 'col' }, 'Stage'),
-      h('th', { scope: 'col' }, 'Progress'), h('th', { scope: 'col', class: 'num' }, 'Found'),
-      h('th', { scope: 'col', class: 'num' }, 'Indexed'), h('th', { scope: 'col', class: 'num' }, 'Failed'),
-      h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+      h('th', { scope: 'col', class: 'num' }, '#'), h('th', { scope: 'col' }, t('libraries.library')), h('th', { scope: 'col' }, t('queue.stage')),
+      h('th', { scope: 'col' }, t('queue.progress')), h('th', { scope: 'col', class: 'num' }, t('queue.found')),
+      h('th', { scope: 'col', class: 'num' }, t('queue.indexed')), h('th', { scope: 'col', class: 'num' }, t('queue.failed')),
+      h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, t('queue.actions'))))),
     h('tbody', {}, queue.libraries.map((entry, i) => {
       const total = entry.pages_found || 0;
       const done = (entry.pages_parsed || 0) + (entry.pages_failed || 0);
       return h('tr', {},
         h('td', { class: 'num', 'data-label': '#' }, i + 1),
-        h('td', { 'data-label': 'Library' }, h('a', { href: `#/libraries/${path(entry.id)}` }, entry.id)),
-        h('td', { 'data-label': 'Stage' }, badge(entry.stage)),
-        h('td', { 'data-label': 'Progress' }, total
-          ? h('progress', { max: total, value: Math.min(done, total), 'aria-label': `${entry.id}: ${done} of ${total} pages` })
-          : h('span', { class: 'muted' }, 'waiting')),
-        h('td', { class: 'num', 'data-label': 'Found' }, number(entry.pages_found)),
-        h('td', { class: 'num', 'data-label': 'Indexed' }, number(entry.pages_indexed)),
-        h('td', { class: 'num', 'data-label': 'Failed' }, number(entry.pages_failed)),
+        h('td', { 'data-label': t('libraries.library') }, h('a', { href: `#/libraries/${path(entry.id)}` }, entry.id)),
+        h('td', { 'data-label': t('queue.stage') }, badge(entry.stage)),
+        h('td', { 'data-label': t('queue.progress') }, total
+          ? h('progress', { max: total, value: Math.min(done, total), 'aria-label': t('queue.pages_of', { library: entry.id, done, total }) })
+          : h('span', { class: 'muted' }, t('queue.waiting'))),
+        h('td', { class: 'num', 'data-label': t('queue.found') }, number(entry.pages_found)),
+        h('td', { class: 'num', 'data-label': t('queue.indexed') }, number(entry.pages_indexed)),
+        h('td', { class: 'num', 'data-label': t('queue.failed') }, number(entry.pages_failed)),
         h('td', {}, h('button', { type: 'button', class: 'small danger', onclick: async () => {
           try {
             await api(`/api/v1/queue/${path(entry.id)}`, { method: 'DELETE' });
           } catch (error) {
-            alert(error.message);
+            alert(errorText(error));
           }
           refresh();
-        } }, 'Stop')));
+        } }, t('queue.stop'))));
     }))));
 }

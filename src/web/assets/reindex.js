@@ -3,12 +3,13 @@
 
 import { api, path } from './api.js';
 import { errorNotice, fill, h, number } from './dom.js';
+import { t } from './i18n.js';
 
 const POLL_MS = 500;
 
 export function reindexPanel(lib, onFinished) {
   const status = h('div', { class: 'reindex-status', 'aria-live': 'polite' });
-  const start = h('button', { type: 'button', class: 'small' }, 'Re-index');
+  const start = h('button', { type: 'button', class: 'small' }, t('reindex.start'));
   const panel = h('div', { class: 'reindex' }, start, status);
   let timer = null;
 
@@ -22,19 +23,19 @@ export function reindexPanel(lib, onFinished) {
         } catch (error) {
           fill(status, errorNotice(error));
         }
-      } }, 'Stop');
+      } }, t('reindex.stop'));
       fill(status,
-        h('span', {}, job.state === 'queued' ? 'Re-index queued' : `Re-signing ${number(job.done)} of ${number(job.total)} documents`),
-        h('progress', { max: Math.max(job.total, 1), value: Math.min(job.done, job.total), 'aria-label': 'Re-index progress' }),
+        h('span', {}, job.state === 'queued' ? t('reindex.queued') : t('reindex.running', { done: number(job.done), total: number(job.total) })),
+        h('progress', { max: Math.max(job.total, 1), value: Math.min(job.done, job.total), 'aria-label': t('reindex.progress') }),
         stop);
       timer = setTimeout(() => follow(job.job), POLL_MS);
     } else if (job.state === 'done') {
-      fill(status, h('span', { class: 'ok' }, `Re-indexed: statistics generation ${job.generation}.`));
+      fill(status, h('span', { class: 'ok' }, t('reindex.done', { n: job.generation })));
       onFinished();
     } else if (job.state === 'aborted') {
-      fill(status, h('span', {}, `Stopped after ${number(job.done)} of ${number(job.total)} documents; re-index again to resume.`));
+      fill(status, h('span', {}, t('reindex.aborted', { done: number(job.done), total: number(job.total) })));
     } else {
-      fill(status, h('span', { class: 'error-text' }, `Re-index failed: ${job.error || 'unknown error'}`));
+      fill(status, h('span', { class: 'error-text' }, t('reindex.failed', { error: job.error || t('common.unknown_error') })));
     }
   };
 
