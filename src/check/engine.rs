@@ -45,8 +45,9 @@ pub fn check_cancellable(
         .map(|id| catalog.index(id).map(|index| (id.as_str(), index)))
         .collect::<Result<Vec<_>, _>>()?;
     let lang = parse_lang(request.lang.as_deref())?;
-    // The text's preparation is three steps, each linear in the text (about 0.1 s for the
-    // largest text in a release build); a check given up meanwhile stops after the step.
+    // The text's preparation is three steps, each linear in the text (a fraction of a second
+    // for the largest text in a release build); a check given up meanwhile stops after the
+    // step.
     let query = analyze(catalog, &request.text, lang)?;
     cancel.go_on()?;
     let structure = Structure::detect(&request.text);
