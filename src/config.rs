@@ -87,6 +87,9 @@ pub struct ServerConfig {
     pub token: Option<String>,
     /// Whether reading endpoints (searches, checks, document views) need the token too.
     pub protect_reads: bool,
+    /// How long a client may take to send a request's headers, in milliseconds; past it the
+    /// connection is closed, so that half-sent headers cannot hold connection places.
+    pub header_read_timeout_ms: u64,
 }
 
 /// Where and how data is kept.
@@ -147,6 +150,13 @@ impl Limits {
 pub struct CheckConfig {
     /// At most this many candidates per library and method are verified.
     pub max_candidates: usize,
+    /// The work one check may do, across all its libraries (`422 work_budget_exceeded` past
+    /// any of them): candidates verified…
+    pub max_checked_candidates: u64,
+    /// …passages found between the text and its candidates…
+    pub max_passages: u64,
+    /// …and verification steps, one per shingle of the text compared with one candidate.
+    pub max_verification_steps: u64,
     /// A shingle held by more documents than the larger of this and
     /// `frequent_shingle_share · N` is library boilerplate and ignored.
     pub frequent_shingle_docs: u64,
@@ -301,6 +311,7 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             token: None,
             protect_reads: false,
+            header_read_timeout_ms: 10_000,
         }
     }
 }
@@ -337,6 +348,9 @@ impl Default for CheckConfig {
     fn default() -> Self {
         CheckConfig {
             max_candidates: 50,
+            max_checked_candidates: 5_000,
+            max_passages: 20_000,
+            max_verification_steps: 200_000_000,
             frequent_shingle_docs: 20,
             frequent_shingle_share: 0.001,
             min_shingle_hits: 2,

@@ -129,11 +129,13 @@ error_codes! {
     NotFound = "not_found" => NOT_FOUND,
     MethodNotAllowed = "method_not_allowed" => METHOD_NOT_ALLOWED,
     Timeout = "timeout" => SERVICE_UNAVAILABLE,
+    WorkBudgetExceeded = "work_budget_exceeded" => UNPROCESSABLE_ENTITY,
     Busy = "busy" => SERVICE_UNAVAILABLE,
     // The server's own state.
     WriterStopped = "writer_stopped" => SERVICE_UNAVAILABLE,
     StorageFull = "storage_full" => INSUFFICIENT_STORAGE,
     StorageUnavailable = "storage_unavailable" => SERVICE_UNAVAILABLE,
+    TransientFault = "transient_fault" => SERVICE_UNAVAILABLE,
     Internal = "internal" => INTERNAL_SERVER_ERROR,
 }
 
@@ -183,7 +185,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = json!({"error": {"code": self.code.as_str(), "message": self.message}});
         let mut response = (self.status(), Json(body)).into_response();
-        if self.code == ErrorCode::Busy {
+        if matches!(self.code, ErrorCode::Busy | ErrorCode::TransientFault) {
             response.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,
                 axum::http::HeaderValue::from_static("1"),
@@ -230,6 +232,16 @@ impl From<LibraryError> for ApiError {
                 return ApiError::new(
                     ErrorCode::StorageUnavailable,
                     "the data directory cannot be written; the request was not completed",
+                );
+            }
+            LibraryError::Storage {
+                fault: StorageFault::Transient,
+                ..
+            } => {
+                return ApiError::new(
+                    ErrorCode::TransientFault,
+                    "the server ran short of a resource for a moment (file descriptors or \
+                     memory); the request was not completed; try again shortly",
                 );
             }
             _ => return ApiError::internal(e),
@@ -319,6 +331,9 @@ impl From<CheckError> for ApiError {
             CheckError::NoLibraries => ApiError::new(ErrorCode::InvalidLibraries, e.to_string()),
             // Only a check nobody waits for is cancelled; the answer is not read.
             CheckError::Cancelled => ApiError::new(ErrorCode::Timeout, e.to_string()),
+            CheckError::WorkBudgetExceeded { .. } => {
+                ApiError::new(ErrorCode::WorkBudgetExceeded, e.to_string())
+            }
         }
     }
 }
@@ -344,7 +359,8 @@ fn writer_stopped() -> ApiError {
     ApiError::new(
         ErrorCode::WriterStopped,
         "this library takes no more writes after an earlier failed write (see the server log); \
-         its documents can still be read and checked; a server restart reopens it",
+         its documents can still be read and checked; POST /api/v1/libraries/{id}/writer \
+         (operator) or a server restart reopens it",
     )
 }
 

@@ -109,3 +109,18 @@ pub(super) async fn delete_library(
     .await??;
     Ok(StatusCode::NO_CONTENT)
 }
+
+/// Reopens a library's index writers at their last commit, so that a library stopped by a
+/// failed write takes writes again without a restart; answers the library as `GET` shows it.
+pub(super) async fn reopen_writer(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let catalog = state.catalog.clone();
+    let info = tokio::task::spawn_blocking(move || {
+        catalog.reopen_writer(&id)?;
+        catalog.describe(&id)
+    })
+    .await??;
+    Ok(Json(with_crawl_status(&state, info)?))
+}

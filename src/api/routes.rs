@@ -11,7 +11,9 @@ use super::dedup::{list_alerts, list_duplicates, start_dedup};
 use super::documents::{add_documents, delete_document, get_document, list_documents};
 use super::jobs::{abort_job, batch_reports, get_job, list_jobs, start_reindex};
 use super::keys::{audit_log, create_key, list_keys, revoke_key};
-use super::libraries::{create_library, delete_library, get_library, list_libraries};
+use super::libraries::{
+    create_library, delete_library, get_library, list_libraries, reopen_writer,
+};
 use super::operations::{backup, healthz, method_not_allowed, metrics, not_found};
 use super::phrases::{add_phrase, list_phrases, remove_phrase};
 use super::queue::{dequeue, enqueue, list_queue};
@@ -48,6 +50,7 @@ fn routes() -> Vec<(&'static str, MethodRouter<AppState>)> {
             "/api/v1/libraries/{id}/documents/{*doc_id}",
             get(get_document).delete(delete_document),
         ),
+        ("/api/v1/libraries/{id}/writer", post(reopen_writer)),
         ("/api/v1/libraries/{id}/reindex", post(start_reindex)),
         ("/api/v1/libraries/{id}/dedup", post(start_dedup)),
         ("/api/v1/libraries/{id}/duplicates", get(list_duplicates)),

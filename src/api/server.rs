@@ -1,5 +1,9 @@
 //! Running the server: bind, serve, and shut down gracefully on SIGINT/SIGTERM, letting requests
 //! in flight finish.
+//!
+//! Connections are served by hyper's HTTP/1 connection builder with a timer, so that a client
+//! taking longer than `[server] header_read_timeout_ms` to send its headers is disconnected, and
+//! at most `[limits] max_connections` of them are held open at once.
 
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -63,6 +67,8 @@ pub async fn serve(
         .map_err(|source| ServeError::Bind { addr, source })?;
     let bound = listener.local_addr().map_err(ServeError::Serve)?;
     let listener = CappedListener::new(listener, catalog.config().limits.max_connections);
+    let header_read_timeout =
+        std::time::Duration::from_millis(catalog.config().server.header_read_timeout_ms.max(1));
     let crawl = CrawlService::open(catalog.clone()).map_err(ServeError::Crawl)?;
     let jobs = Jobs::new(catalog.clone());
     // A re-index a crash interrupted goes on from its last commit.
@@ -77,10 +83,13 @@ pub async fn serve(
     let stop_crawling = CancellationToken::new();
     let crawler = tokio::spawn(crawl.run_queue(stop_crawling.clone()));
     on_ready(bound);
-    let served = axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(ServeError::Serve);
+    serve_connections(
+        listener,
+        router(state),
+        header_read_timeout,
+        shutdown_signal(),
+    )
+    .await;
     stop_crawling.cancel();
     drift.abort();
     retention.abort();
@@ -92,7 +101,43 @@ pub async fn serve(
     tokio::task::spawn_blocking(move || jobs.stop_all())
         .await
         .ok();
-    served
+    Ok(())
+}
+
+/// Accepts connections and serves each on a task of its own until `shutdown` completes, then
+/// waits for the requests in flight to be answered (connections idle or between requests are
+/// closed at once).
+async fn serve_connections(
+    mut listener: CappedListener,
+    app: axum::Router,
+    header_read_timeout: std::time::Duration,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    use axum::serve::Listener;
+    use hyper_util::rt::{TokioIo, TokioTimer};
+
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        // No route upgrades a connection (no WebSocket), so plain HTTP/1 connections serve.
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            // A client that went away, or sent its headers too slowly, ends its connection.
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
 }
 
 /// A listener that holds at most `max` connections open: past that it accepts no more until

@@ -45,15 +45,21 @@ pub fn check_cancellable(
         .map(|id| catalog.index(id).map(|index| (id.as_str(), index)))
         .collect::<Result<Vec<_>, _>>()?;
     let lang = parse_lang(request.lang.as_deref())?;
+    // The text's preparation is three steps, each linear in the text (a fraction of a second
+    // for the largest text in a release build); a check given up meanwhile stops after the
+    // step.
     let query = analyze(catalog, &request.text, lang)?;
-    let exclusions = request.exclude.resolve(&catalog.config().check);
+    cancel.go_on()?;
+    let structure = Structure::detect(&request.text);
+    cancel.go_on()?;
     let context = QueryContext {
-        structure: Structure::detect(&request.text),
+        structure,
         token_chars: token_spans(&request.text, &query.tokens),
-        exclusions,
+        exclusions: request.exclude.resolve(&catalog.config().check),
     };
     cancel.go_on()?;
 
+    let budget = WorkBudget::new(&catalog.config().check, query.shingles.len());
     let mut signature = None;
     let mut generations = BTreeMap::new();
     let mut found_matches: Vec<(MatchReport, Vec<KindedRange>)> = Vec::new();
@@ -68,6 +74,7 @@ pub fn check_cancellable(
             passages: request.passages,
             context: &context,
             cancel,
+            budget: &budget,
         }
         .run()?;
         if i == 0 {
@@ -201,6 +208,67 @@ struct LibraryCheck<'a> {
     passages: bool,
     context: &'a QueryContext,
     cancel: &'a CancelFlag,
+    budget: &'a WorkBudget,
+}
+
+/// The work one check may still do across its libraries: a text built to match many candidates
+/// with many passages is refused once past a bound, before the work rather than after it.
+struct WorkBudget {
+    /// Verification steps of one candidate: the text's shingles, each compared once.
+    steps_per_candidate: u64,
+    candidates: std::cell::Cell<u64>,
+    passages: std::cell::Cell<u64>,
+    max_candidates: u64,
+    max_passages: u64,
+    max_steps: u64,
+}
+
+impl WorkBudget {
+    fn new(config: &crate::config::CheckConfig, query_shingles: usize) -> Self {
+        WorkBudget {
+            steps_per_candidate: query_shingles.max(1) as u64,
+            candidates: Default::default(),
+            passages: Default::default(),
+            max_candidates: config.max_checked_candidates,
+            max_passages: config.max_passages,
+            max_steps: config.max_verification_steps,
+        }
+    }
+
+    /// Takes one more candidate's verification from the budget.
+    fn verify_one(&self) -> Result<(), CheckError> {
+        let candidates = self.candidates.get() + 1;
+        if candidates > self.max_candidates {
+            return Err(CheckError::WorkBudgetExceeded {
+                what: "candidates verified",
+                key: "max_checked_candidates",
+                limit: self.max_candidates,
+            });
+        }
+        if candidates.saturating_mul(self.steps_per_candidate) > self.max_steps {
+            return Err(CheckError::WorkBudgetExceeded {
+                what: "verification steps",
+                key: "max_verification_steps",
+                limit: self.max_steps,
+            });
+        }
+        self.candidates.set(candidates);
+        Ok(())
+    }
+
+    /// Counts the passages a verified candidate shares with the text.
+    fn found(&self, passages: usize) -> Result<(), CheckError> {
+        let passages = self.passages.get() + passages as u64;
+        if passages > self.max_passages {
+            return Err(CheckError::WorkBudgetExceeded {
+                what: "passages",
+                key: "max_passages",
+                limit: self.max_passages,
+            });
+        }
+        self.passages.set(passages);
+        Ok(())
+    }
 }
 
 impl LibraryCheck<'_> {
@@ -228,9 +296,10 @@ impl LibraryCheck<'_> {
         let mut matches = Vec::new();
         for (key, candidate) in gathered.candidates {
             self.cancel.go_on()?;
+            self.budget.verify_one()?;
             #[cfg(test)]
             tests::before_verifying();
-            matches.extend(verify(
+            let verified = verify(
                 &view,
                 self.library,
                 key,
@@ -238,7 +307,11 @@ impl LibraryCheck<'_> {
                 &query,
                 config,
                 analyzer,
-            )?);
+            )?;
+            if let Some((_, passages)) = &verified {
+                self.budget.found(passages.len())?;
+            }
+            matches.extend(verified);
         }
         Ok(LibraryMatches {
             signature: gathered.signature,

@@ -108,6 +108,17 @@ pub enum CheckError {
     NoLibraries,
     #[error("the check was given up before it finished: nobody waited for its answer")]
     Cancelled,
+    /// The check needed more work than one check may do (`[check]` `max_checked_candidates`,
+    /// `max_passages`, `max_verification_steps`).
+    #[error(
+        "the check needs more work than one check may do: more than {limit} {what} \
+         ([check] {key}); check a shorter text or fewer libraries"
+    )]
+    WorkBudgetExceeded {
+        what: &'static str,
+        key: &'static str,
+        limit: u64,
+    },
 }
 
 impl From<IndexError> for CheckError {

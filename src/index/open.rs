@@ -90,7 +90,7 @@ impl LibraryIndex {
 
     /// Re-signs every document when the signature index does not reflect the content index's
     /// last commit (the process died between the two commits).
-    fn repair_signatures(&self) -> Result<(), IndexError> {
+    pub(super) fn repair_signatures(&self) -> Result<(), IndexError> {
         let signatures = self.signatures();
         let content_opstamp = self.content_opstamp()?;
         if signatures.synced_opstamp()? == Some(content_opstamp)
@@ -107,7 +107,7 @@ impl LibraryIndex {
         signatures.commit(content_opstamp)
     }
 
-    fn count_changes_since_snapshot(&self) {
+    pub(super) fn count_changes_since_snapshot(&self) {
         let snapshot = self.signatures().snapshot().clone();
         let now = self.reader.searcher().num_docs();
         let changed = now.abs_diff(snapshot.docs());

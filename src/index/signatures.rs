@@ -201,6 +201,13 @@ impl SignatureIndex {
             .map_err(IndexError::tantivy(&self.path))
     }
 
+    /// Discards what was staged since the last commit (after a failed write).
+    pub(crate) fn rollback(&self) -> Result<(), IndexError> {
+        let mut writer = self.writer.lock();
+        writer.rollback().map_err(IndexError::tantivy(&self.path))?;
+        Ok(())
+    }
+
     /// Stops background merges: a re-index writes many segments that [`merge_into_one`] then
     /// merges once, instead of merging and re-merging them as they come.
     ///

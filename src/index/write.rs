@@ -50,7 +50,7 @@ impl LibraryIndex {
         documents: &[PreparedDocument],
     ) -> Result<MutexGuard<'_, Option<IndexWriter<TantivyDocument>>>, IndexError> {
         let mut guard = self.writer.lock();
-        let writer = guard.as_mut().expect("the content writer is present");
+        let writer = self.content_writer(&mut guard)?;
         for document in documents {
             writer.delete_term(Term::from_field_text(self.schema.doc_id, &document.doc_id));
             writer
@@ -72,7 +72,7 @@ impl LibraryIndex {
         changed: u64,
     ) -> Result<(), IndexError> {
         let path = &self.content_path;
-        let writer = guard.as_mut().expect("the content writer is present");
+        let writer = self.content_writer(&mut guard)?;
         let opstamp = writer.commit().map_err(IndexError::tantivy(path))?;
         drop(guard);
         self.reader.reload().map_err(IndexError::tantivy(path))?;
@@ -80,6 +80,51 @@ impl LibraryIndex {
         self.changed_since_snapshot
             .fetch_add(changed, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Puts both writers back to the last commit after a failed write: what was staged since is
+    /// discarded, the content writer is opened afresh, and the signatures are re-signed when
+    /// they lag the content (the content commit went through, the signatures' did not). A
+    /// writer whose write failed is in an unknown state (a later commit has been seen to answer
+    /// `Ok` without the documents), so a library's next write waits for this. When the content
+    /// writer cannot be opened (the fault persists), the library has none until a later call
+    /// succeeds; writes meanwhile fail with that error.
+    pub fn reset_writers(&self) -> Result<(), IndexError> {
+        let _gate = self.write_gate.lock();
+        let path = &self.content_path;
+        {
+            let mut guard = self.writer.lock();
+            // Dropped first: it holds the index's writer lock, which the fresh one takes.
+            drop(guard.take());
+            self.staged.store(0, Ordering::Relaxed);
+            let writer = self
+                .index
+                .writer_with_num_threads(1, self.writer_memory)
+                .map_err(IndexError::tantivy(path))?;
+            *guard = Some(writer);
+        }
+        self.signatures().rollback()?;
+        self.reader.reload().map_err(IndexError::tantivy(path))?;
+        self.repair_signatures()?;
+        self.count_changes_since_snapshot();
+        Ok(())
+    }
+
+    /// The content writer; missing only after [`LibraryIndex::reset_writers`] could not open one.
+    fn content_writer<'a>(
+        &self,
+        guard: &'a mut MutexGuard<'_, Option<IndexWriter<TantivyDocument>>>,
+    ) -> Result<&'a mut IndexWriter<TantivyDocument>, IndexError> {
+        guard.as_mut().ok_or_else(|| self.writer_missing())
+    }
+
+    fn writer_missing(&self) -> IndexError {
+        IndexError::Io {
+            path: self.content_path.clone(),
+            source: std::io::Error::other(
+                "the index writer could not be reopened after a failed write",
+            ),
+        }
     }
 
     /// Merges the content index into one segment, so that every term lookup of a check touches
@@ -95,7 +140,9 @@ impl LibraryIndex {
             let mut guard = self.writer.lock();
             // Background merges may hold some of the segments: let them finish first, which
             // consumes the writer; a fresh one then merges everything that is left.
-            let old = guard.take().expect("the content writer is present");
+            let Some(old) = guard.take() else {
+                return Err(self.writer_missing());
+            };
             old.wait_merging_threads()
                 .map_err(IndexError::tantivy(path))?;
             let mut writer = self
@@ -127,7 +174,7 @@ impl LibraryIndex {
         }
         let signatures = self.signatures();
         let mut guard = self.writer.lock();
-        let writer = guard.as_mut().expect("the content writer is present");
+        let writer = self.content_writer(&mut guard)?;
         writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
         signatures.stage_delete(doc_id);
         self.commit(guard, &signatures, 1)?;

@@ -42,8 +42,8 @@ pub enum LibraryError {
         source: std::io::Error,
     },
     #[error(
-        "library `{0}` takes no more writes after a failed one; restart the server to reopen its \
-         index at its last commit"
+        "library `{0}` takes no more writes after a failed one; reopen its writer \
+         (POST /api/v1/libraries/{0}/writer) or restart the server"
     )]
     WriterStopped(String),
     #[error(transparent)]
@@ -174,10 +174,15 @@ pub struct Catalog {
     analyzer: Analyzer,
     config: Config,
     indexes: RwLock<HashMap<String, Arc<LibraryIndex>>>,
-    /// Libraries whose index writer failed a write. After a failed commit the writer's state is
-    /// unknown (a later commit has been seen to answer `Ok` without the documents), so such a
-    /// library refuses writes until the process reopens it.
+    /// Libraries whose index writer failed a write for a cause other than a storage fault
+    /// (damage, or a cause not known): they refuse writes until an operator reopens the writer
+    /// ([`Catalog::reopen_writer`]) or the process restarts.
     stopped_writers: RwLock<HashSet<String>>,
+    /// Libraries whose last write failed with a storage fault (full, read-only, short of
+    /// descriptors or memory): after a failed commit a writer's state is unknown (a later commit
+    /// has been seen to answer `Ok` without the documents), so their next write first puts the
+    /// writers back to the last commit ([`LibraryIndex::reset_writers`]).
+    writers_to_reset: RwLock<HashSet<String>>,
     /// Documents written since the process started, by [`IngestPath`].
     ingested: [std::sync::atomic::AtomicU64; 3],
 }
@@ -216,6 +221,7 @@ impl Catalog {
             config: config.clone(),
             indexes: RwLock::new(HashMap::new()),
             stopped_writers: RwLock::new(HashSet::new()),
+            writers_to_reset: RwLock::new(HashSet::new()),
             ingested: Default::default(),
         };
         let records = catalog.registry.list()?;
@@ -592,6 +598,7 @@ impl Catalog {
         };
         self.registry.remove(id)?;
         self.stopped_writers.write().remove(id);
+        self.writers_to_reset.write().remove(id);
         drop(indexes);
         // Requests, jobs and crawls that still hold the index keep reading their view; a write
         // of theirs fails or lands in this folder, which belongs to no library any more, and is
@@ -609,14 +616,15 @@ impl Catalog {
     /// the document is gone from checks, search and listings.
     pub fn delete_document(&self, id: &str, doc_id: &str) -> Result<bool, LibraryError> {
         let index = self.index(id)?;
-        if self.stopped_writers.read().contains(id) {
-            return Err(LibraryError::WriterStopped(id.to_string()));
-        }
+        self.ready_to_write(id, &index)?;
         let deleted = index.delete(doc_id);
-        if !self.is_current(&self.indexes.read(), id, &index) {
-            return Err(LibraryError::NotFound(id.to_string()));
+        {
+            let indexes = self.indexes.read();
+            if !self.is_current(&indexes, id, &index) {
+                return Err(LibraryError::NotFound(id.to_string()));
+            }
         }
-        let deleted = deleted.map_err(|e| self.write_failed(id, e.into()))?;
+        let deleted = deleted.map_err(|e| self.after_failed_write(id, e))?;
         if deleted {
             self.touch(id)?;
             if let Err(e) = crate::dedup::removed(self, id, doc_id) {
@@ -673,9 +681,7 @@ impl Catalog {
         if prepared.is_empty() {
             return Ok(report);
         }
-        if self.stopped_writers.read().contains(id) {
-            return Err(LibraryError::WriterStopped(id.to_string()));
-        }
+        self.ready_to_write(id, &index)?;
         let added = index.add(&prepared);
         // The first documents of a library also make its first statistics snapshot.
         let signed = match &added {
@@ -693,9 +699,7 @@ impl Catalog {
                 return Err(LibraryError::NotFound(id.to_string()));
             }
             if let Err(e) = added {
-                tracing::error!(library = id, error = %e, "write failed; the library takes no more writes until restart");
-                self.stopped_writers.write().insert(id.to_string());
-                return Err(e.into());
+                return Err(self.after_failed_write(id, e));
             }
         }
         signed?;
@@ -710,6 +714,59 @@ impl Catalog {
         Ok(report)
     }
 
+    /// Whether library `id` takes a write now: a stopped writer refuses it; after a storage
+    /// fault the writers are first put back to their last commit, and when that fails too (the
+    /// fault persists) the write fails the same way and the next one tries again.
+    fn ready_to_write(&self, id: &str, index: &LibraryIndex) -> Result<(), LibraryError> {
+        if self.stopped_writers.read().contains(id) {
+            return Err(LibraryError::WriterStopped(id.to_string()));
+        }
+        if self.writers_to_reset.read().contains(id) {
+            if let Err(e) = index.reset_writers() {
+                return Err(self.after_failed_write(id, e));
+            }
+            self.writers_to_reset.write().remove(id);
+            tracing::info!(
+                library = id,
+                "index writers reset to the last commit; writes resume"
+            );
+        }
+        Ok(())
+    }
+
+    /// What a failed write of library `id` leaves behind: after a storage fault its writers are
+    /// reset before the next write; after any other failure they stop taking writes until an
+    /// operator reopens them.
+    fn after_failed_write(&self, id: &str, error: IndexError) -> LibraryError {
+        let error = self.write_failed(id, error.into());
+        if let LibraryError::Storage { fault, .. } = &error {
+            tracing::warn!(
+                library = id,
+                ?fault,
+                "write failed; the writers are reset before the next one"
+            );
+            self.writers_to_reset.write().insert(id.to_string());
+        } else {
+            tracing::error!(library = id, %error, "write failed; the library takes no more writes until its writer is reopened");
+            self.stopped_writers.write().insert(id.to_string());
+        }
+        error
+    }
+
+    /// Reopens the writers of library `id` at their last commit, whatever stopped them, so that
+    /// it takes writes again without a restart. Fails (and the library stays as it was) when
+    /// the writers cannot be opened.
+    pub fn reopen_writer(&self, id: &str) -> Result<(), LibraryError> {
+        let index = self.index(id)?;
+        index
+            .reset_writers()
+            .map_err(|e| self.write_failed(id, e.into()))?;
+        self.stopped_writers.write().remove(id);
+        self.writers_to_reset.write().remove(id);
+        tracing::info!(library = id, "index writers reopened at the last commit");
+        Ok(())
+    }
+
     /// Records that library `id` was just written to.
     pub fn touch(&self, id: &str) -> Result<(), LibraryError> {
         if let Some(mut record) = self.registry.get(id)? {
@@ -717,5 +774,73 @@ impl Catalog {
             self.registry.update(&record)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::library::IdValue;
+
+    fn line(id: &str, seed: usize) -> (usize, Result<DocumentInput, DocumentError>) {
+        let text = (0..60)
+            .map(|i| format!("word{}x{}", (seed * 7919 + i * 104_729) % 5003, i % 11))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let input = DocumentInput {
+            id: Some(IdValue::Text(id.to_string())),
+            text: Some(text),
+            lang: Some("en".to_string()),
+            ..Default::default()
+        };
+        (1, Ok(input))
+    }
+
+    /// A library stopped by a failed write refuses writes until its writer is reopened, then
+    /// takes them again; one marked for a reset after a storage fault resets on its next
+    /// write and takes it. Both keep what was written before.
+    #[test]
+    fn a_stopped_writer_is_reopened_and_a_faulted_one_reset_without_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::default();
+        config.storage.data_dir = dir.path().to_path_buf();
+        config.storage.writer_memory_mb = 15;
+        let catalog = Catalog::open(&config).unwrap();
+        catalog
+            .create(NewLibrary {
+                id: "lib".to_string(),
+                ..Default::default()
+            })
+            .unwrap();
+        catalog.ingest("lib", vec![line("a", 1)]).unwrap();
+
+        catalog.stopped_writers.write().insert("lib".to_string());
+        let refused = catalog.ingest("lib", vec![line("b", 2)]).unwrap_err();
+        assert!(
+            matches!(refused, LibraryError::WriterStopped(_)),
+            "{refused:?}"
+        );
+        catalog.reopen_writer("lib").unwrap();
+        assert_eq!(
+            catalog.ingest("lib", vec![line("b", 2)]).unwrap().accepted,
+            1
+        );
+
+        catalog.writers_to_reset.write().insert("lib".to_string());
+        assert_eq!(
+            catalog.ingest("lib", vec![line("c", 3)]).unwrap().accepted,
+            1
+        );
+        assert!(catalog.writers_to_reset.read().is_empty());
+        assert!(catalog.delete_document("lib", "a").unwrap());
+        let index = catalog.index("lib").unwrap();
+        let view = index.view();
+        for (id, present) in [("a", false), ("b", true), ("c", true)] {
+            assert_eq!(view.document(id).unwrap().is_some(), present, "{id}");
+        }
+        assert!(matches!(
+            catalog.reopen_writer("missing"),
+            Err(LibraryError::NotFound(_))
+        ));
     }
 }

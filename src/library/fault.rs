@@ -1,5 +1,8 @@
-//! Storage faults: a write that failed because of the data directory rather than the request
-//! (full, read-only), told apart where writes happen so the API can answer them as such.
+//! Storage faults: a write that failed because of the data directory or the process's resources
+//! rather than the request (full, read-only, out of file descriptors), told apart where writes
+//! happen so the API can answer them as such. None of them is damage: the library's writers are
+//! put back to their last commit before its next write, and writes go on once the cause has
+//! passed.
 
 /// A write that failed because of the data directory rather than the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -8,7 +11,14 @@ pub enum StorageFault {
     Full,
     /// The file system is read-only or the process may not write there.
     Unavailable,
+    /// The process ran short of a resource for a moment: file descriptors (its own or the
+    /// system's), memory, or a call was interrupted or would have blocked. Worth retrying.
+    Transient,
 }
+
+/// Operating system error numbers (Linux) of a transient fault: EINTR, EAGAIN, ENOMEM, ENFILE,
+/// EMFILE.
+const TRANSIENT_ERRNOS: [i32; 5] = [4, 11, 12, 23, 24];
 
 impl StorageFault {
     /// Finds the I/O error behind `error`. tantivy and redb do not always chain their I/O
@@ -21,12 +31,20 @@ impl StorageFault {
             ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => {
                 Some(StorageFault::Unavailable)
             }
+            ErrorKind::Interrupted | ErrorKind::WouldBlock | ErrorKind::OutOfMemory => {
+                Some(StorageFault::Transient)
+            }
             _ => None,
+        };
+        let by_errno = |io: &std::io::Error| {
+            io.raw_os_error()
+                .filter(|errno| TRANSIENT_ERRNOS.contains(errno))
+                .map(|_| StorageFault::Transient)
         };
         let mut current = Some(error);
         while let Some(e) = current {
             if let Some(io) = e.downcast_ref::<std::io::Error>()
-                && let Some(fault) = by_kind(io.kind())
+                && let Some(fault) = by_kind(io.kind()).or_else(|| by_errno(io))
             {
                 return Some(fault);
             }
@@ -43,6 +61,14 @@ impl StorageFault {
             Some(StorageFault::Full)
         } else if mentions(&["os error 30)", "os error 13)", "ReadOnlyFilesystem"]) {
             Some(StorageFault::Unavailable)
+        } else if TRANSIENT_ERRNOS.iter().any(|errno| {
+            // Display (`… (os error 24)`) or Debug (`Os { code: 24, … }`, as tantivy renders
+            // the error of a file it could not open).
+            rendered.contains(&format!("os error {errno})"))
+                || rendered.contains(&format!("code: {errno}, kind"))
+        }) || mentions(&["kind: Interrupted", "kind: WouldBlock", "kind: OutOfMemory"])
+        {
+            Some(StorageFault::Transient)
         } else {
             None
         }
@@ -74,6 +100,32 @@ mod tests {
             Some(StorageFault::Unavailable)
         );
         let other = Flattened("Data corrupted (os error 5)".into());
+        assert_eq!(StorageFault::of(&other), None);
+    }
+
+    #[test]
+    fn running_out_of_descriptors_or_memory_is_transient() {
+        for errno in [4, 11, 12, 23, 24] {
+            let io = std::io::Error::from_raw_os_error(errno);
+            assert_eq!(StorageFault::of(&io), Some(StorageFault::Transient), "{io}");
+            let flattened = Flattened(io.to_string());
+            assert_eq!(
+                StorageFault::of(&flattened),
+                Some(StorageFault::Transient),
+                "{flattened}"
+            );
+        }
+        let io = std::io::Error::from(std::io::ErrorKind::Interrupted);
+        assert_eq!(StorageFault::of(&io), Some(StorageFault::Transient));
+        let tantivy = Flattened(
+            "Failed to open file for write: 'IoError { io_error: Custom { kind: Uncategorized, \
+             error: PathError { path: \"/d/.tmp\", err: Os { code: 24, kind: Uncategorized, \
+             message: \"Too many open files\" } } }'"
+                .into(),
+        );
+        assert_eq!(StorageFault::of(&tantivy), Some(StorageFault::Transient));
+        // Error 40 is not error 4.
+        let other = Flattened("Too many levels of symbolic links (os error 40)".into());
         assert_eq!(StorageFault::of(&other), None);
     }
 }

@@ -57,6 +57,106 @@ async fn a_library_named_many_times_is_checked_once() {
     assert_eq!(body["matches"].as_array().unwrap().len(), 1, "{body}");
 }
 
+/// A check is refused with `422 work_budget_exceeded` once it would verify more candidates,
+/// find more passages or take more verification steps than `[check]` allows one check; within
+/// the budget the same check is answered.
+#[tokio::test]
+async fn a_check_past_its_work_budget_is_refused() {
+    let sources: Vec<String> = (0..3).map(|i| synthetic_text(40 + i, 150)).collect();
+    // Every source copied into the text, the first one twice (two passages).
+    let text = format!(
+        "{} {} {}",
+        sources.join(" "),
+        synthetic_text(90, 60),
+        sources[0]
+    );
+    let answer = |adjust: fn(&mut dupfinder::config::Config)| {
+        let (dir, catalog) = catalog_with(adjust);
+        catalog
+            .create(NewLibrary {
+                id: "lib".to_string(),
+                ..Default::default()
+            })
+            .unwrap();
+        let lines = sources
+            .iter()
+            .enumerate()
+            .map(|(i, source)| document(format!("s{i}"), source.clone()))
+            .collect();
+        catalog.ingest("lib", lines).unwrap();
+        let text = text.clone();
+        async move {
+            let (status, body) = json_request(
+                &app(catalog),
+                "POST",
+                "/api/v1/check",
+                json!({"text": text}),
+            )
+            .await;
+            drop(dir);
+            (status.as_u16(), body)
+        }
+    };
+    let (status, body) = answer(|_| {}).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["matches"].as_array().unwrap().len() >= 2, "{body}");
+
+    let refusals: [fn(&mut dupfinder::config::Config); 3] = [
+        |c| c.check.max_checked_candidates = 1,
+        |c| c.check.max_passages = 1,
+        // Fewer steps than two candidates take (one per shingle of the text each).
+        |c| c.check.max_verification_steps = 1_000,
+    ];
+    for (adjust, key) in refusals.into_iter().zip([
+        "max_checked_candidates",
+        "max_passages",
+        "max_verification_steps",
+    ]) {
+        let (status, body) = answer(adjust).await;
+        assert_eq!(
+            (status, error_code(&body)),
+            (422, "work_budget_exceeded"),
+            "{key}: {body}"
+        );
+        assert!(
+            body["error"]["message"].as_str().unwrap().contains(key),
+            "{body}"
+        );
+    }
+}
+
+/// `POST /api/v1/libraries/{id}/writer` reopens a library's writers at their last commit and
+/// answers the library; the library keeps its documents and takes writes after it.
+#[tokio::test]
+async fn an_operator_reopens_a_librarys_writer() {
+    let text = synthetic_text(3, 120);
+    let (_dir, catalog) = one_document_library(&text);
+    let app = app(catalog);
+    let (status, body) =
+        json_request(&app, "POST", "/api/v1/libraries/lib/writer", json!(null)).await;
+    assert_eq!(
+        (status.as_u16(), &body["id"]),
+        (200, &json!("lib")),
+        "{body}"
+    );
+    assert_eq!(body["documents"], 1, "{body}");
+    let (status, body) =
+        json_request(&app, "POST", "/api/v1/libraries/nope/writer", json!(null)).await;
+    assert_eq!(
+        (status.as_u16(), error_code(&body)),
+        (404, "library_not_found"),
+        "{body}"
+    );
+    let (status, body) = json_request(
+        &app,
+        "POST",
+        "/api/v1/libraries/lib/documents",
+        json!({"id": "second", "text": synthetic_text(4, 120), "lang": "en"}),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{body}");
+}
+
 /// A long text that repeats a library's document many times has a passage in every
 /// repetition; each passage must point at a copy of the document in the query.
 #[test]
@@ -308,6 +408,51 @@ fn connections_past_the_limit_wait_until_one_closes() {
         "HTTP/1.1 200"
     );
     drop(second);
+}
+
+/// A client that sends half of its headers and waits is disconnected after
+/// `[server] header_read_timeout_ms`, so it cannot hold a connection place for long. (Before the
+/// timeout existed the connection stayed open and the read below ran into its own guard.)
+#[test]
+fn a_client_sending_half_its_headers_is_disconnected() {
+    use std::io::{ErrorKind, Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("dupfinder.toml");
+    std::fs::write(&config, "[server]\nheader_read_timeout_ms = 300\n").unwrap();
+    let server = start_server(
+        &dir.path().join("data"),
+        &[("DUPFINDER_CONFIG", config.to_str().unwrap())],
+    );
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: te")
+        .unwrap();
+    // A guard against a test that never ends; far longer than the configured timeout.
+    stream
+        .set_read_timeout(Some(Duration::from_secs(120)))
+        .unwrap();
+    let mut answered = Vec::new();
+    match stream.read_to_end(&mut answered) {
+        Ok(_) => {}
+        Err(e) if e.kind() == ErrorKind::ConnectionReset => {}
+        Err(e) => panic!("the connection stayed open: {e}"),
+    }
+    assert!(
+        !String::from_utf8_lossy(&answered).contains(" 200 "),
+        "half a request was answered: {}",
+        String::from_utf8_lossy(&answered)
+    );
+    // The server goes on serving whole requests.
+    let mut whole = TcpStream::connect(server.addr).unwrap();
+    whole
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    whole.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
 
 /// A re-index of a library that is deleted and created again meanwhile works on the old

@@ -10,6 +10,7 @@ mod crawl_queue;
 mod crawl_resume;
 mod crawl_serve_resume;
 mod dedup;
+mod descriptors;
 mod files;
 mod hostile;
 mod html_bombs;

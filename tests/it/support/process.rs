@@ -33,7 +33,26 @@ impl Drop for ServerProcess {
 /// Starts `dupfinder serve` on a free loopback port over `data_dir`, with extra environment
 /// variables, and waits until it listens.
 pub(crate) fn start_server(data_dir: &Path, env: &[(&str, &str)]) -> ServerProcess {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dupfinder"))
+    spawn_server(Command::new(env!("CARGO_BIN_EXE_dupfinder")), data_dir, env)
+}
+
+/// [`start_server`] with the process's limit on open files (`RLIMIT_NOFILE`) set to
+/// `max_files`, through the shell's `ulimit` (the server's pid is the shell's, which execs it).
+pub(crate) fn start_server_with_file_limit(
+    data_dir: &Path,
+    env: &[(&str, &str)],
+    max_files: u32,
+) -> ServerProcess {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -n {max_files} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_dupfinder"));
+    spawn_server(command, data_dir, env)
+}
+
+fn spawn_server(mut command: Command, data_dir: &Path, env: &[(&str, &str)]) -> ServerProcess {
+    let mut child = command
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir)
         .env("DUPFINDER_LOG", "warn")
