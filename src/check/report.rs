@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::analysis::Disguises;
+
 use super::{Exclusions, PassageMatch, Shares};
 
 /// The overall or per-match verdict.
@@ -90,7 +92,74 @@ pub struct CheckReport {
     /// The statistics generation each library was checked against: one per library, as a
     /// check reads one generation from start to end even while a re-index switches.
     pub generations: BTreeMap<String, u64>,
+    /// Disguises seen through in the text (hidden characters, look-alike letters,
+    /// transliteration, letter spacing); empty for an honest text.
+    pub flags: Vec<Flag>,
     pub took_ms: f64,
+}
+
+/// One kind of disguise found in a checked text, and how often.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Flag {
+    /// `hidden_characters`, `letter_spacing`, `mixed_script`, `look_alike_words`,
+    /// `transliteration` (or `hidden_text` for a file's invisible text).
+    pub kind: &'static str,
+    pub message: String,
+    pub count: usize,
+}
+
+impl Flag {
+    /// The flag of a file's hidden text (tiny or off-page characters in a PDF).
+    pub fn hidden_text(count: usize) -> Flag {
+        Flag {
+            kind: "hidden_text",
+            message: format!(
+                "{count} letters and digits were hidden in the file (too small to read or outside the page) and left out of the text"
+            ),
+            count,
+        }
+    }
+
+    /// The flags of a text's disguises, in a fixed order.
+    pub fn of(disguises: &Disguises) -> Vec<Flag> {
+        let flag = |kind, count: usize, what: &str| {
+            (count > 0).then(|| Flag {
+                kind,
+                message: format!("{count} {what}"),
+                count,
+            })
+        };
+        [
+            flag(
+                "hidden_characters",
+                disguises.hidden_characters,
+                "invisible characters (zero-width, direction marks) inside words were removed",
+            ),
+            flag(
+                "letter_spacing",
+                disguises.letter_spacing,
+                "words written with spaces between their letters were joined",
+            ),
+            flag(
+                "mixed_script",
+                disguises.mixed_script,
+                "words mixing Latin and Cyrillic letters were read in one script",
+            ),
+            flag(
+                "look_alike_words",
+                disguises.look_alike_words,
+                "whole words in look-alike letters of the other script were read in the script around them",
+            ),
+            flag(
+                "transliteration",
+                disguises.transliterated,
+                "words of Russian transliterated into Latin letters were read back into Cyrillic",
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
 }
 
 /// Rounds a score to four decimals, as answers show them.
