@@ -284,7 +284,10 @@ mod tests {
     #[test]
     fn reads_bgn_back() {
         assert_eq!(
-            all("obshchestvo novyy yego etot tsel' khimiya schitayetsya", System::Bgn),
+            all(
+                "obshchestvo novyy yego etot tsel' khimiya schitayetsya",
+                System::Bgn
+            ),
             "общество новый его этот цель химия считается"
         );
     }
