@@ -406,13 +406,15 @@ fn is_look_alike_word(text: &str, word: &Word, normalized: &str) -> bool {
         }
 }
 
-/// Whether the letters of `original` that pass for the other script's only as capitals
-/// (`B`/`В`, `H`/`Н`, `M`/`М`, `T`/`Т`) are capitals: a lowercase `м` or `t` disguises nothing,
-/// so `Москва` amid English text stays Russian.
+/// Whether `original` has none of the letters that pass for the other script's only as
+/// capitals (`B`/`В`, `H`/`Н`, `M`/`М`, `T`/`Т`): lowercase, `м` or `t` disguise nothing, so
+/// `Москва` amid English text stays Russian. Case is not consulted, so that a word reads the
+/// same in capitals and in lowercase; a whole word disguised with these capitals is missed.
 fn only_capitals_look_alike(original: &str) -> bool {
-    original
+    !original
         .chars()
-        .all(|c| c.is_uppercase() || !"bhmtвнмт".contains(c))
+        .flat_map(char::to_lowercase)
+        .any(|c| "bhmtвнмт".contains(c))
 }
 
 /// Respells whole words written in the other script's look-alike letters (Latin `kopa` amid
@@ -421,8 +423,8 @@ fn only_capitals_look_alike(original: &str) -> bool {
 ///
 /// The surroundings decide: among the nearest [`LOOK_ALIKE_CONTEXT`] words with letters on
 /// each side that are not look-alike words themselves, at least two and more than twice as many
-/// must be in the other script. Short capitalized words (`HTTP`, `ACM`, `TOP`) are acronyms,
-/// which Russian texts quote in Latin letters, and are left alone.
+/// must be in the other script. Latin acronyms in Russian text (`HTTP`, `ACM`) are safe because
+/// their `H`, `T`, `M` are left out (see [`only_capitals_look_alike`]).
 fn respell_look_alike_words(text: &str, words: &mut [Word], normalized: &mut String) -> usize {
     let has = |script| words.iter().any(|word| word.script == script);
     if !has(Script::Latin) || !has(Script::Cyrillic) {
@@ -446,10 +448,6 @@ fn respell_look_alike_words(text: &str, words: &mut [Word], normalized: &mut Str
             Script::Latin => Script::Cyrillic,
             _ => Script::Latin,
         };
-        let original = &text[word.span.start..word.span.end];
-        if word.letters <= 4 && !original.chars().any(char::is_lowercase) {
-            continue;
-        }
         let mut around = context(&mut (0..i).rev(), words);
         around.extend(context(&mut (i + 1..words.len()), words));
         let same = around.iter().filter(|&&s| s == word.script).count();
