@@ -133,7 +133,7 @@ pub fn check_cancellable(
         exclusions,
         hidden_matches,
         matches,
-        flags: Flag::of(&query.disguises),
+        flags: Flag::of(&query.disguises, query.words),
         generations,
         took_ms: started.elapsed().as_secs_f64() * 1000.0,
     })

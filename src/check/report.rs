@@ -98,6 +98,12 @@ pub struct CheckReport {
     pub took_ms: f64,
 }
 
+/// Mixed-script words that make a flag, at least (and at least 0.5 % of the words).
+pub(super) const MIXED_SCRIPT_FLAG: usize = 5;
+
+/// Letter-spaced words that make a flag, at least.
+pub(super) const LETTER_SPACING_FLAG: usize = 3;
+
 /// One kind of disguise found in a checked text, and how often.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Flag {
@@ -120,10 +126,22 @@ impl Flag {
         }
     }
 
-    /// The flags of a text's disguises, in a fixed order.
-    pub fn of(disguises: &Disguises) -> Vec<Flag> {
-        let flag = |kind, count: usize, what: &str| {
-            (count > 0).then(|| Flag {
+    /// The flags of the disguises of a text of `words` words, in a fixed order.
+    ///
+    /// Honest texts hold a few of some of them: mixed-script words are common typing slips
+    /// and Roman numerals (`ХVII` with a Latin `V`) — 25 of the 90 unmodified ru_sci_480
+    /// papers have one or more — and runs of single letters occur in lists and formulas. Those
+    /// two are flagged only past [`MIXED_SCRIPT_FLAG`] words and 0.5 % of the text, and past
+    /// [`LETTER_SPACING_FLAG`] words; the others at the first one seen.
+    pub fn of(disguises: &Disguises, words: u64) -> Vec<Flag> {
+        let share = usize::try_from(words / 200).unwrap_or(usize::MAX);
+        let thresholds = |kind: &str| match kind {
+            "mixed_script" => MIXED_SCRIPT_FLAG.max(share),
+            "letter_spacing" => LETTER_SPACING_FLAG,
+            _ => 1,
+        };
+        let flag = |kind: &'static str, count: usize, what: &str| {
+            (count >= thresholds(kind)).then(|| Flag {
                 kind,
                 message: format!("{count} {what}"),
                 count,
