@@ -193,3 +193,53 @@ pub(super) fn ratio(a: usize, b: usize) -> f64 {
         (a as f64 / b as f64).min(1.0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(flags: &[Flag]) -> Vec<&str> {
+        flags.iter().map(|f| f.kind).collect()
+    }
+
+    #[test]
+    fn an_honest_text_has_no_flags() {
+        assert!(Flag::of(&Disguises::default(), 1_000).is_empty());
+    }
+
+    #[test]
+    fn slips_need_a_few_words_and_disguises_one() {
+        let slips = Disguises {
+            mixed_script: 2,
+            letter_spacing: 1,
+            ..Disguises::default()
+        };
+        assert!(Flag::of(&slips, 1_000).is_empty());
+        let disguised = Disguises {
+            mixed_script: 40,
+            letter_spacing: 3,
+            look_alike_words: 1,
+            transliterated: 120,
+            hidden_characters: 1,
+        };
+        let flags = Flag::of(&disguised, 2_000);
+        assert_eq!(
+            kinds(&flags),
+            [
+                "hidden_characters",
+                "letter_spacing",
+                "mixed_script",
+                "look_alike_words",
+                "transliteration"
+            ]
+        );
+        assert_eq!(flags[4].count, 120);
+        // Mixed-script words must also be 0.5 % of a long text.
+        let long = Disguises {
+            mixed_script: 40,
+            ..Disguises::default()
+        };
+        assert!(Flag::of(&long, 10_000).is_empty());
+        assert_eq!(Flag::hidden_text(7).kind, "hidden_text");
+    }
+}
