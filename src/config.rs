@@ -225,6 +225,12 @@ pub struct CrawlConfig {
     pub max_retry_after_secs: u64,
     /// Pages larger than this (bytes) are abandoned while streaming.
     pub max_page_bytes: usize,
+    /// Whether an article's full text (`citation_pdf_url`, or a link to a PDF, DOCX or ODT
+    /// file) is fetched and indexed in place of its landing page's text.
+    pub full_texts: bool,
+    /// Full-text files larger than this (bytes) are abandoned while streaming; the article
+    /// keeps its landing page's text.
+    pub max_full_text_bytes: usize,
     /// Redirects followed per request.
     pub max_redirects: usize,
     /// Link discovery stops once this many article URLs are known.
@@ -258,6 +264,8 @@ impl Default for CrawlConfig {
             retry_backoff_ms: 1_000,
             max_retry_after_secs: 120,
             max_page_bytes: 10 * 1024 * 1024,
+            full_texts: true,
+            max_full_text_bytes: 50 * 1024 * 1024,
             max_redirects: 5,
             discovery_articles: 10,
             discovery_max_pages: 500,

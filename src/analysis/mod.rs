@@ -7,6 +7,10 @@
 //!   Japanese runs become overlapping character bigrams;
 //! - `normalize` undoes the disguises of copied text in each word: NFKC,
 //!   lowercase, invisible characters, `ё`→`е`, Latin/Cyrillic look-alike letters;
+//! - `disguise` counts what was seen through (a check's `flags`) and joins
+//!   spaced letters (`с л о в о`);
+//! - `translit` reads Russian transliterated into Latin letters back into
+//!   Cyrillic (GOST 7.79-B, BGN/PCGN, ISO 9, passport);
 //! - `stopwords` holds the stop-word lists, parsed from file contents the
 //!   caller supplies;
 //! - `language` knows the languages, their ISO codes, their stemmers and the
@@ -31,14 +35,17 @@
 //! ```
 
 mod analyzer;
+mod disguise;
 mod language;
 mod normalize;
 mod shingle;
 mod stopwords;
 mod text;
 mod tokenize;
+mod translit;
 
 pub use analyzer::{Analyzed, Analyzer, Token};
+pub use disguise::Disguises;
 pub use language::Language;
 pub use shingle::{
     SHINGLE_SAMPLE, SHINGLE_WORDS, is_sampled, sampled_shingles, shingle_hash, shingles,

@@ -7,8 +7,8 @@
 //! word). Every such disguise is undone here, word by word, so that the stemmer and the
 //! signatures see the same word as in the original:
 //!
-//! 1. invisible characters are removed: the soft hyphen U+00AD, U+200B..U+200D, U+2060 and
-//!    U+FEFF;
+//! 1. invisible characters are removed: the soft hyphen U+00AD, the zero-width characters
+//!    U+200B..U+200F, the bidirectional controls, U+2060..U+2069, U+180E and U+FEFF;
 //! 2. the word is brought to NFKC;
 //! 3. it is lowercased character by character, `ё` becomes `е` and the Greek final sigma `ς`
 //!    becomes `σ` (so that lowercasing `Σ` gives the same word wherever it stands);
@@ -52,30 +52,44 @@ const HOMOGLYPHS: [(char, char); 20] = [
 ];
 
 /// Whether `c` is one of the invisible characters that are dropped from words: the soft hyphen,
-/// the zero-width space, non-joiner and joiner, the word joiner, and the zero-width no-break
-/// space (the byte order mark).
+/// the zero-width space, non-joiner and joiner, the left-to-right and right-to-left marks and
+/// embeddings, the word joiner and the invisible operators, the isolates, the Mongolian vowel
+/// separator, and the zero-width no-break space (the byte order mark).
 ///
 /// The tokenizer uses the same set to let such characters continue a word instead of
 /// splitting it.
 pub(crate) fn is_invisible(c: char) -> bool {
     matches!(
         c,
-        '\u{00AD}' | '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}'
+        '\u{00AD}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{FEFF}'
     )
 }
 
-/// Appends the normalized form of `word` to `out`.
+/// Whether `c` is an invisible character that a text has no reason to hold inside a word:
+/// every one of [`is_invisible`] but the soft hyphen, which word processors insert to mark
+/// where a word may be broken.
+pub(crate) fn is_hidden(c: char) -> bool {
+    c != '\u{00AD}' && is_invisible(c)
+}
+
+/// Appends the normalized form of `word` to `out`, and answers whether the word mixed Latin and
+/// Cyrillic letters (and had its look-alikes folded).
 ///
 /// Appending instead of returning lets the analyzer keep the normalized words of a whole
 /// document in one buffer, with no allocation per word.
-pub(crate) fn normalize_into(word: &str, out: &mut String) {
+pub(crate) fn normalize_into(word: &str, out: &mut String) -> bool {
     if word.is_ascii() {
         // NFKC leaves ASCII unchanged, ASCII has no invisible characters and no Cyrillic, so
         // lowercasing is the whole normalization.
         let start = out.len();
         out.push_str(word);
         out[start..].make_ascii_lowercase();
-        return;
+        return false;
     }
 
     let start = out.len();
@@ -96,9 +110,11 @@ pub(crate) fn normalize_into(word: &str, out: &mut String) {
             }
         }
     }
-    if scripts.latin && scripts.cyrillic {
+    let mixed = scripts.latin && scripts.cyrillic;
+    if mixed {
         fold_homoglyphs(out, start);
     }
+    mixed
 }
 
 /// Whether a word has Latin letters, Cyrillic letters, or both, in which case it may hide
@@ -225,6 +241,30 @@ fn fold_homoglyphs(out: &mut String, start: usize) {
         Dominant::Latin => cyrillic_to_latin(c).unwrap_or(c),
         Dominant::Cyrillic => latin_to_cyrillic(c).unwrap_or(c),
     }));
+}
+
+/// The Latin letters that pass for Russian ones once lowercased: the look-alikes of `а с е о р
+/// х у к`, and of `в н м т`, whose capitals look alike.
+const RUSSIAN_LOOK_ALIKES: &str = "aceopxykbhmt";
+
+/// A whole normalized word written in look-alike letters of the other script, spelled in
+/// `script`'s letters: Latin `kopa` as Cyrillic `кора` (only with letters Russian has), or
+/// Cyrillic `сор` as Latin `cop`. `None` when some letter has no look-alike, or the word is
+/// already in `script`.
+pub(crate) fn whole_word_look_alike(norm: &str, script: Script) -> Option<String> {
+    match script {
+        Script::Cyrillic => norm
+            .chars()
+            .map(|c| {
+                RUSSIAN_LOOK_ALIKES
+                    .contains(c)
+                    .then(|| latin_to_cyrillic(c))
+                    .flatten()
+            })
+            .collect(),
+        Script::Latin => norm.chars().map(cyrillic_to_latin).collect(),
+        _ => None,
+    }
 }
 
 /// The Cyrillic look-alike of a lowercase Latin letter, if it has one.
@@ -372,9 +412,39 @@ mod tests {
     #[test]
     fn appends_to_the_buffer() {
         let mut out = String::from("x|");
-        normalize_into("Ёж", &mut out);
+        assert!(!normalize_into("Ёж", &mut out));
         out.push('|');
-        normalize_into("ABC", &mut out);
-        assert_eq!(out, "x|еж|abc");
+        assert!(!normalize_into("ABC", &mut out));
+        out.push('|');
+        assert!(normalize_into("Мoсква", &mut out));
+        assert_eq!(out, "x|еж|abc|москва");
+    }
+
+    #[test]
+    fn removes_direction_marks_and_other_hidden_characters() {
+        assert_eq!(normalize("сло\u{200E}во"), "слово");
+        assert_eq!(normalize("wo\u{202E}r\u{2063}d\u{180E}s"), "words");
+        assert!(is_hidden('\u{200B}'));
+        assert!(!is_hidden('\u{AD}'));
+    }
+
+    #[test]
+    fn spells_whole_look_alike_words_in_the_other_script() {
+        assert_eq!(
+            whole_word_look_alike("kopa", Script::Cyrillic).as_deref(),
+            Some("кора")
+        );
+        assert_eq!(
+            whole_word_look_alike("hecc", Script::Cyrillic).as_deref(),
+            Some("несс")
+        );
+        assert_eq!(whole_word_look_alike("word", Script::Cyrillic), None);
+        // `d` has a Cyrillic look-alike, but not one Russian uses.
+        assert_eq!(whole_word_look_alike("dock", Script::Cyrillic), None);
+        assert_eq!(
+            whole_word_look_alike("сор", Script::Latin).as_deref(),
+            Some("cop")
+        );
+        assert_eq!(whole_word_look_alike("жук", Script::Latin), None);
     }
 }

@@ -2,7 +2,7 @@
 //! hash — with the checks every text passes (not empty, not too large, enough words). Ingest
 //! and check both analyze through here, so a document and a query of the same text agree.
 
-use super::{Analyzer, Language, Token, shingles};
+use super::{Analyzer, Disguises, Language, Token, shingles};
 
 /// Bounds on a text.
 #[derive(Debug, Clone, Copy)]
@@ -36,6 +36,8 @@ pub struct AnalyzedText {
     pub content_hash: u64,
     /// The shingle starting at each token position.
     pub shingles: Vec<u64>,
+    /// The disguises seen through (a check answers them as `flags`).
+    pub disguises: Disguises,
 }
 
 /// Validates and analyzes a text.
@@ -68,6 +70,7 @@ pub fn analyze_text(
         content_hash: content_hash(&analyzed.tokens),
         term_counts: Analyzer::term_counts(&analyzed.tokens),
         tokens: analyzed.tokens,
+        disguises: analyzed.disguises,
     })
 }
 

@@ -22,7 +22,7 @@ use super::body::{TextBody, parse_json};
 use super::upload::{Upload, extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
 use crate::batch::{BatchError, BatchFile, BatchSettings, is_archive, unpack_zip};
-use crate::check::{CancelFlag, CheckRequest, check_cancellable};
+use crate::check::{CancelFlag, CheckRequest, Flag, check_cancellable};
 use crate::config::Limits;
 use crate::extract::DocumentSummary;
 use crate::library::{Catalog, JobTrigger};
@@ -238,6 +238,14 @@ async fn run_check(
         let mut answer = serde_json::to_value(&report).map_err(ApiError::internal)?;
         let name = file.as_ref().map(|f| f.name.clone());
         if let Some(file) = file {
+            // Hidden text is seen in the file, not in its extracted text: its flag joins the
+            // text's own.
+            if file.hidden_characters > 0
+                && let Some(flags) = answer["flags"].as_array_mut()
+            {
+                let flag = Flag::hidden_text(file.hidden_characters);
+                flags.push(serde_json::to_value(flag).map_err(ApiError::internal)?);
+            }
             answer["document"] = serde_json::to_value(file).map_err(ApiError::internal)?;
         }
         if store {

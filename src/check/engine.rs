@@ -11,7 +11,7 @@ use super::kinds::{KindedRange, figures};
 use super::report::{ratio, round};
 use super::verify::{Query, Verified, covered, distinct_without, token_spans, verify};
 use super::{
-    CancelFlag, CheckError, CheckReport, CheckRequest, Exclusions, MatchReport, Method, Span,
+    CancelFlag, CheckError, CheckReport, CheckRequest, Exclusions, Flag, MatchReport, Method, Span,
     Verdict,
 };
 use crate::analysis::{AnalyzedText, analyze_text};
@@ -140,6 +140,7 @@ pub fn check_cancellable(
         exclusions,
         hidden_matches,
         matches,
+        flags: Flag::of(&query.disguises, query.words),
         generations,
         took_ms: started.elapsed().as_secs_f64() * 1000.0,
     })

@@ -21,7 +21,7 @@ pub use decide::{Scores, decide, may_match, worth_reading};
 pub use engine::{check, check_cancellable, raw_candidates};
 pub use kinds::{ExcludeRequest, Exclusions, KindedRange, PassageKind, Shares, by_length, figures};
 pub use passages::{PassageMatch, Span};
-pub use report::{CheckReport, MatchReport, Method, Verdict, round};
+pub use report::{CheckReport, Flag, MatchReport, Method, Verdict, round};
 pub use request::{CancelFlag, CancelOnDrop, CheckError, CheckRequest};
 pub use similarity::{Similarity, bag_similarity, sorted_intersection};
 pub use stored::{StoredCheck, check_stored};

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::Disguises;
+
 use super::{Exclusions, PassageMatch, Shares};
 
 /// The overall or per-match verdict.
@@ -90,7 +92,92 @@ pub struct CheckReport {
     /// The statistics generation each library was checked against: one per library, as a
     /// check reads one generation from start to end even while a re-index switches.
     pub generations: BTreeMap<String, u64>,
+    /// Disguises seen through in the text (hidden characters, look-alike letters,
+    /// transliteration, letter spacing); empty for an honest text.
+    pub flags: Vec<Flag>,
     pub took_ms: f64,
+}
+
+/// Mixed-script words that make a flag, at least (and at least 0.5 % of the words).
+pub(super) const MIXED_SCRIPT_FLAG: usize = 5;
+
+/// Letter-spaced words that make a flag, at least.
+pub(super) const LETTER_SPACING_FLAG: usize = 3;
+
+/// One kind of disguise found in a checked text, and how often.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Flag {
+    /// `hidden_characters`, `letter_spacing`, `mixed_script`, `look_alike_words`,
+    /// `transliteration` (or `hidden_text` for a file's invisible text).
+    pub kind: &'static str,
+    pub message: String,
+    pub count: usize,
+}
+
+impl Flag {
+    /// The flag of a file's hidden text (tiny or off-page characters in a PDF).
+    pub fn hidden_text(count: usize) -> Flag {
+        Flag {
+            kind: "hidden_text",
+            message: format!(
+                "{count} letters and digits were hidden in the file (too small to read or outside the page) and left out of the text"
+            ),
+            count,
+        }
+    }
+
+    /// The flags of the disguises of a text of `words` words, in a fixed order.
+    ///
+    /// Honest texts hold a few of some of them: mixed-script words are common typing slips
+    /// and Roman numerals (`ХVII` with a Latin `V`) — 25 of the 90 unmodified ru_sci_480
+    /// papers have one or more — and runs of single letters occur in lists and formulas. Those
+    /// two are flagged only past [`MIXED_SCRIPT_FLAG`] words and 0.5 % of the text, and past
+    /// [`LETTER_SPACING_FLAG`] words; the others at the first one seen.
+    pub fn of(disguises: &Disguises, words: u64) -> Vec<Flag> {
+        let share = usize::try_from(words / 200).unwrap_or(usize::MAX);
+        let thresholds = |kind: &str| match kind {
+            "mixed_script" => MIXED_SCRIPT_FLAG.max(share),
+            "letter_spacing" => LETTER_SPACING_FLAG,
+            _ => 1,
+        };
+        let flag = |kind: &'static str, count: usize, what: &str| {
+            (count >= thresholds(kind)).then(|| Flag {
+                kind,
+                message: format!("{count} {what}"),
+                count,
+            })
+        };
+        [
+            flag(
+                "hidden_characters",
+                disguises.hidden_characters,
+                "invisible characters (zero-width, direction marks) inside words were removed",
+            ),
+            flag(
+                "letter_spacing",
+                disguises.letter_spacing,
+                "words written with spaces between their letters were joined",
+            ),
+            flag(
+                "mixed_script",
+                disguises.mixed_script,
+                "words mixing Latin and Cyrillic letters were read in one script",
+            ),
+            flag(
+                "look_alike_words",
+                disguises.look_alike_words,
+                "whole words in look-alike letters of the other script were read in the script around them",
+            ),
+            flag(
+                "transliteration",
+                disguises.transliterated,
+                "words of Russian transliterated into Latin letters were read back into Cyrillic",
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
 }
 
 /// Rounds a score to four decimals, as answers show them.
@@ -104,5 +191,55 @@ pub(super) fn ratio(a: usize, b: usize) -> f64 {
         0.0
     } else {
         (a as f64 / b as f64).min(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(flags: &[Flag]) -> Vec<&str> {
+        flags.iter().map(|f| f.kind).collect()
+    }
+
+    #[test]
+    fn an_honest_text_has_no_flags() {
+        assert!(Flag::of(&Disguises::default(), 1_000).is_empty());
+    }
+
+    #[test]
+    fn slips_need_a_few_words_and_disguises_one() {
+        let slips = Disguises {
+            mixed_script: 2,
+            letter_spacing: 1,
+            ..Disguises::default()
+        };
+        assert!(Flag::of(&slips, 1_000).is_empty());
+        let disguised = Disguises {
+            mixed_script: 40,
+            letter_spacing: 3,
+            look_alike_words: 1,
+            transliterated: 120,
+            hidden_characters: 1,
+        };
+        let flags = Flag::of(&disguised, 2_000);
+        assert_eq!(
+            kinds(&flags),
+            [
+                "hidden_characters",
+                "letter_spacing",
+                "mixed_script",
+                "look_alike_words",
+                "transliteration"
+            ]
+        );
+        assert_eq!(flags[4].count, 120);
+        // Mixed-script words must also be 0.5 % of a long text.
+        let long = Disguises {
+            mixed_script: 40,
+            ..Disguises::default()
+        };
+        assert!(Flag::of(&long, 10_000).is_empty());
+        assert_eq!(Flag::hidden_text(7).kind, "hidden_text");
     }
 }

@@ -128,12 +128,14 @@ async fn crawl_with_progress(catalog: Arc<Catalog>, library: &str) -> Result<Cra
     let report = report?;
     let s = &report.status;
     eprintln!(
-        "crawled `{library}`: {} pages found, {} fetched, {} parsed, {} indexed, {} failed{}",
+        "crawled `{library}`: {} pages found, {} fetched, {} parsed, {} indexed, {} failed, {} full texts read ({} failed){}",
         s.counters.pages_found,
         s.counters.pages_fetched,
         s.counters.pages_parsed,
         s.counters.pages_indexed,
         s.counters.pages_failed,
+        s.counters.full_texts,
+        s.counters.full_text_failures,
         if s.counters.failures.is_empty() {
             String::new()
         } else {

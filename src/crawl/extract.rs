@@ -231,6 +231,7 @@ pub fn extract(html: &str, page_url: &Url) -> Result<ExtractedPage, ExtractError
         .and_then(|l| primary_subtag(&l));
     let pdf_url = first(&["citation_pdf_url"])
         .and_then(|u| base.join(&u).ok())
+        .or_else(|| full_text_link(&document, &base))
         .map(|u| u.to_string());
     let has_citation_meta = meta.keys().any(|k| k.starts_with("citation_"));
 
@@ -244,7 +245,12 @@ pub fn extract(html: &str, page_url: &Url) -> Result<ExtractedPage, ExtractError
     Ok(ExtractedPage {
         title,
         authors,
-        doi: first(&["citation_doi", "dc.identifier.doi"]),
+        doi: first(&["citation_doi", "dc.identifier.doi"]).or_else(|| {
+            meta.get("dc.identifier")
+                .into_iter()
+                .flatten()
+                .find_map(|id| doi_of(id))
+        }),
         pdf_url,
         published,
         year,
@@ -253,6 +259,52 @@ pub fn extract(html: &str, page_url: &Url) -> Result<ExtractedPage, ExtractError
         text,
         links: links(&document, &base),
     })
+}
+
+/// The media types of the full-text files the crawler reads.
+const FULL_TEXT_TYPES: &[&str] = &[
+    "application/pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "application/vnd.oasis.opendocument.text",
+];
+
+/// The file endings of full-text links that carry no type.
+const FULL_TEXT_ENDINGS: &[&str] = &[".pdf", ".docx", ".odt"];
+
+/// The article's full text when the page has no `citation_pdf_url`: the first link whose
+/// `type` is a PDF, DOCX or ODT media type, else the first whose path ends in `.pdf`, `.docx`
+/// or `.odt`.
+fn full_text_link(document: &Html, base: &Url) -> Option<Url> {
+    let anchors = selector("a[href]");
+    let resolve = |element: ElementRef| base.join(element.attr("href")?.trim()).ok();
+    let typed = document.select(&anchors).find(|element| {
+        element.attr("type").is_some_and(|t| {
+            let essence = t.split(';').next().unwrap_or_default().trim();
+            FULL_TEXT_TYPES
+                .iter()
+                .any(|known| known.eq_ignore_ascii_case(essence))
+        })
+    });
+    typed.and_then(resolve).or_else(|| {
+        document.select(&anchors).filter_map(resolve).find(|url| {
+            let path = url.path().to_ascii_lowercase();
+            FULL_TEXT_ENDINGS
+                .iter()
+                .any(|ending| path.ends_with(ending))
+        })
+    })
+}
+
+/// The DOI in a `DC.identifier` value (`10.1234/x`, `doi:10.1234/x`, `https://doi.org/10.1234/x`).
+fn doi_of(identifier: &str) -> Option<String> {
+    let at = identifier.find("10.")?;
+    let doi = identifier[at..].trim();
+    let prefix = identifier[..at].trim().to_ascii_lowercase();
+    let plausible = prefix.is_empty()
+        || prefix == "doi:"
+        || prefix.ends_with("doi.org/")
+        || prefix.ends_with("dx.doi.org/");
+    (plausible && doi.contains('/')).then(|| doi.to_string())
 }
 
 /// Elements that never hold others open: void elements, and those whose end tag the parser
@@ -686,6 +738,23 @@ mod tests {
         assert_eq!(p.year, Some(2002));
         assert_eq!(p.lang.as_deref(), Some("ru"));
         assert!(p.has_citation_meta);
+    }
+
+    #[test]
+    fn a_typed_or_named_document_link_is_the_full_text_without_citation_pdf_url() {
+        let p = page(
+            r#"<html><head><meta name="DC.identifier" content="https://doi.org/10.1234/abc.5">
+            </head><body><article><p>Text.</p>
+            <a href="/files/5.bin" type="application/pdf">PDF</a>
+            <a href="/files/5.docx">Word</a></article></body></html>"#,
+        );
+        assert_eq!(p.pdf_url.as_deref(), Some("https://lib.org/files/5.bin"));
+        assert_eq!(p.doi.as_deref(), Some("10.1234/abc.5"));
+        let p = page(r#"<html><body><p>Text.</p><a href="paper.ODT">full text</a></body></html>"#);
+        assert!(p.pdf_url.unwrap().ends_with("/paper.ODT"));
+        let p = page(r#"<html><body><p>Text.</p><a href="/about">about</a></body></html>"#);
+        assert_eq!(p.pdf_url, None);
+        assert_eq!(doi_of("urn:isbn:10.5/x"), None);
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub enum FetchKind {
     Data,
     /// robots.txt itself.
     Robots,
+    /// An article's full text (PDF, DOCX, ODT): robots.txt applies, any content type, the
+    /// full-text size limit.
+    FullText,
 }
 
 /// Sitemaps may be 50 MB uncompressed (sitemaps.org); data answers get at least that much.
@@ -359,6 +362,7 @@ impl Fetcher {
         let limit = match kind {
             FetchKind::Data => self.config.max_page_bytes.max(MIN_DATA_BYTES),
             FetchKind::Page | FetchKind::Robots => self.config.max_page_bytes,
+            FetchKind::FullText => self.config.max_full_text_bytes,
         };
         let content_type = response
             .headers()

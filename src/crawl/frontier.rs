@@ -311,6 +311,19 @@ impl Frontier {
         })
     }
 
+    /// An article's full text was read (`true`), or could not be fetched or read and the
+    /// article keeps its landing page's text (`false`).
+    pub(crate) fn full_text_read(&self, read: bool) -> Result<(), StoreError> {
+        self.transact(false, |_, job| {
+            if read {
+                job.counters.full_texts += 1;
+            } else {
+                job.counters.full_text_failures += 1;
+            }
+            Ok(())
+        })
+    }
+
     /// Articles were written to the index: a durable commit, after the index's own.
     pub(crate) fn indexed(&self, urls: &[String]) -> Result<(), StoreError> {
         self.transact(true, |t, job| {

@@ -157,6 +157,13 @@ pub struct Counters {
     /// Pages that failed, by reason code below.
     pub pages_failed: u64,
     pub failures: BTreeMap<String, u64>,
+    /// Articles whose full text (PDF, DOCX, ODT) was fetched, read and indexed.
+    #[serde(default)]
+    pub full_texts: u64,
+    /// Articles whose full text could not be fetched or read: they are indexed with their
+    /// landing page's text.
+    #[serde(default)]
+    pub full_text_failures: u64,
 }
 
 /// Where an OAI-PMH harvest stands.

@@ -500,15 +500,19 @@ async fn process_page(
     let url = page.url.clone();
     let parsed = tokio::task::spawn_blocking(move || {
         let _permit = parse_permit;
-        parse_and_record(&worker_ctx, page, fetched, follow_links, &index_tx)
+        parse_and_record(&worker_ctx, page, fetched, follow_links)
     })
     .await;
-    match parsed {
-        Ok(Ok(true)) => {} // the indexer finishes the page
-        Ok(Ok(false)) => tracker.finish(1),
+    let article = match parsed {
+        Ok(Ok(Some(article))) => article,
+        Ok(Ok(None)) => {
+            tracker.finish(1);
+            return;
+        }
         Ok(Err(e)) => {
             ctx.set_fatal(CrawlError::Store(e));
             tracker.finish(1);
+            return;
         }
         Err(e) if e.is_panic() => {
             // A page that breaks the parser fails alone; the crawl goes on.
@@ -522,6 +526,39 @@ async fn process_page(
                 ctx.set_fatal(e);
             }
             tracker.finish(1);
+            return;
+        }
+        Err(e) => {
+            ctx.set_fatal(CrawlError::Worker {
+                id: ctx.id().to_string(),
+                reason: e.to_string(),
+            });
+            tracker.finish(1);
+            return;
+        }
+    };
+    let full_text = match &article.full_text {
+        Some(url) if ctx.config.full_texts => match read_full_text(&ctx, url).await {
+            Some(outcome) => Some(outcome),
+            None => {
+                // Cancelled: the page stays reserved, and the next run reads it again.
+                tracker.finish(1);
+                return;
+            }
+        },
+        _ => None,
+    };
+    let worker_ctx = ctx.clone();
+    let sent = tokio::task::spawn_blocking(move || {
+        index_article(&worker_ctx, *article, full_text, &index_tx)
+    })
+    .await;
+    match sent {
+        Ok(Ok(true)) => {} // the indexer finishes the page
+        Ok(Ok(false)) => tracker.finish(1),
+        Ok(Err(e)) => {
+            ctx.set_fatal(CrawlError::Store(e));
+            tracker.finish(1);
         }
         Err(e) => {
             ctx.set_fatal(CrawlError::Worker {
@@ -533,15 +570,108 @@ async fn process_page(
     }
 }
 
-/// Extracts a fetched page, records its links and, for an article, sends the analyzed
-/// document to the indexer. Returns whether it was sent.
+/// An article page, read and waiting for its full text (if it links one) to be indexed.
+struct Article {
+    /// The URL the page was reserved under.
+    page_url: String,
+    final_url: Url,
+    input: DocumentInput,
+    /// The article's full text: `citation_pdf_url`, or a link to a PDF, DOCX or ODT file.
+    full_text: Option<Url>,
+}
+
+/// Fetches an article's full text within the site's politeness and the full-text size
+/// limit, and extracts its text off the async runtime under the extraction time limit.
+/// `None` when the crawl was cancelled meanwhile.
+async fn read_full_text(ctx: &CrawlContext, url: &Url) -> Option<Result<String, Failure>> {
+    let fetched = tokio::select! {
+        fetched = ctx.fetcher.fetch(url, FetchKind::FullText) => fetched,
+        _ = ctx.cancel.cancelled() => return None,
+    };
+    let fetched = match fetched {
+        Ok(fetched) => fetched,
+        Err(e) => return Some(Err(failure_of(&e))),
+    };
+    let limits = ctx.catalog.config().extract.clone();
+    let seconds = limits.timeout_seconds.max(1);
+    let work = tokio::task::spawn_blocking(move || {
+        crate::extract::extract(&fetched.body, &limits).map(|document| document.text)
+    });
+    let outcome = match tokio::time::timeout(Duration::from_secs(seconds), work).await {
+        Ok(Ok(Ok(text))) => Ok(text),
+        Ok(Ok(Err(e))) => Err(Failure {
+            code: e.code().to_string(),
+            message: format!("{url}: {e}"),
+            transient: false,
+        }),
+        Ok(Err(_)) => Err(Failure {
+            code: "unreadable_document".to_string(),
+            message: format!("{url}: the full text could not be read"),
+            transient: false,
+        }),
+        Err(_) => Err(Failure {
+            code: "extraction_timeout".to_string(),
+            message: format!("{url}: reading the full text took more than {seconds} s"),
+            transient: false,
+        }),
+    };
+    Some(outcome)
+}
+
+/// Sends an article to the indexer: with its full text when it was read, else with the
+/// landing page's own text (the abstract), counting the full text's fate. Returns whether it
+/// was sent.
+fn index_article(
+    ctx: &CrawlContext,
+    mut article: Article,
+    full_text: Option<Result<String, Failure>>,
+    index_tx: &Sender<IndexItem>,
+) -> Result<bool, StoreError> {
+    let frontier = &ctx.frontier;
+    match full_text {
+        Some(Ok(text)) => {
+            article.input.text = Some(text);
+            frontier.full_text_read(true)?;
+        }
+        Some(Err(failure)) => {
+            tracing::debug!(url = %article.final_url, reason = %failure.message, "full text failed");
+            frontier.full_text_read(false)?;
+        }
+        None => {}
+    }
+    let final_url = article.final_url;
+    match prepare(
+        ctx.catalog.analyzer(),
+        &ctx.catalog.config().limits,
+        article.input,
+    ) {
+        Ok(document) => Ok(index_tx
+            .send(IndexItem {
+                url: article.page_url,
+                document,
+            })
+            .is_ok()),
+        Err(e) => {
+            frontier.failed(
+                &article.page_url,
+                Failure {
+                    code: e.code().to_string(),
+                    message: format!("{final_url}: {e}"),
+                    transient: false,
+                },
+            )?;
+            Ok(false)
+        }
+    }
+}
+
+/// Extracts a fetched page and records its links. Returns the article, when the page is one.
 fn parse_and_record(
     ctx: &CrawlContext,
     page: Reserved,
     fetched: Fetched,
     follow_links: bool,
-    index_tx: &Sender<IndexItem>,
-) -> Result<bool, StoreError> {
+) -> Result<Option<Box<Article>>, StoreError> {
     let frontier = &ctx.frontier;
     frontier.fetched(&page.url)?;
     let text = fetched.text();
@@ -556,7 +686,7 @@ fn parse_and_record(
                     transient: false,
                 },
             )?;
-            return Ok(false);
+            return Ok(None);
         }
     };
     let final_url = fetched.url;
@@ -578,11 +708,15 @@ fn parse_and_record(
                 },
             )?;
         }
-        return Ok(false);
+        return Ok(None);
     }
     let lang = extracted
         .lang
         .filter(|code| parse_lang(Some(code)).ok().flatten().is_some());
+    let full_text = extracted
+        .pdf_url
+        .as_deref()
+        .and_then(|url| Url::parse(url).ok());
     let input = DocumentInput {
         id: Some(IdValue::Text(final_url.to_string())),
         url: Some(final_url.to_string()),
@@ -592,25 +726,12 @@ fn parse_and_record(
         lang,
         year: extracted.year.map(IdValue::Number),
     };
-    match prepare(ctx.catalog.analyzer(), &ctx.catalog.config().limits, input) {
-        Ok(document) => Ok(index_tx
-            .send(IndexItem {
-                url: page.url,
-                document,
-            })
-            .is_ok()),
-        Err(e) => {
-            frontier.failed(
-                &page.url,
-                Failure {
-                    code: e.code().to_string(),
-                    message: format!("{final_url}: {e}"),
-                    transient: false,
-                },
-            )?;
-            Ok(false)
-        }
-    }
+    Ok(Some(Box::new(Article {
+        page_url: page.url,
+        final_url,
+        input,
+        full_text,
+    })))
 }
 
 /// The indexer: writes articles in batches (a batch is flushed when full or when no article

@@ -15,6 +15,7 @@
 //! followed by whitespace and an uppercase letter (common abbreviations and initials excepted)
 //! or after Chinese `。！？`, and paragraphs are separated by blank lines.
 
+mod disguise;
 mod modify;
 mod pool;
 mod rng;
@@ -60,6 +61,18 @@ pub enum Modification {
     /// Cyrillic letters replaced by Latin look-alikes, or Latin by Cyrillic, in the level's
     /// share of the words.
     Homoglyphs,
+    /// Whole words of three letters or more written in the other script's look-alike letters
+    /// (`кора` as Latin `kopa`), the level's share of the words or as many as can be. Not among
+    /// the default kinds (ask for it with `--kinds`).
+    LookAlikeWords,
+    /// The whole text transliterated into Latin letters (GOST 7.79-B, BGN/PCGN, ISO 9 or the
+    /// passport system, one chosen per query); the level is ignored. Not among the default kinds.
+    Transliteration,
+    /// Zero-width characters inside the level's share of the words. Not among the default kinds.
+    ZeroWidth,
+    /// The level's share of the words written with spaces between their letters. Not among the
+    /// default kinds.
+    LetterSpacing,
     /// Paragraphs or sentences repeated, about the level's share of the words.
     RepeatedParagraphs,
     /// Letter case changed in the level's share of the words, whitespace collapsed or
@@ -112,6 +125,10 @@ impl Modification {
             Modification::WordReplacement => "word_replacement",
             Modification::LetterReplacement => "letter_replacement",
             Modification::Homoglyphs => "homoglyphs",
+            Modification::LookAlikeWords => "look_alike_words",
+            Modification::Transliteration => "transliteration",
+            Modification::ZeroWidth => "zero_width",
+            Modification::LetterSpacing => "letter_spacing",
             Modification::RepeatedParagraphs => "repeated_paragraphs",
             Modification::Noise => "noise",
             Modification::WordDeletion => "word_deletion",

@@ -86,6 +86,8 @@ pub struct Row {
     pub level: f64,
     pub queries: usize,
     pub methods: BTreeMap<&'static str, MethodStats>,
+    /// Queries whose answer raised a disguise flag.
+    pub flagged: usize,
 }
 
 /// Partial copies: found, and how well the passages match the truth.
@@ -296,8 +298,10 @@ pub fn evaluate(
                     .iter()
                     .map(|c| (*c, MethodStats::default()))
                     .collect(),
+                flagged: 0,
             });
         row.queries += 1;
+        row.flagged += usize::from(!answer.flags.is_empty());
         let score = |returned: &mut dyn Iterator<Item = &String>| -> MethodStats {
             let returned: HashSet<&String> = returned.collect();
             let positive = query.source.is_some();
@@ -445,10 +449,12 @@ pub fn evaluate(
             .iter()
             .map(|c| (*c, MethodStats::default()))
             .collect(),
+        flagged: 0,
     };
     let mut rows: Vec<Row> = rows.into_values().collect();
     for row in &mut rows {
         overall.queries += row.queries;
+        overall.flagged += row.flagged;
         for (column, stats) in &mut row.methods {
             overall
                 .methods
@@ -525,20 +531,21 @@ pub fn print_table(report: &EvalReport, out: &mut impl std::io::Write) -> std::i
     )?;
     writeln!(
         out,
-        "{:<22} {:>5} {:>4} | {:>13} | {:>13} | {:>13} | {:>19}",
+        "{:<22} {:>5} {:>4} | {:>13} | {:>13} | {:>13} | {:>19} | {:>7}",
         "modification",
         "level",
         "n",
         "seed R / P",
         "robust R / P",
         "shingles R / P",
-        "combined R / P / F1"
+        "combined R / P / F1",
+        "flagged"
     )?;
     let line = |out: &mut dyn std::io::Write, row: &Row| -> std::io::Result<()> {
         let m = |c: &str| &row.methods[c];
         writeln!(
             out,
-            "{:<22} {:>5.2} {:>4} | {:>5.3} / {:>5.3} | {:>5.3} / {:>5.3} | {:>5.3} / {:>5.3} | {:>5.3} / {:>5.3} / {:>5.3}",
+            "{:<22} {:>5.2} {:>4} | {:>5.3} / {:>5.3} | {:>5.3} / {:>5.3} | {:>5.3} / {:>5.3} | {:>5.3} / {:>5.3} / {:>5.3} | {:>7}",
             row.kind,
             row.level,
             row.queries,
@@ -551,6 +558,7 @@ pub fn print_table(report: &EvalReport, out: &mut impl std::io::Write) -> std::i
             m("combined").recall,
             m("combined").precision,
             m("combined").f1,
+            row.flagged,
         )
     };
     for row in &report.rows {

@@ -40,6 +40,9 @@ pub struct ExtractedDocument {
     pub blocks: Vec<Block>,
     /// The blocks' texts separated by blank lines.
     pub text: String,
+    /// Letters and digits the file hides from a reader (in a PDF: glyphs under a point in
+    /// size or outside the page), left out of `text`.
+    pub hidden_characters: usize,
 }
 
 impl ExtractedDocument {
@@ -55,6 +58,7 @@ impl ExtractedDocument {
             format: self.format,
             pages: self.pages,
             words: self.words(),
+            hidden_characters: self.hidden_characters,
         }
     }
 }
@@ -66,6 +70,14 @@ pub struct DocumentSummary {
     pub format: Format,
     pub pages: Option<u32>,
     pub words: usize,
+    /// Letters and digits hidden in the file (tiny or off-page text in a PDF), left out of the
+    /// text; a check flags them as `hidden_text`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hidden_characters: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 pub(super) fn count_words(text: &str) -> usize {
@@ -81,6 +93,7 @@ pub(super) struct DocumentBuilder {
     authors: Vec<String>,
     pages: Option<u32>,
     blocks: Vec<Block>,
+    hidden_characters: usize,
 }
 
 impl DocumentBuilder {
@@ -91,6 +104,7 @@ impl DocumentBuilder {
             authors: Vec::new(),
             pages: None,
             blocks: Vec::new(),
+            hidden_characters: 0,
         }
     }
 
@@ -117,6 +131,10 @@ impl DocumentBuilder {
 
     pub(super) fn pages(&mut self, pages: u32) {
         self.pages = Some(pages);
+    }
+
+    pub(super) fn hidden_characters(&mut self, count: usize) {
+        self.hidden_characters = count;
     }
 
     /// Adds a block; its lines are joined (hyphenated words made whole), ligatures expanded
@@ -154,6 +172,7 @@ impl DocumentBuilder {
             pages: self.pages,
             blocks: self.blocks,
             text,
+            hidden_characters: self.hidden_characters,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Born-digital PDF: `lopdf` parses the file, `pdf-extract` interprets each page's content
 //! stream (fonts, encodings, ToUnicode maps) and hands every glyph with its position to
 //! [`PageCollector`], which builds lines in content order. Then, per page: glyphs too small to
-//! read or outside the page are dropped; lines separated by more than a line's spacing, or
+//! read or outside the page are dropped (and counted: hidden text is a disguise); lines separated by more than a line's spacing, or
 //! set in another size, start a new paragraph. Across pages: lines at the top or bottom of
 //! pages that repeat on many pages (running headers and footers, digits ignored) and bare page
 //! numbers are dropped. The title is the largest text on the first page unless the file's
@@ -54,6 +54,9 @@ struct PageCollector {
     first_glyph_of_word: bool,
     last_end: f64,
     last_y: f64,
+    /// Characters drawn too small to read or outside the page: text hidden from the reader
+    /// but not from a copy-paste, which a check reports as a disguise.
+    hidden: usize,
 }
 
 impl PageCollector {
@@ -113,6 +116,7 @@ impl OutputDev for PageCollector {
             || y < -size
             || y > self.page.height + size
         {
+            self.hidden += text.chars().filter(|c| c.is_alphanumeric()).count();
             return Ok(());
         }
         let mut new_line = false;
@@ -211,6 +215,7 @@ fn read_unguarded(bytes: &[u8], limits: &ExtractLimits) -> Result<ExtractedDocum
             collector.page = Page::default();
         }
     }
+    let hidden = collector.hidden;
     let pages = collector.pages;
     let words: usize = pages
         .iter()
@@ -229,6 +234,7 @@ fn read_unguarded(bytes: &[u8], limits: &ExtractLimits) -> Result<ExtractedDocum
 
     let mut builder = DocumentBuilder::new(Format::Pdf);
     builder.pages(page_count);
+    builder.hidden_characters(hidden);
     builder.title(info_string(&document, b"Title").filter(|t| plausible_title(t)));
     if let Some(author) = info_string(&document, b"Author") {
         for name in author.split([';', ',']).filter(|n| n.trim().len() > 1) {

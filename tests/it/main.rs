@@ -6,6 +6,7 @@ mod check;
 mod cli_server;
 mod crash;
 mod crawl;
+mod crawl_full_text;
 mod crawl_queue;
 mod crawl_resume;
 mod crawl_serve_resume;

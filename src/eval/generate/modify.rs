@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 
 use super::Modification;
+use super::disguise;
 use super::pool::WordPool;
 use super::rng::Rng;
 use super::text::{Case, Layout, Script, Tokens, case_like, paragraph_units, word_count};
@@ -38,6 +39,10 @@ pub(crate) fn apply(
         Modification::WordReplacement => replace_words(text, level, rng, material.pool),
         Modification::LetterReplacement => replace_letters(text, level, rng),
         Modification::Homoglyphs => homoglyphs(text, level, rng),
+        Modification::LookAlikeWords => disguise::look_alike_words(text, level, rng),
+        Modification::Transliteration => disguise::transliterate(text, rng),
+        Modification::ZeroWidth => disguise::zero_width(text, level, rng),
+        Modification::LetterSpacing => disguise::letter_spacing(text, level, rng),
         Modification::RepeatedParagraphs => repeat_units(text, level, rng),
         Modification::Noise => noise(text, level, rng),
         Modification::WordDeletion => delete_words(text, level, rng),
