@@ -14,7 +14,7 @@
 
 /// The similarity `2·LCS / (|a| + |b|)` of two term sequences when it is at least `floor`;
 /// `None` below it. Two empty sequences are identical (1.0).
-pub fn similarity_at_least(a: &[u32], b: &[u32], floor: f64) -> Option<f64> {
+pub(crate) fn similarity_at_least(a: &[u32], b: &[u32], floor: f64) -> Option<f64> {
     let total = a.len() + b.len();
     if total == 0 {
         return Some(1.0);

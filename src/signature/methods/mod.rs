@@ -37,7 +37,7 @@ pub use pairs::{FoundPairs, pairs_sharing_a_key};
 pub use sentences::{heavy_sent_key, long_sent_key};
 pub use settings::{Method, MethodSettings, ParseMethodError, SettingError};
 pub use shingled::{log_shingles_key, megashingle_keys};
-pub use three_five::{ThreeFiveRecord, three_five_pairs, three_five_record};
+pub use three_five::{ThreeFiveRecord, three_five_duplicates, three_five_pairs, three_five_record};
 pub use top_terms::{bm25_weights, opt_freq_key, tf_idf_key, tf_key, tf_ridf_key};
 
 /// A document's signature under one method.

@@ -8,8 +8,8 @@ use super::{MethodDoc, MethodSettings};
 use crate::analysis::shingle_hash;
 
 /// A6: min-wise functions, supershingles, and shingles per supershingle (the paper's 36 = 6·6).
-pub const MINHASH_FUNCTIONS: usize = 36;
-pub const SUPERSHINGLES: usize = 6;
+pub(crate) const MINHASH_FUNCTIONS: usize = 36;
+pub(crate) const SUPERSHINGLES: usize = 6;
 const PER_SUPERSHINGLE: usize = MINHASH_FUNCTIONS / SUPERSHINGLES;
 
 /// The distinct shingles of the document, without wrapping round its end.
