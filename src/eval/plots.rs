@@ -5,7 +5,11 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+use super::methods::PoolRow;
 use super::sweep::SweepReport;
+
+/// Reads one figure of a row.
+type Metric = fn(&PoolRow) -> f64;
 
 /// A plot that could not be drawn or written.
 #[derive(Debug, thiserror::Error)]
@@ -70,7 +74,7 @@ fn draw(report: &SweepReport, path: &Path) -> Result<(), String> {
         )
         .map_err(|e| err(&e))?;
     let panels = body.split_evenly((1, 4));
-    let metrics: [(&str, fn(&super::methods::PoolRow) -> f64); 3] = [
+    let metrics: [(&str, Metric); 3] = [
         ("recall", |r| r.recall),
         ("precision", |r| r.precision),
         ("F1", |r| r.f1),
@@ -164,7 +168,6 @@ fn draw(report: &SweepReport, path: &Path) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::methods::PoolRow;
     use super::super::sweep::SweepPoint;
     use super::*;
     use crate::signature::methods::Method;

@@ -61,7 +61,7 @@ impl std::str::FromStr for SweepSpec {
                     let from: f64 = from.trim().parse().map_err(|_| syntax())?;
                     let to: f64 = to.trim().parse().map_err(|_| syntax())?;
                     let step: f64 = step.trim().parse().map_err(|_| syntax())?;
-                    if !(step > 0.0) || to < from {
+                    if step.is_nan() || step <= 0.0 || to < from {
                         return Err(syntax());
                     }
                     let count = ((to - from) / step + 1e-9).floor() as usize + 1;

@@ -6,7 +6,7 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_64_with_seed};
 use super::{Collection, MethodDoc, MethodSettings};
 
 /// Seeds of the lexicon draws, distinct from the robust signatures' lexicons.
-const DRAW_SEED: u64 = 0x4c45_5852_414e_44;
+const DRAW_SEED: u64 = 0x004c_4558_5241_4e44;
 const IMATCH_SEED: u64 = 0x494d_4154_4348;
 
 /// Whether extra lexicon `k` (1-based) drops `term`: a pseudo-random draw per term and lexicon,

@@ -46,7 +46,7 @@ pub fn megashingle_keys(doc: &MethodDoc, settings: &MethodSettings) -> Vec<u64> 
     let supershingles: Vec<u64> = minima
         .chunks(PER_SUPERSHINGLE)
         .map(|group| {
-            let mut hasher = Xxh3::with_seed(0x5355_5045_52);
+            let mut hasher = Xxh3::with_seed(0x0053_5550_4552);
             for m in group {
                 hasher.update(&m.to_le_bytes());
             }
@@ -89,7 +89,7 @@ pub fn log_shingles_key(doc: &MethodDoc, settings: &MethodSettings) -> Option<u6
     zeros.sort_unstable_by(|a, b| b.cmp(a));
     // The `min`-th largest count of trailing zeros: at least `min` shingles have that many.
     let k = zeros[min - 1];
-    let mut hasher = Xxh3::with_seed(0x4c4f_47);
+    let mut hasher = Xxh3::with_seed(0x004c_4f47);
     for h in shingles.iter().filter(|h| h.trailing_zeros() >= k) {
         hasher.update(&h.to_le_bytes());
     }
@@ -161,7 +161,7 @@ mod tests {
             shingle_hash(["c", "a"]),
         ];
         set.sort_unstable();
-        let mut hasher = Xxh3::with_seed(0x4c4f_47);
+        let mut hasher = Xxh3::with_seed(0x004c_4f47);
         for h in set {
             hasher.update(&h.to_le_bytes());
         }
@@ -176,7 +176,7 @@ mod tests {
             ..two_word()
         };
         let best = set.iter().max_by_key(|h| h.trailing_zeros()).unwrap();
-        let mut hasher = Xxh3::with_seed(0x4c4f_47);
+        let mut hasher = Xxh3::with_seed(0x004c_4f47);
         hasher.update(&best.to_le_bytes());
         assert_eq!(
             log_shingles_key(&MethodDoc::from_sentences(&["a b c"]), &one),

@@ -76,7 +76,7 @@ pub fn three_five_duplicates(a: &ThreeFiveRecord, b: &ThreeFiveRecord, s: &Metho
     if common(&a.words, &b.words) < s.common_words {
         return false;
     }
-    let first_agree = a.sentences.first().is_some() && a.sentences.first() == b.sentences.first();
+    let first_agree = !a.sentences.is_empty() && a.sentences.first() == b.sentences.first();
     first_agree || (a.num > 5 && b.num > 5 && common(&a.sentences, &b.sentences) >= 2)
 }
 

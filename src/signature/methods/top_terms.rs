@@ -6,7 +6,7 @@ use super::{Collection, MethodDoc, MethodSettings, crc32_of};
 use crate::signature::seed_signature;
 
 /// The key of the `k` heaviest terms, or `None` for a document without terms.
-fn top_key<'a>(mut weighted: Vec<(&'a str, f64)>, k: usize) -> Option<u64> {
+fn top_key(mut weighted: Vec<(&str, f64)>, k: usize) -> Option<u64> {
     if weighted.is_empty() {
         return None;
     }
