@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::config::open_catalog;
@@ -59,13 +59,65 @@ pub(crate) struct GenTestsArgs {
 
 #[derive(Args)]
 pub(crate) struct EvalArgs {
+    /// The library the check is evaluated on (with QUERIES); with --methods or --sweep, the
+    /// stored library whose documents and statistics the methods run on.
     #[arg(long)]
-    library: String,
-    /// queries.jsonl written by gen-tests.
-    queries: PathBuf,
+    library: Option<String>,
+    /// queries.jsonl written by gen-tests (with --methods: score the methods on its truth).
+    queries: Option<PathBuf>,
     /// Print the report as JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Run the seed comparison paper's methods instead of the check: `all` or a list such as
+    /// A3,A7 (A0–A12). Without QUERIES: the pool protocol (Table 2, Dice matrix, times).
+    #[arg(long)]
+    methods: Option<String>,
+    /// With --methods or --sweep: the documents as a JSON Lines corpus (plain or gzip) instead
+    /// of a stored library; with QUERIES, gen-tests' library.jsonl.
+    #[arg(long, conflicts_with = "library")]
+    corpus: Option<PathBuf>,
+    /// Sweep one parameter and print its curves, e.g. shingle_len=3..15, sampling=1,2,4,8,
+    /// imatch_band=0.1-0.99,0.2-0.99, threshold=0.5..0.95:0.05.
+    #[arg(long)]
+    sweep: Option<String>,
+    /// With --sweep: draw the curves into this SVG file.
+    #[arg(long, requires = "sweep")]
+    plot: Option<PathBuf>,
+    /// A method setting, NAME=VALUE (repeatable), e.g. --set shingle_len=4.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    settings: Vec<String>,
+    /// The reference: a candidate pair is a near-duplicate when 2·LCS/(|a|+|b|) of its term
+    /// sequences reaches this.
+    #[arg(long, default_value_t = 0.8)]
+    threshold: f64,
+    /// Documents sharing one key (or chain piece) beyond this many yield no pairs.
+    #[arg(long, default_value_t = 100)]
+    max_group: usize,
+    /// Library documents with fewer terms than this are left out.
+    #[arg(long, default_value_t = 10)]
+    min_terms: usize,
+    /// Only the first N library documents.
+    #[arg(long)]
+    limit: Option<usize>,
+}
+
+impl From<EvalArgs> for super::eval_methods::MethodsArgs {
+    fn from(args: EvalArgs) -> Self {
+        super::eval_methods::MethodsArgs {
+            library: args.library,
+            queries: args.queries,
+            json: args.json,
+            methods: args.methods,
+            corpus: args.corpus,
+            sweep: args.sweep,
+            plot: args.plot,
+            settings: args.settings,
+            threshold: args.threshold,
+            max_group: args.max_group,
+            min_terms: args.min_terms,
+            limit: args.limit,
+        }
+    }
 }
 
 pub(crate) fn self_check(args: SelfCheckArgs, config: Config) -> Result<ExitCode> {
@@ -116,9 +168,15 @@ pub(crate) fn gen_tests(args: GenTestsArgs) -> Result<ExitCode> {
 }
 
 pub(crate) fn eval(args: EvalArgs, config: Config) -> Result<ExitCode> {
+    if args.methods.is_some() || args.sweep.is_some() {
+        return super::eval_methods::eval_methods(args.into(), config);
+    }
+    let (Some(library), Some(queries)) = (args.library, args.queries) else {
+        bail!("eval needs --library and QUERIES (or --methods / --sweep)");
+    };
     let catalog = open_catalog(&config)?;
-    let queries = dupfinder::eval::read_queries(&args.queries)?;
-    let report = dupfinder::eval::evaluate(&catalog, &args.library, &queries)?;
+    let queries = dupfinder::eval::read_queries(&queries)?;
+    let report = dupfinder::eval::evaluate(&catalog, &library, &queries)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -10,6 +10,7 @@ mod dedup;
 mod delete;
 mod eval;
 mod eval_extract;
+mod eval_methods;
 mod import;
 mod keys;
 mod output;

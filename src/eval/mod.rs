@@ -6,11 +6,15 @@ mod full_papers;
 mod gen_tests;
 pub mod generate;
 mod jats;
+pub mod methods;
 mod pan;
 mod planted;
+pub mod plots;
 mod quality;
+mod reference;
 mod sections;
 mod self_check;
+pub mod sweep;
 pub mod synthetic;
 
 pub use full_papers::{

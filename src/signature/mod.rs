@@ -3,9 +3,12 @@
 //!
 //! Robust 64-bit variants (top-7 subsets, randomized lexicons) sit beside the seed signature.
 //!
+//! `methods` holds the seed comparison paper's thirteen methods (A0–A12), for evaluation.
+//!
 //! Everything here is pure arithmetic over term counts; the snapshot is built and persisted by
 //! `index/`.
 
+pub mod methods;
 mod robust;
 mod snapshot;
 mod tfridf;
