@@ -14,9 +14,10 @@ use super::{
     CancelFlag, CheckError, CheckReport, CheckRequest, Exclusions, MatchReport, Method, Span,
     Verdict,
 };
-use crate::analysis::{AnalyzedText, analyze_text};
-use crate::index::LibraryIndex;
+use crate::analysis::{AnalyzedText, Analyzer, analyze_text};
+use crate::config::Config;
 use crate::library::{Catalog, DocumentError, parse_lang};
+use crate::storage::LibraryStore;
 use crate::structure::Structure;
 
 /// Checks a text against the requested libraries.
@@ -44,9 +45,33 @@ pub fn check_cancellable(
         .iter()
         .map(|id| catalog.index(id).map(|index| (id.as_str(), index)))
         .collect::<Result<Vec<_>, _>>()?;
+    let stores: Vec<(&str, &dyn LibraryStore)> = libraries
+        .iter()
+        .map(|(id, index)| (*id, index.as_ref() as &dyn LibraryStore))
+        .collect();
+    check_stores(
+        catalog.analyzer(),
+        catalog.config(),
+        &stores,
+        request,
+        cancel,
+        started,
+    )
+}
+
+/// Checks a text against `libraries`, whatever backend keeps them: the part of a check after
+/// the libraries were found (`started` is when the check began, for `took_ms`).
+pub fn check_stores(
+    analyzer: &Analyzer,
+    config: &Config,
+    libraries: &[(&str, &dyn LibraryStore)],
+    request: &CheckRequest,
+    cancel: &CancelFlag,
+    started: Instant,
+) -> Result<CheckReport, CheckError> {
     let lang = parse_lang(request.lang.as_deref())?;
-    let query = analyze(catalog, &request.text, lang)?;
-    let exclusions = request.exclude.resolve(&catalog.config().check);
+    let query = analyze(analyzer, config, &request.text, lang)?;
+    let exclusions = request.exclude.resolve(&config.check);
     let context = QueryContext {
         structure: Structure::detect(&request.text),
         token_chars: token_spans(&request.text, &query.tokens),
@@ -57,12 +82,13 @@ pub fn check_cancellable(
     let mut signature = None;
     let mut generations = BTreeMap::new();
     let mut found_matches: Vec<(MatchReport, Vec<KindedRange>)> = Vec::new();
-    for (i, (id, index)) in libraries.iter().enumerate() {
+    for (i, (id, store)) in libraries.iter().enumerate() {
         cancel.go_on()?;
         let found = LibraryCheck {
             library: id,
-            index,
-            catalog,
+            store: *store,
+            analyzer,
+            config,
             query: &query,
             query_text: &request.text,
             passages: request.passages,
@@ -153,7 +179,7 @@ pub fn raw_candidates(
     text: &str,
 ) -> Result<HashMap<Method, Vec<String>>, CheckError> {
     let index = catalog.index(library)?;
-    let query = analyze(catalog, text, None)?;
+    let query = analyze(catalog.analyzer(), catalog.config(), text, None)?;
     let view = index.view();
     let gathered = gather(&view, &query, &catalog.config().check, true)?;
     let mut by_method: HashMap<Method, Vec<String>> = HashMap::new();
@@ -172,16 +198,12 @@ pub fn raw_candidates(
 }
 
 fn analyze(
-    catalog: &Catalog,
+    analyzer: &Analyzer,
+    config: &Config,
     text: &str,
     lang: Option<crate::analysis::Language>,
 ) -> Result<AnalyzedText, DocumentError> {
-    Ok(analyze_text(
-        catalog.analyzer(),
-        text,
-        lang,
-        catalog.config().limits.text(),
-    )?)
+    Ok(analyze_text(analyzer, text, lang, config.limits.text())?)
 }
 
 /// One library's matches.
@@ -194,8 +216,9 @@ struct LibraryMatches {
 /// One library's part of a check.
 struct LibraryCheck<'a> {
     library: &'a str,
-    index: &'a LibraryIndex,
-    catalog: &'a Catalog,
+    store: &'a dyn LibraryStore,
+    analyzer: &'a Analyzer,
+    config: &'a Config,
     query: &'a AnalyzedText,
     query_text: &'a str,
     passages: bool,
@@ -206,9 +229,9 @@ struct LibraryCheck<'a> {
 impl LibraryCheck<'_> {
     /// Gathers and verifies every candidate through one view of the library.
     fn run(&self) -> Result<LibraryMatches, CheckError> {
-        let config = &self.catalog.config().check;
-        let view = self.index.view();
-        let gathered = gather(&view, self.query, config, false)?;
+        let config = &self.config.check;
+        let view = self.store.view()?;
+        let gathered = gather(view.as_ref(), self.query, config, false)?;
         let query = Query {
             analyzed: self.query,
             text: self.query_text,
@@ -218,17 +241,17 @@ impl LibraryCheck<'_> {
             structure: &self.context.structure,
             token_chars: &self.context.token_chars,
             exclusions: &self.context.exclusions,
-            analyzer: self.catalog.analyzer(),
+            analyzer: self.analyzer,
             doc_freq: &gathered.doc_freq,
         };
-        let analyzer = self.passages.then(|| self.catalog.analyzer());
+        let analyzer = self.passages.then_some(self.analyzer);
         let mut matches = Vec::new();
         for (key, candidate) in gathered.candidates {
             self.cancel.go_on()?;
             #[cfg(test)]
             tests::before_verifying();
             matches.extend(verify(
-                &view,
+                view.as_ref(),
                 self.library,
                 key,
                 candidate,

@@ -23,5 +23,6 @@ mod search;
 mod shutdown;
 mod signatures;
 mod storage;
+mod storage_contract;
 mod structure;
 mod support;

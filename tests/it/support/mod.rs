@@ -1,12 +1,15 @@
 //! What the integration tests share: a catalog and fixture texts (`fixtures`), the router with
 //! requests sent to it without a socket (`app`), a server process with requests over HTTP
-//! (`process`), and fixture sites for the crawler (`sites`).
+//! (`process`), fixture sites for the crawler (`sites`), and PostgreSQL servers of their own
+//! (`postgres`).
 
 mod app;
 mod fixtures;
+mod postgres;
 mod process;
 pub(crate) mod sites;
 
 pub(crate) use app::{app, error_code, json_request, send, send_with_token};
 pub(crate) use fixtures::{catalog, catalog_with, corpus, fixture, synthetic_text};
+pub(crate) use postgres::PgServer;
 pub(crate) use process::{ServerProcess, http, start_server};
