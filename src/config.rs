@@ -100,6 +100,30 @@ pub struct StorageConfig {
     pub data_dir: PathBuf,
     /// Memory budget of each library's index writer, in MB.
     pub writer_memory_mb: usize,
+    /// Which backend keeps the libraries: `tantivy` (embedded, the default) or `postgres`.
+    pub backend: crate::storage::Backend,
+    /// The PostgreSQL backend (`backend = "postgres"`).
+    pub postgres: PostgresConfig,
+}
+
+/// The PostgreSQL backend's server and pool.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PostgresConfig {
+    /// A libpq connection string or URL, e.g.
+    /// `postgresql://dupfinder@localhost/dupfinder` or `host=/run/postgresql dbname=dupfinder`.
+    pub url: Option<String>,
+    /// The most connections the pool keeps open.
+    pub max_connections: usize,
+}
+
+impl Default for PostgresConfig {
+    fn default() -> Self {
+        PostgresConfig {
+            url: None,
+            max_connections: 16,
+        }
+    }
 }
 
 /// Input limits.
@@ -329,6 +353,8 @@ impl Default for StorageConfig {
         StorageConfig {
             data_dir: PathBuf::from("./data"),
             writer_memory_mb: 64,
+            backend: crate::storage::Backend::Tantivy,
+            postgres: PostgresConfig::default(),
         }
     }
 }

@@ -7,6 +7,7 @@
 //!   stemming, positions and offsets). No I/O.
 //! - [`signature`]: statistics snapshots and the TF-RIDF signature. No I/O.
 //! - [`index`]: per-library tantivy indexes, snapshots on disk, signature generations.
+//! - [`storage`]: the storage seam, and the tantivy and PostgreSQL backends behind it.
 //! - [`library`]: the library registry, the catalog of open libraries, ingest and import.
 //! - [`crawl`]: harvesting library sites: the crawl queue, frontier, polite fetching,
 //!   extraction, sitemaps and OAI-PMH.
@@ -35,6 +36,7 @@ pub mod index;
 pub mod library;
 pub mod reports;
 pub mod signature;
+pub mod storage;
 pub mod structure;
 pub mod web;
 pub mod webhooks;

@@ -14,9 +14,10 @@ use super::{
     CancelFlag, CheckError, CheckReport, CheckRequest, Exclusions, Flag, MatchReport, Method, Span,
     Verdict,
 };
-use crate::analysis::{AnalyzedText, analyze_text};
-use crate::index::LibraryIndex;
+use crate::analysis::{AnalyzedText, Analyzer, analyze_text};
+use crate::config::Config;
 use crate::library::{Catalog, DocumentError, parse_lang, phrases};
+use crate::storage::LibraryStore;
 use crate::structure::Structure;
 
 /// Checks a text against the requested libraries.
@@ -44,18 +45,42 @@ pub fn check_cancellable(
         .iter()
         .map(|id| catalog.index(id).map(|index| (id.as_str(), index)))
         .collect::<Result<Vec<_>, _>>()?;
+    let stores: Vec<(&str, &dyn LibraryStore)> = libraries
+        .iter()
+        .map(|(id, index)| (*id, index.as_ref() as &dyn LibraryStore))
+        .collect();
+    check_stores(
+        catalog.analyzer(),
+        catalog.config(),
+        &stores,
+        request,
+        cancel,
+        started,
+    )
+}
+
+/// Checks a text against `libraries`, whatever backend keeps them: the part of a check after
+/// the libraries were found (`started` is when the check began, for `took_ms`).
+pub fn check_stores(
+    analyzer: &Analyzer,
+    config: &Config,
+    libraries: &[(&str, &dyn LibraryStore)],
+    request: &CheckRequest,
+    cancel: &CancelFlag,
+    started: Instant,
+) -> Result<CheckReport, CheckError> {
     let lang = parse_lang(request.lang.as_deref())?;
     // The text's preparation is three steps, each linear in the text (a fraction of a second
     // for the largest text in a release build); a check given up meanwhile stops after the
     // step.
-    let query = analyze(catalog, &request.text, lang)?;
+    let query = analyze(analyzer, config, &request.text, lang)?;
     cancel.go_on()?;
     let structure = Structure::detect(&request.text);
     cancel.go_on()?;
     let context = QueryContext {
         structure,
         token_chars: token_spans(&request.text, &query.tokens),
-        exclusions: request.exclude.resolve(&catalog.config().check),
+        exclusions: request.exclude.resolve(&config.check),
     };
     cancel.go_on()?;
 
@@ -63,12 +88,13 @@ pub fn check_cancellable(
     let mut signature = None;
     let mut generations = BTreeMap::new();
     let mut found_matches: Vec<(MatchReport, Vec<KindedRange>)> = Vec::new();
-    for (i, (id, index)) in libraries.iter().enumerate() {
+    for (i, (id, store)) in libraries.iter().enumerate() {
         cancel.go_on()?;
         let found = LibraryCheck {
             library: id,
-            index,
-            catalog,
+            store: *store,
+            analyzer,
+            config,
             query: &query,
             query_text: &request.text,
             passages: request.passages,
@@ -161,7 +187,7 @@ pub fn raw_candidates(
     text: &str,
 ) -> Result<HashMap<Method, Vec<String>>, CheckError> {
     let index = catalog.index(library)?;
-    let query = analyze(catalog, text, None)?;
+    let query = analyze(catalog.analyzer(), catalog.config(), text, None)?;
     let view = index.view();
     let gathered = gather(&view, &query, &catalog.config().check, true)?;
     let mut by_method: HashMap<Method, Vec<String>> = HashMap::new();
@@ -180,16 +206,12 @@ pub fn raw_candidates(
 }
 
 fn analyze(
-    catalog: &Catalog,
+    analyzer: &Analyzer,
+    config: &Config,
     text: &str,
     lang: Option<crate::analysis::Language>,
 ) -> Result<AnalyzedText, DocumentError> {
-    Ok(analyze_text(
-        catalog.analyzer(),
-        text,
-        lang,
-        catalog.config().limits.text(),
-    )?)
+    Ok(analyze_text(analyzer, text, lang, config.limits.text())?)
 }
 
 /// One library's matches.
@@ -202,8 +224,9 @@ struct LibraryMatches {
 /// One library's part of a check.
 struct LibraryCheck<'a> {
     library: &'a str,
-    index: &'a LibraryIndex,
-    catalog: &'a Catalog,
+    store: &'a dyn LibraryStore,
+    analyzer: &'a Analyzer,
+    config: &'a Config,
     query: &'a AnalyzedText,
     query_text: &'a str,
     passages: bool,
@@ -275,11 +298,16 @@ impl WorkBudget {
 impl LibraryCheck<'_> {
     /// Gathers and verifies every candidate through one view of the library.
     fn run(&self) -> Result<LibraryMatches, CheckError> {
-        let config = &self.catalog.config().check;
-        let view = self.index.view();
-        let gathered = gather(&view, self.query, config, false)?;
-        let phrases =
-            phrases::shingles_of(self.index.dir(), self.catalog.analyzer(), self.query.lang);
+        let config = &self.config.check;
+        let view = self.store.view()?;
+        let gathered = gather(view.as_ref(), self.query, config, false)?;
+        // The library's own boilerplate phrases, read afresh (a backend without a folder keeps
+        // none yet).
+        let phrases = self
+            .store
+            .folder()
+            .map(|dir| phrases::shingles_of(dir, self.analyzer, self.query.lang))
+            .unwrap_or_default();
         let query = Query {
             analyzed: self.query,
             text: self.query_text,
@@ -289,11 +317,11 @@ impl LibraryCheck<'_> {
             structure: &self.context.structure,
             token_chars: &self.context.token_chars,
             exclusions: &self.context.exclusions,
-            analyzer: self.catalog.analyzer(),
+            analyzer: self.analyzer,
             doc_freq: &gathered.doc_freq,
             phrases: &phrases,
         };
-        let analyzer = self.passages.then(|| self.catalog.analyzer());
+        let analyzer = self.passages.then_some(self.analyzer);
         let mut matches = Vec::new();
         for (key, candidate) in gathered.candidates {
             self.cancel.go_on()?;
@@ -301,7 +329,7 @@ impl LibraryCheck<'_> {
             #[cfg(test)]
             tests::before_verifying();
             let verified = verify(
-                &view,
+                view.as_ref(),
                 self.library,
                 key,
                 candidate,

@@ -1,13 +1,14 @@
 //! Candidate gathering in one library: the content hash, the seed and robust signatures and the
-//! sampled shingles of the query, each looked up through one [`LibraryView`].
+//! sampled shingles of the query, each looked up through one [`ReadView`].
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::Method;
 use crate::analysis::AnalyzedText;
 use crate::config::CheckConfig;
-use crate::index::{DocKey, IndexError, LibraryView, ShingleHits};
+use crate::index::{DocKey, IndexError, ShingleHits};
 use crate::signature::{robust_signatures_of, seed_signature_of, top_terms, weigh_terms};
+use crate::storage::ReadView;
 
 /// One candidate document and how it was found.
 #[derive(Debug, Default)]
@@ -41,7 +42,7 @@ pub(super) struct Gathered {
 /// Every candidate for `query` in `view`. With `all_methods`, every lookup runs even where an
 /// earlier one already settles the check (evaluation).
 pub(super) fn gather(
-    view: &LibraryView<'_>,
+    view: &dyn ReadView,
     query: &AnalyzedText,
     config: &CheckConfig,
     all_methods: bool,
@@ -49,9 +50,10 @@ pub(super) fn gather(
     #[cfg(test)]
     super::engine::tests::between_lookups();
     let limit = config.max_candidates;
-    let snapshot = view.snapshot();
+    // The statistics of the query's terms (a backend may lend all it has).
+    let snapshot = view.statistics(&query.term_counts)?;
     // Weighed once: the seed signature and the robust ones take their terms from this order.
-    let ordered = top_terms(weigh_terms(&query.term_counts, snapshot), usize::MAX);
+    let ordered = top_terms(weigh_terms(&query.term_counts, &snapshot), usize::MAX);
     let signature = seed_signature_of(&ordered);
     let mut candidates: HashMap<DocKey, Candidate> = HashMap::new();
     let mut add = |keys: Vec<DocKey>, method: Method| {
@@ -69,8 +71,9 @@ pub(super) fn gather(
     // An exact copy is its own best evidence, and its near-duplicates share its shingles;
     // robust signatures add recall only for edited texts.
     if !found_exact || all_methods {
-        for robust in robust_signatures_of(&ordered, view.scheme()) {
-            add(view.with_robust(robust, limit)?, Method::Robust);
+        let robust = robust_signatures_of(&ordered, view.scheme());
+        for keys in view.with_robust_each(&robust, limit)? {
+            add(keys, Method::Robust);
         }
     }
     let max_df = config

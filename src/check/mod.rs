@@ -18,7 +18,7 @@ mod stored;
 mod verify;
 
 pub use decide::{Scores, decide, may_match, worth_reading};
-pub use engine::{check, check_cancellable, raw_candidates};
+pub use engine::{check, check_cancellable, check_stores, raw_candidates};
 pub use kinds::{ExcludeRequest, Exclusions, KindedRange, PassageKind, Shares, by_length, figures};
 pub use passages::{PassageMatch, Span};
 pub use report::{CheckReport, Flag, MatchReport, Method, Verdict, round};

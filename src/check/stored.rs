@@ -7,8 +7,9 @@ use super::gather::gather;
 use super::verify::{Query, distinct_without, token_spans, verify};
 use super::{CheckError, MatchReport};
 use crate::analysis::{Language, analyze_text};
-use crate::index::{DocKey, LibraryView};
+use crate::index::DocKey;
 use crate::library::Catalog;
+use crate::storage::ReadView;
 use crate::structure::Structure;
 
 /// What a stored document matches in its own library.
@@ -27,7 +28,7 @@ pub struct StoredCheck {
 pub fn check_stored(
     catalog: &Catalog,
     library: &str,
-    view: &LibraryView<'_>,
+    view: &dyn ReadView,
     key: DocKey,
 ) -> Result<Option<StoredCheck>, CheckError> {
     let Some(document) = view.stored(key)? else {

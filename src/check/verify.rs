@@ -12,7 +12,8 @@ use super::similarity::{bag_similarity, sorted_intersection};
 use super::{Exclusions, MatchReport, Method, PassageMatch, Span};
 use crate::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, is_sampled};
 use crate::config::CheckConfig;
-use crate::index::{DocKey, IndexError, LibraryView, StoredDocument};
+use crate::index::{DocKey, IndexError, StoredDocument};
+use crate::storage::ReadView;
 use crate::structure::{Part, Structure};
 
 /// A verified match and the query tokens its passages cover, with their kinds.
@@ -44,7 +45,7 @@ pub(super) struct Query<'a> {
 /// Scores one candidate and decides its verdict; `None` when it is not a match (or no longer
 /// live in the view).
 pub(super) fn verify(
-    view: &LibraryView<'_>,
+    view: &dyn ReadView,
     library: &str,
     key: DocKey,
     candidate: Candidate,

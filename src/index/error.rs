@@ -32,6 +32,9 @@ pub enum IndexError {
     CorruptSnapshot { path: PathBuf, reason: String },
     #[error("stored document {doc_id} is corrupt: {reason}")]
     CorruptDocument { doc_id: String, reason: String },
+    /// A backend other than tantivy failed (see `storage/`).
+    #[error(transparent)]
+    Storage(crate::storage::StorageError),
 }
 
 impl IndexError {

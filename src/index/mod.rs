@@ -24,9 +24,11 @@ pub use browse::{DocumentPage, DocumentSummary, SortKey, SortOrder};
 pub use document::{
     DocKey, DocumentMeta, PreparedDocument, StoredDocument, StoredForCheck, content_hash, doc_key,
 };
+pub(crate) use document::{decode_shingles, encode_shingles, encode_term_counts};
 pub use error::IndexError;
 pub use library_index::{IndexOptions, IndexSummary, LibraryIndex};
 pub use query::{QueryError, translate_query};
+pub(crate) use rebuild::pace;
 pub use rebuild::{RebuildControl, RebuildOutcome};
 pub use schema::{ContentSchema, SignatureSchema};
 pub use search::{SearchError, SearchHit, SearchResults};

@@ -236,7 +236,7 @@ impl LibraryIndex {
 }
 
 /// Sleeps as long as needed to keep `done` documents since `started` under `per_second`.
-fn pace(per_second: u32, done: u64, started: Instant) {
+pub(crate) fn pace(per_second: u32, done: u64, started: Instant) {
     if per_second == 0 {
         return;
     }

@@ -22,6 +22,7 @@ use crate::index::{
     IndexError, IndexOptions, IndexSummary, LibraryIndex, PreparedDocument, default_analyzer,
 };
 use crate::reports::{Report, ReportError, ReportStore};
+use crate::storage::{Backend, StorageError};
 use crate::webhooks::{Event, WebhookStore};
 
 /// What can go wrong at the catalog level.
@@ -163,6 +164,22 @@ fn new_folder_name(id: &str) -> String {
     format!("{id}.{nanos:x}")
 }
 
+/// The catalog serves its libraries from tantivy. The PostgreSQL backend implements the
+/// storage seam (`storage/`) and passes the same contract suite, but the catalog, the jobs and
+/// the API do not reach libraries through the seam yet: a configuration that asks for it is
+/// refused rather than silently served from the data directory.
+fn refuse_unserved_backend(config: &Config) -> Result<(), LibraryError> {
+    match config.storage.backend {
+        Backend::Tantivy => Ok(()),
+        Backend::Postgres => Err(IndexError::from(StorageError::Config(
+            "[storage] backend = \"postgres\" is not served by `dupfinder serve` and the \
+             data-directory commands yet; use backend = \"tantivy\""
+                .to_string(),
+        ))
+        .into()),
+    }
+}
+
 /// Every library of one data directory.
 pub struct Catalog {
     data_dir: PathBuf,
@@ -190,6 +207,7 @@ pub struct Catalog {
 impl Catalog {
     /// Opens the data directory (creating it when missing) and every library in it.
     pub fn open(config: &Config) -> Result<Catalog, LibraryError> {
+        refuse_unserved_backend(config)?;
         let data_dir = config.storage.data_dir.clone();
         std::fs::create_dir_all(data_dir.join("libraries")).map_err(|source| LibraryError::Io {
             path: data_dir.clone(),

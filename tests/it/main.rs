@@ -27,6 +27,7 @@ mod search;
 mod shutdown;
 mod signatures;
 mod storage;
+mod storage_contract;
 mod structure;
 mod support;
 mod webhooks;

@@ -1,0 +1,252 @@
+//! The two storage backends side by side (not a test): the same synthetic abstracts written
+//! through the storage seam into tantivy and into a PostgreSQL server this bench starts itself
+//! (`initdb`/`pg_ctl` of the installed packages, a Unix socket, a temporary directory), then per
+//! backend: ingest docs/s (the write alone; analysis is the same for both and reported apart),
+//! re-index time, bytes per document, and check latency p50/p99 for exact copies and near
+//! copies (5 % of the words replaced), through the same check code.
+//!
+//! ```sh
+//! cargo bench --bench storage -- 100000            # documents; more sizes: 100000 1000000
+//! # options: --queries N (500)  --dir DIR (target/tmp/storage-bench)
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[path = "../tests/it/support/postgres.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod postgres;
+
+use dupfinder::analysis::Analyzer;
+use dupfinder::check::{CancelFlag, CheckRequest, check_stores};
+use dupfinder::config::{Config, PostgresConfig};
+use dupfinder::eval::synthetic::SyntheticCorpus;
+use dupfinder::index::{IndexOptions, PreparedDocument, RebuildControl, default_analyzer};
+use dupfinder::library::{parse_document, prepare};
+use dupfinder::signature::RobustScheme;
+use dupfinder::storage::postgres::PgStorage;
+use dupfinder::storage::tantivy::TantivyStorage;
+use dupfinder::storage::{LibraryStore, Storage};
+use serde_json::json;
+
+const BATCH: u64 = 2_000;
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let mut sizes = Vec::new();
+    let mut queries = 500usize;
+    let mut dir = PathBuf::from("target/tmp/storage-bench");
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--queries" => {
+                queries = args[i + 1].parse().expect("--queries N");
+                i += 1;
+            }
+            "--dir" => {
+                dir = PathBuf::from(&args[i + 1]);
+                i += 1;
+            }
+            size => sizes.push(size.parse::<u64>().expect("a number of documents")),
+        }
+        i += 1;
+    }
+    if sizes.is_empty() {
+        sizes.push(100_000);
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    for size in sizes {
+        run(size, queries, &dir);
+    }
+}
+
+fn run(size: u64, queries: usize, dir: &Path) {
+    let corpus = SyntheticCorpus::new(200_000, 1.0, 7);
+    let analyzer = default_analyzer();
+    let config = Config::default();
+    let tantivy_dir = dir.join(format!("tantivy-{size}"));
+    let _ = std::fs::remove_dir_all(&tantivy_dir);
+    let embedded = TantivyStorage::new(
+        &tantivy_dir,
+        analyzer.clone(),
+        IndexOptions {
+            writer_memory: 64_000_000,
+            robust: RobustScheme::default(),
+        },
+    );
+    let server =
+        postgres::PgServer::start_durable("storage bench").expect("PostgreSQL server binaries");
+    let pg = PgStorage::connect(
+        &PostgresConfig {
+            url: Some(server.create_database("bench")),
+            max_connections: 4,
+        },
+        RobustScheme::default(),
+    )
+    .unwrap();
+    let backends: [(&str, &dyn Storage); 2] = [("tantivy", &embedded), ("postgres", &pg)];
+    let stores: Vec<_> = backends
+        .iter()
+        .map(|(_, s)| s.create("bench").unwrap())
+        .collect();
+
+    // Ingest: analysis once per batch, then the same batch written to each backend.
+    let mut analysis = 0.0;
+    let mut write = [0.0f64; 2];
+    let mut text_bytes = 0u64;
+    let mut start = 0;
+    while start < size {
+        let end = (start + BATCH).min(size);
+        let began = Instant::now();
+        let batch: Vec<PreparedDocument> = (start..end)
+            .map(|n| {
+                let text = corpus.document(n);
+                text_bytes += text.len() as u64;
+                document(&analyzer, &config, n, &corpus.title(n), &text)
+            })
+            .collect();
+        analysis += began.elapsed().as_secs_f64();
+        for (i, store) in stores.iter().enumerate() {
+            let began = Instant::now();
+            store.write(&batch).unwrap();
+            write[i] += began.elapsed().as_secs_f64();
+        }
+        start = end;
+    }
+    let mut reindex = [0.0f64; 2];
+    for (i, store) in stores.iter().enumerate() {
+        let began = Instant::now();
+        store
+            .reindex(&RebuildControl::default(), &mut |_| {})
+            .unwrap();
+        reindex[i] = began.elapsed().as_secs_f64();
+    }
+    let bytes = [
+        directory_bytes(&tantivy_dir),
+        server
+            .psql("bench", "SELECT pg_database_size('bench')")
+            .parse::<u64>()
+            .unwrap(),
+    ];
+    // Where PostgreSQL's bytes go, table by table (with its indexes and TOAST): what the
+    // sizing in DISTRIBUTED.md is made from.
+    let tables = server.psql(
+        "bench",
+        "SELECT c.relname || ' ' || pg_total_relation_size(c.oid) FROM pg_class c \
+         JOIN pg_namespace n ON n.oid = c.relnamespace \
+         WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 1",
+    );
+    let rows = server.psql(
+        "bench",
+        "SELECT 'shingles ' || (SELECT count(*) FROM shingles) || ', robust_signatures ' || \
+         (SELECT count(*) FROM robust_signatures) || ', term_stats ' || \
+         (SELECT count(*) FROM term_stats)",
+    );
+    println!(
+        "\nPostgreSQL tables (name, bytes with indexes): {}",
+        tables.replace('\n', "; ")
+    );
+    println!("PostgreSQL rows: {rows}");
+    println!(
+        "\n{size} synthetic abstracts ({:.0} bytes of text each); analysis {:.0} docs/s",
+        text_bytes as f64 / size as f64,
+        size as f64 / analysis
+    );
+    println!(
+        "| backend | ingest (write) docs/s | re-index s | bytes/doc | exact p50 / p99 ms | near p50 / p99 ms |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for (i, (name, _)) in backends.iter().enumerate() {
+        let store = stores[i].as_ref();
+        let exact = latencies(
+            store,
+            &analyzer,
+            &config,
+            queries,
+            |n| corpus.document(n),
+            size,
+        );
+        let near = latencies(
+            store,
+            &analyzer,
+            &config,
+            queries,
+            |n| corpus.near_copy(n, 0.05),
+            size,
+        );
+        println!(
+            "| {name} | {:.0} | {:.1} | {:.0} | {:.2} / {:.2} | {:.2} / {:.2} |",
+            size as f64 / write[i],
+            reindex[i],
+            bytes[i] as f64 / size as f64,
+            exact.0,
+            exact.1,
+            near.0,
+            near.1
+        );
+    }
+}
+
+fn document(
+    analyzer: &Analyzer,
+    config: &Config,
+    n: u64,
+    title: &str,
+    text: &str,
+) -> PreparedDocument {
+    let json = json!({"id": format!("doc-{n}"), "title": title, "text": text, "lang": "en"});
+    prepare(
+        analyzer,
+        &config.limits,
+        parse_document(&json.to_string()).unwrap(),
+    )
+    .unwrap()
+}
+
+/// p50 and p99 of `queries` checks of texts made by `text` from documents spread over the
+/// library, in ms (the check's own time, analysis included).
+fn latencies(
+    store: &dyn LibraryStore,
+    analyzer: &Analyzer,
+    config: &Config,
+    queries: usize,
+    text: impl Fn(u64) -> String,
+    size: u64,
+) -> (f64, f64) {
+    let mut times = Vec::with_capacity(queries);
+    for q in 0..queries as u64 {
+        let n = (q * 7_919) % size;
+        let request = CheckRequest::new(text(n));
+        let began = Instant::now();
+        let report = check_stores(
+            analyzer,
+            config,
+            &[("bench", store)],
+            &request,
+            &CancelFlag::new(),
+            began,
+        )
+        .unwrap();
+        times.push(began.elapsed().as_secs_f64() * 1000.0);
+        assert!(!report.matches.is_empty(), "query {q} found nothing");
+    }
+    times.sort_by(f64::total_cmp);
+    let at = |p: f64| times[((times.len() as f64 * p) as usize).min(times.len() - 1)];
+    (at(0.50), at(0.99))
+}
+
+fn directory_bytes(dir: &Path) -> u64 {
+    let mut total = 0;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        total += if path.is_dir() {
+            directory_bytes(&path)
+        } else {
+            entry.metadata().map_or(0, |m| m.len())
+        };
+    }
+    total
+}

@@ -1,0 +1,185 @@
+//! The PostgreSQL backend: every library in one database, in tables keyed by library so that
+//! Citus can distribute them by it (see `migrations/` and DISTRIBUTED.md).
+//!
+//! The client is tokio-postgres with a deadpool-postgres pool: the one maintained asynchronous
+//! PostgreSQL driver of the Rust ecosystem, pipelining and prepared-statement caching included,
+//! and a pool without background threads. sqlx would add its query macros' machinery and its
+//! own runtime layer for nothing we use. The seam is synchronous (a check runs on the blocking
+//! pool), so the backend owns a small tokio runtime and blocks on it; its methods must not be
+//! called from an asynchronous task.
+//!
+//! Text search is not delegated to PostgreSQL's `to_tsvector('russian' | 'english')`: the
+//! service's own analyzer already folds homoglyphs, `ё`, ligatures and picks a stemmer per word
+//! across every language it supports, and statistics, signatures and shingles must all come from
+//! that one analysis, or a check on PostgreSQL would answer otherwise than on tantivy. So the
+//! database holds the analyzer's terms (`documents.terms`).
+
+mod library;
+mod migrate;
+mod view;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use deadpool_postgres::{ManagerConfig, Pool, PoolConfig, RecyclingMethod, Runtime};
+use tokio_postgres::NoTls;
+
+pub use library::PgLibrary;
+pub use view::PgView;
+
+use super::{LibraryStore, Storage, StorageError};
+use crate::clock::unix_now;
+use crate::config::PostgresConfig;
+use crate::index::IndexError;
+use crate::library::LibraryId;
+use crate::signature::RobustScheme;
+
+/// The libraries of one PostgreSQL database.
+pub struct PgStorage {
+    shared: Arc<Shared>,
+}
+
+/// What every library and view of one database shares.
+pub(crate) struct Shared {
+    pub(crate) pool: Pool,
+    runtime: tokio::runtime::Runtime,
+    pub(crate) scheme: RobustScheme,
+}
+
+impl Shared {
+    /// Runs `future` to completion on the backend's runtime.
+    pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.runtime.block_on(future)
+    }
+
+    /// A pooled connection.
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Object, IndexError> {
+        self.pool
+            .get()
+            .await
+            .map_err(|e| IndexError::from(StorageError::Connect(e.to_string())))
+    }
+}
+
+impl PgStorage {
+    /// Connects to the database of `config.url` and applies the migrations it lacks.
+    pub fn connect(config: &PostgresConfig, scheme: RobustScheme) -> Result<Self, IndexError> {
+        let url = config.url.clone().ok_or_else(|| {
+            StorageError::Config(
+                "[storage] backend = \"postgres\" needs [storage.postgres] url".to_string(),
+            )
+        })?;
+        let mut pool_config = deadpool_postgres::Config::new();
+        pool_config.url = Some(url);
+        pool_config.manager = Some(ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        });
+        pool_config.pool = Some(PoolConfig::new(config.max_connections.max(1)));
+        let pool = pool_config
+            .create_pool(Some(Runtime::Tokio1), NoTls)
+            .map_err(|e| StorageError::Config(e.to_string()))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("dupfinder-postgres")
+            .enable_all()
+            .build()
+            .map_err(|e| StorageError::Connect(e.to_string()))?;
+        let shared = Arc::new(Shared {
+            pool,
+            runtime,
+            scheme,
+        });
+        shared.block_on(async {
+            let mut client = shared.client().await?;
+            migrate::apply(&mut client).await
+        })?;
+        Ok(PgStorage { shared })
+    }
+
+    fn library(&self, id: &str) -> Arc<dyn LibraryStore> {
+        Arc::new(PgLibrary::new(self.shared.clone(), id.to_string()))
+    }
+
+    /// Runs `sql` (several statements) on one pooled connection: for tests and tools.
+    pub fn execute_batch(&self, sql: &str) -> Result<(), IndexError> {
+        self.shared.block_on(async {
+            let client = self.shared.client().await?;
+            client.batch_execute(sql).await?;
+            Ok(())
+        })
+    }
+}
+
+impl Storage for PgStorage {
+    fn create(&self, id: &str) -> Result<Arc<dyn LibraryStore>, IndexError> {
+        LibraryId::parse(id).map_err(StorageError::Config)?;
+        self.shared.block_on(async {
+            let mut client = self.shared.client().await?;
+            let tx = client.transaction().await?;
+            let created = tx
+                .execute(
+                    "INSERT INTO libraries (library, created_at) VALUES ($1, $2) \
+                     ON CONFLICT (library) DO NOTHING",
+                    &[&id, &(unix_now() as i64)],
+                )
+                .await?;
+            if created == 1 {
+                tx.execute(
+                    "INSERT INTO generations (library, generation, state, docs, mark) \
+                     VALUES ($1, 0, 'live', 0, 0)",
+                    &[&id],
+                )
+                .await?;
+            }
+            tx.commit().await?;
+            Ok::<_, IndexError>(())
+        })?;
+        Ok(self.library(id))
+    }
+
+    fn open(&self, id: &str) -> Result<Option<Arc<dyn LibraryStore>>, IndexError> {
+        let exists = self.shared.block_on(async {
+            let client = self.shared.client().await?;
+            let row = client
+                .query_opt("SELECT 1 FROM libraries WHERE library = $1", &[&id])
+                .await?;
+            Ok::<_, IndexError>(row.is_some())
+        })?;
+        Ok(exists.then(|| self.library(id)))
+    }
+
+    fn delete(&self, id: &str) -> Result<bool, IndexError> {
+        self.shared.block_on(async {
+            let mut client = self.shared.client().await?;
+            let tx = client.transaction().await?;
+            // The library row first: writers and re-indexes of it wait on this lock, then find
+            // it gone.
+            let existed = tx
+                .execute("DELETE FROM libraries WHERE library = $1", &[&id])
+                .await?;
+            for table in [
+                "generations",
+                "documents",
+                "term_stats",
+                "signatures",
+                "robust_signatures",
+                "shingles",
+            ] {
+                tx.execute(&format!("DELETE FROM {table} WHERE library = $1"), &[&id])
+                    .await?;
+            }
+            tx.commit().await?;
+            Ok(existed == 1)
+        })
+    }
+
+    fn list(&self) -> Result<Vec<String>, IndexError> {
+        self.shared.block_on(async {
+            let client = self.shared.client().await?;
+            let rows = client
+                .query("SELECT library FROM libraries ORDER BY library", &[])
+                .await?;
+            Ok(rows.iter().map(|r| r.get(0)).collect())
+        })
+    }
+}

@@ -1,0 +1,537 @@
+//! The storage contract: one suite of behaviours every backend must show, run on the embedded
+//! tantivy backend and on a real PostgreSQL server started for the test — statistics per
+//! generation (deleted and replaced documents excluded), every lookup, a generation switch while
+//! a view holds the old generation, an interrupted re-index resumed — and the same check answers
+//! on both for the fixture corpus and queries made from it.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use dupfinder::analysis::Analyzer;
+use dupfinder::check::{CancelFlag, CheckRequest, check_stores};
+use dupfinder::config::{Config, PostgresConfig};
+use dupfinder::index::{
+    DocKey, IndexOptions, PreparedDocument, RebuildControl, RebuildOutcome, SortKey, SortOrder,
+    default_analyzer,
+};
+use dupfinder::library::{parse_document, prepare};
+use dupfinder::signature::{RobustScheme, all_signatures};
+use dupfinder::storage::postgres::PgStorage;
+use dupfinder::storage::tantivy::TantivyStorage;
+use dupfinder::storage::{LibraryStore, Storage};
+use serde_json::json;
+
+use crate::support::{PgServer, corpus, synthetic_text};
+
+/// A backend under test and what must live as long as it (a directory, a server).
+struct Backend {
+    storage: Box<dyn Storage>,
+    _keep: Box<dyn std::any::Any>,
+}
+
+fn tantivy() -> Backend {
+    let dir = tempfile::tempdir().unwrap();
+    let options = IndexOptions {
+        writer_memory: 15_000_000,
+        robust: RobustScheme::default(),
+    };
+    let storage = TantivyStorage::new(dir.path(), default_analyzer(), options);
+    Backend {
+        storage: Box::new(storage),
+        _keep: Box::new(dir),
+    }
+}
+
+fn postgres(test: &str) -> Option<Backend> {
+    let server = PgServer::start(test)?;
+    let config = PostgresConfig {
+        url: Some(server.create_database("dupfinder")),
+        max_connections: 8,
+    };
+    let storage = PgStorage::connect(&config, RobustScheme::default()).unwrap();
+    Some(Backend {
+        // Dropped in field order: the pool before the server.
+        storage: Box::new(storage),
+        _keep: Box::new(server),
+    })
+}
+
+/// Instantiates each contract test for both backends.
+macro_rules! contract {
+    ($($test:ident),* $(,)?) => {
+        mod on_tantivy {
+            $(
+                #[test]
+                fn $test() {
+                    let backend = super::tantivy();
+                    super::$test(backend.storage.as_ref());
+                }
+            )*
+        }
+        mod on_postgres {
+            $(
+                #[test]
+                fn $test() {
+                    let Some(backend) = super::postgres(stringify!($test)) else {
+                        return;
+                    };
+                    super::$test(backend.storage.as_ref());
+                }
+            )*
+        }
+    };
+}
+
+contract!(
+    statistics_count_live_documents_of_the_generation,
+    every_lookup_finds_live_documents_only,
+    a_view_keeps_its_generation_through_a_switch,
+    an_interrupted_reindex_resumes,
+    libraries_are_created_listed_and_deleted,
+);
+
+fn analyzer() -> Analyzer {
+    default_analyzer()
+}
+
+fn document(id: &str, text: &str) -> PreparedDocument {
+    let json = json!({"id": id, "title": format!("Title {id}"), "text": text, "lang": "en"});
+    let input = parse_document(&json.to_string()).unwrap();
+    prepare(&analyzer(), &Config::default().limits, input).unwrap()
+}
+
+fn finished(store: &dyn LibraryStore) -> u64 {
+    match store
+        .reindex(&RebuildControl::default(), &mut |_| {})
+        .unwrap()
+    {
+        RebuildOutcome::Finished { generation } => generation,
+        other => panic!("the re-index did not finish: {other:?}"),
+    }
+}
+
+/// `N`, `df` and `cf` counted by hand from the live documents.
+fn expected_statistics(live: &[&PreparedDocument]) -> HashMap<String, (u64, u64)> {
+    let mut expected: HashMap<String, (u64, u64)> = HashMap::new();
+    for document in live {
+        for (term, count) in &document.term_counts {
+            let entry = expected.entry(term.clone()).or_default();
+            entry.0 += 1;
+            entry.1 += u64::from(*count);
+        }
+    }
+    expected
+}
+
+fn statistics_count_live_documents_of_the_generation(storage: &dyn Storage) {
+    let store = storage.create("stats").unwrap();
+    let a = document("a", &synthetic_text(1, 120));
+    let b = document("b", &synthetic_text(2, 120));
+    let c = document("c", &synthetic_text(3, 120));
+    store.write(&[a.clone(), b.clone(), c.clone()]).unwrap();
+    let b2 = document("b", &synthetic_text(4, 90));
+    store.write(std::slice::from_ref(&b2)).unwrap();
+    assert!(store.delete("c").unwrap());
+    assert!(!store.delete("c").unwrap());
+    assert_eq!(finished(store.as_ref()), 1);
+
+    let expected = expected_statistics(&[&a, &b2]);
+    let mut asked: Vec<(String, u32)> = Vec::new();
+    for d in [&a, &b, &b2, &c] {
+        asked.extend(d.term_counts.iter().cloned());
+    }
+    let view = store.view().unwrap();
+    assert_eq!(view.generation(), 1);
+    let snapshot = view.statistics(&asked).unwrap();
+    assert_eq!(snapshot.docs(), 2, "N counts live documents only");
+    for (term, _) in &asked {
+        let got = snapshot.get(term).map(|s| (u64::from(s.df), s.cf));
+        assert_eq!(got, expected.get(term).copied(), "df and cf of `{term}`");
+    }
+    let summary = store.summary().unwrap();
+    assert_eq!(summary.documents, 2);
+    assert_eq!(summary.generation, 1);
+    assert_eq!(summary.snapshot_documents, 2);
+}
+
+fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
+    let store = storage.create("lookups").unwrap();
+    let docs: Vec<PreparedDocument> = (0..12)
+        .map(|i| document(&format!("d{i}"), &synthetic_text(100 + i, 150)))
+        .collect();
+    store.write(&docs).unwrap();
+    finished(store.as_ref());
+    let view = store.view().unwrap();
+    let scheme = view.scheme();
+    for d in &docs {
+        let key = DocKey::of(&d.doc_id);
+        assert_eq!(
+            view.with_content_hash(d.content_hash, 10).unwrap(),
+            vec![key]
+        );
+        let snapshot = view.statistics(&d.term_counts).unwrap();
+        let (seed, robust) = all_signatures(&d.term_counts, &snapshot, scheme);
+        assert!(view.with_seed(seed.unwrap(), 10).unwrap().contains(&key));
+        assert!(!robust.is_empty());
+        for signature in &robust {
+            assert!(view.with_robust(*signature, 10).unwrap().contains(&key));
+        }
+        let search = view
+            .shingle_search(&d.shingle_seq, u64::MAX, 1, 100)
+            .unwrap();
+        let sampled: BTreeSet<u64> = d.shingles.iter().copied().collect();
+        let best = &search.hits[0];
+        assert_eq!(best.0, key, "a document's own shingles find it first");
+        assert_eq!(best.1.distinct as usize, sampled.len());
+        assert_eq!(search.usable, sampled.len());
+        assert!(sampled.iter().all(|s| search.doc_freq.get(s) >= Some(&1)));
+
+        let stored = view.stored(key).unwrap().unwrap();
+        assert_eq!(stored.meta.doc_id, d.doc_id);
+        assert_eq!(stored.meta.title, d.title);
+        assert_eq!(stored.meta.lang, d.lang.code());
+        assert_eq!(stored.text, d.text);
+        assert_eq!(stored.words, d.words);
+        assert_eq!(stored.content_hash, d.content_hash);
+        let for_check = view.stored_for_check(key).unwrap().unwrap();
+        assert_eq!(for_check.shingles, d.shingle_seq);
+        assert_eq!(for_check.term_counts().unwrap(), d.term_counts);
+        assert_eq!(view.document(&d.doc_id).unwrap().unwrap().text, d.text);
+    }
+    // Shingles held by more documents than allowed are boilerplate, not candidates.
+    let shared = document("shared", &format!("{} {}", docs[0].text, docs[1].text));
+    store.write(std::slice::from_ref(&shared)).unwrap();
+    let view = store.view().unwrap();
+    let search = view
+        .shingle_search(&docs[0].shingle_seq, 1, 1, 100)
+        .unwrap();
+    assert!(!search.frequent.is_empty());
+    assert!(search.hits.iter().all(|(k, _)| *k != DocKey::of("d0")));
+    drop(view);
+
+    let mut keys: Vec<DocKey> = store.view().unwrap().keys().unwrap();
+    keys.sort();
+    let mut expected: Vec<DocKey> = docs.iter().map(|d| DocKey::of(&d.doc_id)).collect();
+    expected.push(DocKey::of("shared"));
+    expected.sort();
+    assert_eq!(keys, expected);
+
+    // A deleted document is gone from every lookup of a later view.
+    assert!(store.delete("d3").unwrap());
+    let gone = &docs[3];
+    let key = DocKey::of("d3");
+    let view = store.view().unwrap();
+    let snapshot = view.statistics(&gone.term_counts).unwrap();
+    let (seed, robust) = all_signatures(&gone.term_counts, &snapshot, view.scheme());
+    assert!(
+        view.with_content_hash(gone.content_hash, 10)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(!view.with_seed(seed.unwrap(), 10).unwrap().contains(&key));
+    assert!(
+        robust
+            .iter()
+            .all(|s| !view.with_robust(*s, 10).unwrap().contains(&key))
+    );
+    let search = view
+        .shingle_search(&gone.shingle_seq, u64::MAX, 1, 100)
+        .unwrap();
+    assert!(search.hits.iter().all(|(k, _)| *k != key));
+    assert!(view.stored(key).unwrap().is_none());
+    assert!(view.document("d3").unwrap().is_none());
+    assert!(view.document("never").unwrap().is_none());
+
+    let page = store.browse(SortKey::DocId, SortOrder::Asc, 3, 1).unwrap();
+    assert_eq!(page.total, 12);
+    let ids: Vec<&str> = page.items.iter().map(|i| i.meta.doc_id.as_str()).collect();
+    assert_eq!(ids, ["d1", "d10", "d11"]);
+}
+
+fn a_view_keeps_its_generation_through_a_switch(storage: &dyn Storage) {
+    let store = storage.create("switch").unwrap();
+    let docs: Vec<PreparedDocument> = (0..8)
+        .map(|i| document(&format!("s{i}"), &synthetic_text(200 + i, 140)))
+        .collect();
+    store.write(&docs).unwrap();
+    assert_eq!(finished(store.as_ref()), 1);
+    let old = store.view().unwrap();
+    let first = &docs[0];
+    let old_snapshot = old.statistics(&first.term_counts).unwrap().into_owned();
+    let (old_seed, _) = all_signatures(&first.term_counts, &old_snapshot, old.scheme());
+
+    // While the view is held: a new document, a deletion, and a switch to generation 2.
+    let late = document("late", &synthetic_text(299, 140));
+    store.write(std::slice::from_ref(&late)).unwrap();
+    assert!(store.delete("s0").unwrap());
+    assert_eq!(finished(store.as_ref()), 2);
+
+    assert_eq!(old.generation(), 1);
+    let again = old.statistics(&first.term_counts).unwrap();
+    assert_eq!(
+        again.docs(),
+        8,
+        "the old view keeps generation 1's statistics"
+    );
+    assert!(old.stored(DocKey::of("s0")).unwrap().is_some());
+    assert!(old.document("late").unwrap().is_none());
+    assert!(
+        old.with_seed(old_seed.unwrap(), 10)
+            .unwrap()
+            .contains(&DocKey::of("s0"))
+    );
+    drop(old);
+
+    let new = store.view().unwrap();
+    assert_eq!(new.generation(), 2);
+    assert_eq!(new.statistics(&late.term_counts).unwrap().docs(), 8);
+    assert!(new.document("s0").unwrap().is_none());
+    let snapshot = new.statistics(&late.term_counts).unwrap();
+    let (seed, _) = all_signatures(&late.term_counts, &snapshot, new.scheme());
+    assert!(
+        new.with_seed(seed.unwrap(), 10)
+            .unwrap()
+            .contains(&DocKey::of("late"))
+    );
+}
+
+fn an_interrupted_reindex_resumes(storage: &dyn Storage) {
+    let store = storage.create("resume").unwrap();
+    let docs: Vec<PreparedDocument> = (0..40)
+        .map(|i| document(&format!("r{i:02}"), &synthetic_text(300 + i, 100)))
+        .collect();
+    store.write(&docs).unwrap();
+    let cancel = AtomicBool::new(false);
+    let control = RebuildControl {
+        cancel: Some(&cancel),
+        max_docs_per_second: 0,
+        commit_every: 5,
+    };
+    let outcome = store
+        .reindex(&control, &mut |done| {
+            if done >= 12 {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        })
+        .unwrap();
+    let RebuildOutcome::Cancelled { generation, signed } = outcome else {
+        panic!("the re-index was not stopped: {outcome:?}");
+    };
+    assert_eq!(generation, 1);
+    assert!(signed >= 12, "{signed}");
+    assert_eq!(
+        store.view().unwrap().generation(),
+        0,
+        "checks still read generation 0"
+    );
+
+    // Writes go on between the two runs.
+    let late = document("late", &synthetic_text(399, 100));
+    store.write(std::slice::from_ref(&late)).unwrap();
+    assert!(store.delete("r01").unwrap());
+
+    let mut first_progress = None;
+    let outcome = store
+        .reindex(&RebuildControl::default(), &mut |done| {
+            first_progress.get_or_insert(done);
+        })
+        .unwrap();
+    assert_eq!(outcome, RebuildOutcome::Finished { generation: 1 });
+    assert!(
+        first_progress.unwrap() >= 10,
+        "the second run resumed (began at {first_progress:?}), it did not start over"
+    );
+    let view = store.view().unwrap();
+    assert_eq!(view.generation(), 1);
+    let mut live: Vec<&PreparedDocument> = docs.iter().filter(|d| d.doc_id != "r01").collect();
+    live.push(&late);
+    for d in &live {
+        let snapshot = view.statistics(&d.term_counts).unwrap();
+        let (seed, _) = all_signatures(&d.term_counts, &snapshot, view.scheme());
+        assert!(
+            view.with_seed(seed.unwrap(), 10)
+                .unwrap()
+                .contains(&DocKey::of(&d.doc_id)),
+            "{} is signed in generation 1",
+            d.doc_id
+        );
+    }
+    let gone = &docs[1];
+    let snapshot = view.statistics(&gone.term_counts).unwrap();
+    let (seed, _) = all_signatures(&gone.term_counts, &snapshot, view.scheme());
+    assert!(
+        !view
+            .with_seed(seed.unwrap(), 10)
+            .unwrap()
+            .contains(&DocKey::of("r01"))
+    );
+}
+
+fn libraries_are_created_listed_and_deleted(storage: &dyn Storage) {
+    assert!(storage.list().unwrap().is_empty());
+    assert!(storage.open("one").unwrap().is_none());
+    let one = storage.create("one").unwrap();
+    one.write(&[document("x", &synthetic_text(7, 80))]).unwrap();
+    storage.create("two").unwrap();
+    assert_eq!(storage.list().unwrap(), ["one", "two"]);
+    let reopened = storage.open("one").unwrap().unwrap();
+    assert!(reopened.view().unwrap().document("x").unwrap().is_some());
+    assert!(storage.delete("one").unwrap());
+    assert!(!storage.delete("one").unwrap());
+    assert_eq!(storage.list().unwrap(), ["two"]);
+    assert!(storage.create("not a valid id!").is_err());
+}
+
+/// A check's answer without the time it took, or its error.
+fn answer(store: &dyn LibraryStore, text: &str) -> Result<serde_json::Value, String> {
+    let config = Config::default();
+    let mut request = CheckRequest::new(text);
+    request.passages = true;
+    let report = check_stores(
+        &analyzer(),
+        &config,
+        &[("corpus", store)],
+        &request,
+        &CancelFlag::new(),
+        std::time::Instant::now(),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut value = serde_json::to_value(&report).unwrap();
+    value.as_object_mut().unwrap().remove("took_ms");
+    Ok(value)
+}
+
+/// Queries made from the corpus: each text as it is, cut short, its sentences reversed, and
+/// joined with the next one.
+fn generated_queries(texts: &[String]) -> Vec<String> {
+    let mut queries = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        queries.push(text.clone());
+        let words: Vec<&str> = text.split_whitespace().collect();
+        queries.push(words[..words.len() * 2 / 3].join(" "));
+        let mut sentences: Vec<&str> = text.split_inclusive(". ").collect();
+        sentences.reverse();
+        queries.push(sentences.concat());
+        let next = &texts[(i + 1) % texts.len()];
+        let half: Vec<&str> = next.split_whitespace().collect();
+        queries.push(format!("{text} {}", half[..half.len() / 2].join(" ")));
+    }
+    queries.push(synthetic_text(4242, 200));
+    queries
+}
+
+#[test]
+fn checks_answer_the_same_on_both_backends() {
+    let Some(pg) = postgres("checks_answer_the_same_on_both_backends") else {
+        return;
+    };
+    let embedded = tantivy();
+    let documents: Vec<PreparedDocument> = corpus()
+        .into_iter()
+        .map(|value| {
+            let input = parse_document(&value.to_string()).unwrap();
+            prepare(&analyzer(), &Config::default().limits, input).unwrap()
+        })
+        .collect();
+    let texts: Vec<String> = documents.iter().map(|d| d.text.clone()).collect();
+    let stores: Vec<_> = [&embedded, &pg]
+        .iter()
+        .map(|backend| {
+            let store = backend.storage.create("corpus").unwrap();
+            store.write(&documents).unwrap();
+            finished(store.as_ref());
+            store
+        })
+        .collect();
+    let queries = generated_queries(&texts);
+    let mut with_matches = 0;
+    for query in &queries {
+        let on_tantivy = answer(stores[0].as_ref(), query);
+        let on_postgres = answer(stores[1].as_ref(), query);
+        assert_eq!(on_tantivy, on_postgres, "the answers differ for: {query}");
+        if on_tantivy.is_ok_and(|a| !a["matches"].as_array().unwrap().is_empty()) {
+            with_matches += 1;
+        }
+    }
+    assert!(
+        with_matches >= texts.len(),
+        "the corpus's own texts find themselves ({with_matches} of {})",
+        queries.len()
+    );
+}
+
+/// Libraries kept on two PostgreSQL servers, one check against both: the check reads each
+/// library through its own server's view and merges the matches.
+#[test]
+fn one_check_spans_libraries_on_two_servers() {
+    let Some(first) = postgres("one_check_spans_libraries_on_two_servers") else {
+        return;
+    };
+    let Some(second) = postgres("one_check_spans_libraries_on_two_servers") else {
+        return;
+    };
+    // The same paper in both libraries, under other ids, with a sentence more in the east.
+    let text = synthetic_text(501, 160);
+    let left = document("left", &text);
+    let right = document("right", &format!("{text} {}", synthetic_text(502, 12)));
+    let west = first.storage.create("west").unwrap();
+    west.write(std::slice::from_ref(&left)).unwrap();
+    let east = second.storage.create("east").unwrap();
+    east.write(std::slice::from_ref(&right)).unwrap();
+    assert!(second.storage.open("west").unwrap().is_none());
+
+    // The same two libraries on tantivy, for comparison.
+    let embedded = tantivy();
+    let west_local = embedded.storage.create("west").unwrap();
+    west_local.write(std::slice::from_ref(&left)).unwrap();
+    let east_local = embedded.storage.create("east").unwrap();
+    east_local.write(std::slice::from_ref(&right)).unwrap();
+
+    let request = CheckRequest::new(text.clone());
+    let check = |west: &dyn LibraryStore, east: &dyn LibraryStore| {
+        check_stores(
+            &analyzer(),
+            &Config::default(),
+            &[("west", west), ("east", east)],
+            &request,
+            &CancelFlag::new(),
+            std::time::Instant::now(),
+        )
+        .unwrap()
+    };
+    let report = check(west.as_ref(), east.as_ref());
+    let local = check(west_local.as_ref(), east_local.as_ref());
+    let mut a = serde_json::to_value(&report).unwrap();
+    let mut b = serde_json::to_value(&local).unwrap();
+    a.as_object_mut().unwrap().remove("took_ms");
+    b.as_object_mut().unwrap().remove("took_ms");
+    assert_eq!(a, b, "two servers answer as two tantivy libraries");
+    let found: BTreeSet<(String, String)> = report
+        .matches
+        .iter()
+        .map(|m| (m.library.clone(), m.doc_id.clone()))
+        .collect();
+    let expected: BTreeSet<(String, String)> = [("west", "left"), ("east", "right")]
+        .iter()
+        .map(|(l, d)| (l.to_string(), d.to_string()))
+        .collect();
+    assert_eq!(found, expected, "{report:#?}");
+    assert_eq!(report.generations.len(), 2);
+}
+
+/// The server and the data-directory commands do not serve libraries from PostgreSQL yet: a
+/// configuration asking for it is refused with a reason, never served from tantivy instead.
+#[test]
+fn the_catalog_refuses_a_backend_it_does_not_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::default();
+    config.storage.data_dir = dir.path().to_path_buf();
+    config.storage.backend = dupfinder::storage::Backend::Postgres;
+    let Err(error) = dupfinder::library::Catalog::open(&config) else {
+        panic!("a catalog opened on backend = \"postgres\"");
+    };
+    assert!(
+        error.to_string().contains("backend = \"postgres\""),
+        "{error}"
+    );
+}
