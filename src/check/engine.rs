@@ -84,7 +84,7 @@ pub fn check_stores(
     };
     cancel.go_on()?;
 
-    let budget = WorkBudget::new(&catalog.config().check, query.shingles.len());
+    let budget = WorkBudget::new(&config.check, query.shingles.len());
     let mut signature = None;
     let mut generations = BTreeMap::new();
     let mut found_matches: Vec<(MatchReport, Vec<KindedRange>)> = Vec::new();
