@@ -52,6 +52,54 @@ pub fn pairs_sharing_a_key(keys: &[Vec<u64>], max_group: usize) -> FoundPairs {
     found.finish()
 }
 
+/// The pairs that A11 and A12 find: documents sharing a key (`entries`: key, length, document)
+/// are ordered by length, the run is cut into chain pieces where the length grows by more than
+/// `ratio`, and within a piece each document is compared (once, however many keys the two
+/// share) with the later ones no longer than `ratio` times it; `compare` says whether a pair is
+/// a duplicate. A piece of more than `max_group` documents is left out and counted.
+pub(crate) fn chained_pairs(
+    mut entries: Vec<(u64, u32, u32)>,
+    ratio: f64,
+    max_group: usize,
+    mut compare: impl FnMut(u32, u32) -> bool,
+) -> FoundPairs {
+    entries.sort_unstable();
+    let mut found = FoundPairs::default();
+    let mut compared: rustc_hash::FxHashSet<(u32, u32)> = rustc_hash::FxHashSet::default();
+    let mut chain: Vec<(u32, u32)> = Vec::new();
+    for group in entries.chunk_by(|a, b| a.0 == b.0) {
+        if group.len() < 2 {
+            continue;
+        }
+        chain.clear();
+        chain.extend(group.iter().map(|(_, len, doc)| (*len, *doc)));
+        for piece in chain_pieces(&chain, ratio) {
+            if piece.len() < 2 {
+                continue;
+            }
+            if piece.len() > max_group {
+                found.oversized_groups += 1;
+                continue;
+            }
+            for (i, a) in piece.iter().enumerate() {
+                for b in piece[i + 1..]
+                    .iter()
+                    .take_while(|b| f64::from(b.0) <= ratio * f64::from(a.0))
+                {
+                    let pair = (a.1.min(b.1), a.1.max(b.1));
+                    if compared.insert(pair) {
+                        found.comparisons += 1;
+                        if compare(pair.0, pair.1) {
+                            found.pairs.push(pair);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found.finish()
+}
+
 /// Cuts a run of `(length, document)` entries sorted by length where the next document is
 /// longer than the previous by more than `ratio` (A11 and A12's chains).
 pub(crate) fn chain_pieces(

@@ -7,7 +7,7 @@
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 
-use super::pairs::chain_pieces;
+use super::pairs::chained_pairs;
 use super::{FoundPairs, MethodDoc, MethodSettings, crc32_of};
 
 /// Sentences and words in a record: the "3" and the "5".
@@ -87,47 +87,14 @@ pub fn three_five_pairs(
     settings: &MethodSettings,
     max_group: usize,
 ) -> FoundPairs {
-    let mut entries: Vec<(u64, u32, u32)> = records
+    let entries = records
         .iter()
         .enumerate()
         .flat_map(|(doc, r)| r.sentences.iter().map(move |s| (*s, r.len, doc as u32)))
         .collect();
-    entries.sort_unstable();
-    let mut found = FoundPairs::default();
-    let mut compared: FxHashSet<(u32, u32)> = FxHashSet::default();
-    let mut chain: Vec<(u32, u32)> = Vec::new();
-    for group in entries.chunk_by(|a, b| a.0 == b.0) {
-        if group.len() < 2 {
-            continue;
-        }
-        chain.clear();
-        chain.extend(group.iter().map(|(_, len, doc)| (*len, *doc)));
-        for piece in chain_pieces(&chain, settings.length_ratio) {
-            if piece.len() < 2 {
-                continue;
-            }
-            if piece.len() > max_group {
-                found.oversized_groups += 1;
-                continue;
-            }
-            for (i, a) in piece.iter().enumerate() {
-                for b in piece[i + 1..]
-                    .iter()
-                    .take_while(|b| f64::from(b.0) <= settings.length_ratio * f64::from(a.0))
-                {
-                    let pair = (a.1.min(b.1), a.1.max(b.1));
-                    if compared.insert(pair) {
-                        found.comparisons += 1;
-                        let (x, y) = (&records[pair.0 as usize], &records[pair.1 as usize]);
-                        if three_five_duplicates(x, y, settings) {
-                            found.pairs.push(pair);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    found.finish()
+    chained_pairs(entries, settings.length_ratio, max_group, |a, b| {
+        three_five_duplicates(&records[a as usize], &records[b as usize], settings)
+    })
 }
 
 #[cfg(test)]
