@@ -322,6 +322,28 @@ describe('the web UI', () => {
     await shootBoth('12-libraries');
   });
 
+  it('keeps a library\'s standard wording: adds, refuses and removes phrases', async () => {
+    const site = page.locator('table.libraries tbody tr', { hasText: 'Demo site' });
+    await site.locator('a').first().click();
+    await page.getByRole('heading', { level: 2, name: 'Standard wording of this library' }).waitFor();
+    await page.getByText('No phrases yet.').waitFor();
+    const phrase = 'The editors apologise for the error and thank the readers who noticed it.';
+    await page.getByLabel('A phrase (at least three words)').fill(phrase);
+    await page.getByRole('button', { name: 'Add the phrase' }).click();
+    await page.locator('#phrases-list li', { hasText: phrase }).waitFor();
+    await page.getByText('Added; the next check leaves it out.').waitFor();
+    // Too few words to match a passage: refused with the UI's own words for the code.
+    await page.getByLabel('A phrase (at least three words)').fill('of the journal');
+    await page.getByRole('button', { name: 'Add the phrase' }).click();
+    await page.getByText('fewer than three words that count').waitFor();
+    await page.locator('#phrases-list li', { hasText: phrase }).scrollIntoViewIfNeeded();
+    await shoot('12b-phrases-desktop');
+    await page.locator('#phrases-list li', { hasText: phrase }).getByRole('button', { name: 'Remove' }).click();
+    await page.getByText('No phrases yet.').waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Libraries' }).click();
+    await page.locator('table.libraries').waitFor();
+  });
+
   it('deletes a document, then a library, after confirmation', async () => {
     const site = page.locator('table.libraries tbody tr', { hasText: 'Demo site' });
     await site.locator('a').first().click();

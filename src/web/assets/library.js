@@ -32,6 +32,7 @@ export async function libraryView(view, id, params) {
     searchForm(id, q, params),
     results,
     addDocuments(id, () => libraryView(view, id, params)),
+    phrasesPanel(id),
     deleteLibrary(lib));
   if (q.trim()) await showSearch(results, id, q, offset);
   else await showListing(results, id, params, offset);
@@ -48,6 +49,53 @@ function stats(lib) {
 }
 
 // Deleting the library, after the operator confirms it by typing its identifier.
+// The library's own standard wording: phrases its documents repeat (a journal's notices, ethics
+// or data statements) that no check counts as copying; added and removed at once.
+function phrasesPanel(id) {
+  const list = h('ul', { class: 'phrases', id: 'phrases-list' });
+  const status = h('div', { 'aria-live': 'polite' });
+  const text = h('textarea', { id: 'phrase-text', rows: 2 });
+  const show = async () => {
+    try {
+      const listed = await api(`/api/v1/libraries/${path(id)}/phrases`);
+      fill(list, ...(listed.phrases.length === 0
+        ? [h('li', { class: 'muted' }, t('phrases.none'))]
+        : listed.phrases.map((p) => h('li', {},
+          h('span', { class: 'phrase-text' }, p.text), ' ',
+          h('button', { type: 'button', 'data-phrase': p.id, onclick: async () => {
+            try {
+              await api(`/api/v1/libraries/${path(id)}/phrases/${path(p.id)}`, { method: 'DELETE' });
+              fill(status);
+              await show();
+            } catch (error) {
+              fill(status, errorNotice(error));
+            }
+          } }, t('phrases.remove'))))));
+    } catch (error) {
+      fill(list);
+      fill(status, errorNotice(error));
+    }
+  };
+  const form = h('form', { onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      await api(`/api/v1/libraries/${path(id)}/phrases`, { method: 'POST', body: { text: text.value } });
+      text.value = '';
+      fill(status, h('p', { class: 'notice ok' }, t('phrases.added')));
+      await show();
+    } catch (error) {
+      fill(status, errorNotice(error));
+    }
+  } },
+  field(t('phrases.label'), text, t('phrases.hint')),
+  h('button', { type: 'submit', id: 'phrase-add' }, t('phrases.add')));
+  show();
+  return h('section', { class: 'panel', 'aria-labelledby': 'phrases-title' },
+    h('h2', { id: 'phrases-title' }, t('phrases.title')),
+    h('p', { class: 'muted' }, t('phrases.intro')),
+    list, form, status);
+}
+
 function deleteLibrary(lib) {
   const status = h('div', { role: 'status' });
   const button = h('button', { type: 'button', class: 'danger', id: 'delete-library' }, t('library.delete'));
