@@ -137,12 +137,6 @@ pub(super) fn read_current(dir: &Path) -> Result<u64, IndexError> {
 
 pub(super) fn write_current(dir: &Path, generation: u64) -> Result<(), IndexError> {
     let path = dir.join("CURRENT");
-    let tmp = dir.join("CURRENT.tmp");
-    let write = || -> std::io::Result<()> {
-        std::fs::write(&tmp, format!("{generation}\n"))?;
-        std::fs::File::open(&tmp)?.sync_all()?;
-        std::fs::rename(&tmp, &path)?;
-        std::fs::File::open(dir)?.sync_all()
-    };
-    write().map_err(IndexError::io(&path))
+    crate::durable::write_atomically(&path, format!("{generation}\n").as_bytes())
+        .map_err(IndexError::io(&path))
 }
