@@ -188,25 +188,43 @@ pub(crate) fn eval(args: EvalArgs, config: Config) -> Result<ExitCode> {
 #[derive(Args)]
 pub(crate) struct EvalSectionsArgs {
     /// A folder of JATS XML articles: their tags are the truth.
-    #[arg(long)]
-    jats: PathBuf,
+    #[arg(long, required_unless_present_any = ["files", "explain"], conflicts_with = "files")]
+    jats: Option<PathBuf>,
+    /// A folder of files of any format (PDFs above all), measured against --truth.
+    #[arg(long, requires = "truth")]
+    files: Option<PathBuf>,
+    /// The hand-made truth for --files: a JSON object from file name to its parts, each part
+    /// a list of `{"from": "…", "to": "…"}` spans of the extracted text, and
+    /// `reference_entries` the text each entry starts with.
+    #[arg(long, requires = "files")]
+    truth: Option<PathBuf>,
     /// Print the report as JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Instead of measuring, show this article paragraph by paragraph: its tag and the
-    /// detected part.
+    /// Instead of measuring, show this file line by line with the detected part (and, for a
+    /// JATS article, its tag).
     #[arg(long)]
     explain: Option<PathBuf>,
 }
 
 pub(crate) fn eval_sections(args: EvalSectionsArgs) -> Result<ExitCode> {
     if let Some(path) = args.explain {
-        let xml = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        print!("{}", dupfinder::eval::explain_article(&xml)?);
+        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let explained = match dupfinder::extract::sniff(&bytes) {
+            Ok(dupfinder::extract::Format::Jats) => {
+                dupfinder::eval::explain_article(&String::from_utf8_lossy(&bytes))?
+            }
+            _ => dupfinder::eval::explain_file(&bytes)
+                .with_context(|| format!("reading {}", path.display()))?,
+        };
+        print!("{explained}");
         return Ok(ExitCode::SUCCESS);
     }
-    let report = dupfinder::eval::evaluate_sections(&args.jats)?;
+    let report = match (args.jats, args.files, args.truth) {
+        (Some(jats), _, _) => dupfinder::eval::evaluate_sections(&jats)?,
+        (None, Some(files), Some(truth)) => dupfinder::eval::evaluate_anchored(&files, &truth)?,
+        _ => bail!("give --jats DIR, or --files DIR with --truth FILE"),
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

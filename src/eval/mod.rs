@@ -31,6 +31,7 @@ pub use quality::{
     EvalQuery, EvalReport, INDEX_SHARE_TOLERANCE, IndexShareCheck, evaluate, print_table,
 };
 pub use sections::{
-    SectionRow, SectionsError, SectionsReport, evaluate_sections, explain_article, print_sections,
+    SectionRow, SectionsError, SectionsReport, evaluate_anchored, evaluate_sections,
+    explain_article, explain_file, print_sections,
 };
 pub use self_check::{Latency, SelfCheckMiss, SelfCheckReport, self_check};

@@ -6,13 +6,20 @@
 //! character by character (white space left out), summed over all articles; block quotations,
 //! reference entries and in-text citations item by item (a detected item is right when it
 //! overlaps a tagged one, a tagged one is found when a detected one overlaps it).
+//!
+//! Files with no tags of their own (PDFs) are measured the same way against a hand-made truth
+//! ([`evaluate_anchored`]): each file's parts given by the text each one starts and ends with,
+//! located in the text the extractor gives, so the check's own reading of the file is what is
+//! measured.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::jats::{TaggedArticle, read_jats};
 use crate::check::Span;
+use crate::extract::{ExtractLimits, extract};
 use crate::structure::{Part, Structure, overlap};
 
 /// One measured row.
@@ -53,6 +60,10 @@ pub enum SectionsError {
     },
     #[error("no .xml article in {0}")]
     Empty(String),
+    #[error("the truth file {path} is not valid: {reason}")]
+    Truth { path: String, reason: String },
+    #[error("{file}: the truth's anchor {anchor:?} is not in the extracted text")]
+    Anchor { file: String, anchor: String },
 }
 
 /// Counts of one row, summed over articles.
@@ -101,6 +112,27 @@ impl Tally {
             self.found += both;
             self.right += both;
         }
+    }
+
+    /// Adds an item comparison where one detected item must not stand for several: items
+    /// match when their overlap covers at least half of each (a whole reference list read as
+    /// one entry finds none of its entries).
+    fn matched_items(&mut self, truth: &[Span], detected: &[Span]) {
+        let len = |s: &Span| s.end.saturating_sub(s.start);
+        let matches = |a: &Span, b: &Span| {
+            let shared = overlap([*b], *a);
+            shared > 0 && 2 * shared >= len(a) && 2 * shared >= len(b)
+        };
+        self.truth += truth.len();
+        self.found += truth
+            .iter()
+            .filter(|t| detected.iter().any(|d| matches(t, d)))
+            .count();
+        self.detected += detected.len();
+        self.right += detected
+            .iter()
+            .filter(|d| truth.iter().any(|t| matches(t, d)))
+            .count();
     }
 
     /// Adds an item comparison: items match when they overlap.
@@ -167,7 +199,7 @@ impl Tallies {
         self.reference_lists.found += both;
         self.reference_lists.right += both;
         self.entries
-            .items(&article.reference_entries, &structure.references);
+            .matched_items(&article.reference_entries, &structure.references);
         let quotes = |cited: bool| -> Vec<Span> {
             structure
                 .quotations
@@ -184,6 +216,13 @@ impl Tallies {
             .items(&article.citations, &structure.citations);
     }
 
+    /// The rows a hand-made truth of parts measures (no quotations or citations).
+    fn part_rows(&self) -> Vec<SectionRow> {
+        let mut rows = self.rows();
+        rows.truncate(7);
+        rows
+    }
+
     fn rows(&self) -> Vec<SectionRow> {
         vec![
             self.front.row("front matter", "characters"),
@@ -196,7 +235,8 @@ impl Tallies {
             self.references.row("reference lists", "characters"),
             self.reference_lists
                 .row("papers with a reference list", "items"),
-            self.entries.row("reference entries", "items"),
+            self.entries
+                .row("reference entries (each matched one to one)", "items"),
             self.block_quotes.row("block quotations", "items"),
             self.cited_quotes
                 .row("block quotations with a citation, marked cited", "items"),
@@ -248,6 +288,190 @@ pub fn evaluate_sections(dir: &Path) -> Result<SectionsReport, SectionsError> {
     }
     report.rows = tallies.rows();
     Ok(report)
+}
+
+/// One file's parts in a hand-made truth: spans by the text they start and end with.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnchoredParts {
+    #[serde(default)]
+    front_matter: Vec<Anchors>,
+    #[serde(default)]
+    abstracts: Vec<Anchors>,
+    #[serde(default)]
+    acknowledgements: Vec<Anchors>,
+    #[serde(default)]
+    references: Vec<Anchors>,
+    /// The text each reference entry starts with; an entry runs to the next one, the last to
+    /// the end of the reference list.
+    #[serde(default)]
+    reference_entries: Vec<String>,
+}
+
+/// A span from the first occurrence of `from` to the end of the first `to` after it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Anchors {
+    from: String,
+    to: String,
+}
+
+/// Finds `anchor` in `text` at or after byte `after`: its byte range.
+fn locate(text: &str, after: usize, anchor: &str) -> Option<(usize, usize)> {
+    let at = after + text.get(after..)?.find(anchor)?;
+    Some((at, at + anchor.len()))
+}
+
+/// The truth of one extracted file as a tagged article: the anchored parts, the body the rest.
+fn anchored_article(
+    file: &str,
+    text: String,
+    parts: &AnchoredParts,
+) -> Result<TaggedArticle, SectionsError> {
+    let missing = |anchor: &str| SectionsError::Anchor {
+        file: file.to_string(),
+        anchor: anchor.to_string(),
+    };
+    let char_at = |byte: usize| text[..byte].chars().count();
+    let spans = |list: &[Anchors]| -> Result<Vec<Span>, SectionsError> {
+        list.iter()
+            .map(|a| {
+                let (start, _) = locate(&text, 0, &a.from).ok_or_else(|| missing(&a.from))?;
+                let (_, end) = locate(&text, start, &a.to).ok_or_else(|| missing(&a.to))?;
+                Ok(Span {
+                    start: char_at(start),
+                    end: char_at(end),
+                })
+            })
+            .collect()
+    };
+    let front_matter = spans(&parts.front_matter)?;
+    let abstracts = spans(&parts.abstracts)?;
+    let acknowledgements = spans(&parts.acknowledgements)?;
+    let references = spans(&parts.references)?;
+    let list_end = references.iter().map(|s| s.end).max().unwrap_or(0);
+    let mut starts = Vec::new();
+    let mut after = 0;
+    for anchor in &parts.reference_entries {
+        let (start, end) = locate(&text, after, anchor).ok_or_else(|| missing(anchor))?;
+        starts.push(char_at(start));
+        after = end;
+    }
+    let reference_entries = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &start)| Span {
+            start,
+            end: starts.get(i + 1).copied().unwrap_or(list_end).max(start),
+        })
+        .collect();
+    let labelled: Vec<Span> = [&front_matter, &abstracts, &acknowledgements, &references]
+        .into_iter()
+        .flatten()
+        .copied()
+        .collect();
+    let total = text.chars().count();
+    let mut body = Vec::new();
+    let mut cursor = 0;
+    let mut sorted = labelled.clone();
+    sorted.sort_by_key(|s| s.start);
+    for s in sorted.iter().chain([&Span {
+        start: total,
+        end: total,
+    }]) {
+        if s.start > cursor {
+            body.push(Span {
+                start: cursor,
+                end: s.start,
+            });
+        }
+        cursor = cursor.max(s.end);
+    }
+    Ok(TaggedArticle {
+        text,
+        front_matter,
+        abstracts,
+        body,
+        block_quotes: Vec::new(),
+        citations: Vec::new(),
+        cited_quotes: Vec::new(),
+        acknowledgements,
+        references,
+        reference_entries,
+    })
+}
+
+/// Measures section detection on files of any format (PDFs above all) against a hand-made
+/// truth: `truth` is a JSON object from file name (in `dir`) to its parts, each part a list of
+/// `{"from": …, "to": …}` spans and `reference_entries` the text each entry starts with.
+/// Each file is read by the extractor the check uses; an anchor missing from its text is an
+/// error, so the truth cannot silently drift from what is measured.
+pub fn evaluate_anchored(dir: &Path, truth: &Path) -> Result<SectionsReport, SectionsError> {
+    let truth_text = std::fs::read_to_string(truth).map_err(|source| SectionsError::Read {
+        path: truth.display().to_string(),
+        source,
+    })?;
+    let files: BTreeMap<String, AnchoredParts> =
+        serde_json::from_str(&truth_text).map_err(|e| SectionsError::Truth {
+            path: truth.display().to_string(),
+            reason: e.to_string(),
+        })?;
+    if files.is_empty() {
+        return Err(SectionsError::Truth {
+            path: truth.display().to_string(),
+            reason: "it names no file".to_string(),
+        });
+    }
+    let mut tallies = Tallies::default();
+    let mut report = SectionsReport {
+        articles: 0,
+        unreadable: Vec::new(),
+        inline_quotations: 0,
+        rows: Vec::new(),
+    };
+    for (name, parts) in &files {
+        let path = dir.join(name);
+        let bytes = std::fs::read(&path).map_err(|source| SectionsError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let text = match extract(&bytes, &ExtractLimits::default()) {
+            Ok(document) => document.text,
+            Err(e) => {
+                report.unreadable.push((name.clone(), e.to_string()));
+                continue;
+            }
+        };
+        let article = anchored_article(name, text, parts)?;
+        let structure = Structure::detect(&article.text);
+        report.articles += 1;
+        report.inline_quotations += structure.quotations.iter().filter(|q| !q.block).count();
+        tallies.add(&article, &structure);
+    }
+    report.rows = tallies.part_rows();
+    Ok(report)
+}
+
+/// A file of any format line by line with the detected part, for writing a hand-made truth
+/// and for finding out why a row is low.
+pub fn explain_file(bytes: &[u8]) -> Result<String, crate::extract::ExtractError> {
+    let text = extract(bytes, &ExtractLimits::default())?.text;
+    let structure = Structure::detect(&text);
+    let mut out = String::new();
+    let mut offset = 0;
+    for line in text.split('\n') {
+        let chars = line.chars().count();
+        if !line.trim().is_empty() {
+            let at = offset + line.chars().take_while(|c| c.is_whitespace()).count();
+            let head: String = line.chars().take(100).collect();
+            out.push_str(&format!(
+                "{:<18} {head}\n",
+                format!("{:?}", structure.part_at(at))
+            ));
+        }
+        offset += chars + 1;
+    }
+    Ok(out)
 }
 
 /// The report as a Markdown table.

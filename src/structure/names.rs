@@ -184,6 +184,63 @@ const LABELS: &[&str] = &[
 /// Labels that mark front matter even without punctuation after them.
 const BARE_LABELS: &[&str] = &["удк", "udc", "ббк", "doi", "orcid", "©"];
 
+/// The labels of a keyword list. Unlike the other labels they need no colon: PDFs set them as
+/// a heading of their own ("Ключевые слова" above the list) or run them into the paragraph
+/// with a footnote mark ("Keywords 1 Threat modeling, …").
+const KEYWORD_LABELS: &[&str] = &["keywords", "key words", "index terms", "ключевые слова"];
+
+/// Whether what follows a keyword label still reads as the label's end: nothing,
+/// punctuation, or a footnote mark of one or two digits.
+fn ends_keyword_label(rest: &str) -> bool {
+    let rest = rest.trim_start();
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    match rest.chars().next() {
+        None => true,
+        Some(c) if c.is_ascii_digit() => {
+            digits <= 2
+                && rest[digits..]
+                    .chars()
+                    .next()
+                    .is_none_or(char::is_whitespace)
+        }
+        Some(c) => !c.is_alphanumeric(),
+    }
+}
+
+/// Whether a text opens with a keyword list's label.
+fn opens_with_keyword_label(text: &str) -> bool {
+    KEYWORD_LABELS.iter().any(|label| {
+        let len: usize = text
+            .chars()
+            .take(label.chars().count())
+            .map(char::len_utf8)
+            .sum();
+        let head: String = text[..len].chars().flat_map(char::to_lowercase).collect();
+        head == *label && ends_keyword_label(&text[len..])
+    })
+}
+
+/// Where a keyword list's label starts inside a paragraph, in code points: at the start, or
+/// after a sentence ("… the framework is demonstrated. Keywords 1 Threat modeling, …"), as a
+/// PDF's text runs the keywords into the abstract above them.
+pub(super) fn keywords_at(text: &str) -> Option<usize> {
+    let mut previous: Option<char> = None;
+    let mut before: Option<char> = None;
+    for (chars, (at, c)) in text.char_indices().enumerate() {
+        let opens = match (before, previous) {
+            (_, None) => true,
+            (Some(end), Some(space)) => space.is_whitespace() && matches!(end, '.' | '!' | '?'),
+            _ => false,
+        };
+        if opens && c.is_uppercase() && opens_with_keyword_label(&text[at..]) {
+            return Some(chars);
+        }
+        before = previous;
+        previous = Some(c);
+    }
+    None
+}
+
 /// A heading's words, lowercased, without numbering and punctuation: "2.1. Methods:" →
 /// "methods".
 pub(super) fn normalized(text: &str) -> String {
@@ -289,7 +346,7 @@ pub(super) fn labelled(text: &str) -> bool {
             ),
         }
     };
-    if BARE_LABELS.iter().any(|l| after(l).is_some()) {
+    if BARE_LABELS.iter().any(|l| after(l).is_some()) || opens_with_keyword_label(text) {
         return true;
     }
     LABELS
@@ -299,13 +356,21 @@ pub(super) fn labelled(text: &str) -> bool {
 
 /// Whether a string holds an e-mail address, an ORCID iD or a DOI.
 pub(super) fn has_identifier(text: &str) -> bool {
-    let email = text.split_whitespace().any(|w| {
-        w.split_once('@')
-            .is_some_and(|(user, host)| !user.is_empty() && host.contains('.') && host.len() > 3)
-    });
-    let orcid = text.match_indices("0000-000").next().is_some();
     let doi = text.contains("doi.org/") || text.to_lowercase().contains("doi:");
-    email || orcid || doi
+    doi || identifiers(text) > 0
+}
+
+/// How many e-mail addresses and ORCID iDs a string holds.
+pub(super) fn identifiers(text: &str) -> usize {
+    let emails = text
+        .split_whitespace()
+        .filter(|w| {
+            w.split_once('@').is_some_and(|(user, host)| {
+                !user.is_empty() && host.contains('.') && host.len() > 3
+            })
+        })
+        .count();
+    emails + text.matches("0000-000").count()
 }
 
 #[cfg(test)]
@@ -339,6 +404,16 @@ mod tests {
         assert_eq!(run_in("Methods. We did"), None);
         assert!(labelled("Keywords: plagiarism, text reuse"));
         assert!(labelled("Ключевые слова: плагиат"));
+        assert!(labelled("Ключевые слова"));
+        assert!(labelled("Keywords 1 Threat modeling, risk"));
+        assert!(labelled("Ключевые слова1 Система теплоснабжения"));
+        assert!(!labelled("Keywords are chosen by the authors."));
+        assert_eq!(
+            keywords_at("Мы предлагаем метод. Ключевые слова 1 MDA, чат-бот"),
+            Some(21)
+        );
+        assert_eq!(keywords_at("We list them. Keywords are short."), None);
+        assert_eq!(keywords_at("See the list. Key words: a, b"), Some(14));
         assert!(labelled("УДК 004.8"));
         assert!(labelled("* E-mail: someone@example.org"));
         assert!(labelled("Received: May 3, 2010; Accepted: June 1, 2010"));

@@ -7,7 +7,10 @@
 use serde::Serialize;
 
 use super::layout::{Block, Line, words};
-use super::names::{self, Heading, abstract_part, has_identifier, labelled, numbered, run_in};
+use super::names::{
+    self, Heading, abstract_part, has_identifier, identifiers, keywords_at, labelled, numbered,
+    run_in,
+};
 use crate::check::Span;
 
 /// What a stretch of a paper is.
@@ -62,20 +65,42 @@ pub(super) fn parts(blocks: &[Block<'_>]) -> (Vec<Region>, Vec<Span>) {
     let mut regions: Vec<Region> = Vec::new();
     let mut entries = Vec::new();
     let mut state = State::Front;
+    let mut next_entry = None;
     for block in blocks {
         let text = block.joined();
         let (part, next) = step(state, block, &text);
         state = next;
         if part == Part::References && names::heading(&text) != Some(Heading::References) {
-            entries.extend(reference_entries(block));
+            reference_entries(block, &mut entries, &mut next_entry);
+        } else if part != Part::References {
+            next_entry = None;
         }
         let span = Span {
             start: block.start(),
             end: block.end(),
         };
-        match regions.last_mut() {
-            Some(last) if last.part == part && part != Part::Heading => last.span.end = span.end,
-            _ => regions.push(Region { part, span }),
+        let keywords = (part == Part::Abstract)
+            .then(|| keywords_inside(block))
+            .flatten();
+        let pieces = match keywords {
+            // Keywords run into the abstract's last paragraph close it, as a keyword line
+            // of their own does.
+            Some(at) => {
+                state = State::Front;
+                vec![
+                    (Part::Abstract, Span { end: at, ..span }),
+                    (Part::FrontMatter, Span { start: at, ..span }),
+                ]
+            }
+            None => vec![(part, span)],
+        };
+        for (part, span) in pieces {
+            match regions.last_mut() {
+                Some(last) if last.part == part && part != Part::Heading => {
+                    last.span.end = span.end;
+                }
+                _ => regions.push(Region { part, span }),
+            }
         }
     }
     // A text that never leaves the front matter has none: a short text, or one without the
@@ -93,6 +118,23 @@ pub(super) fn parts(blocks: &[Block<'_>]) -> (Vec<Region>, Vec<Span>) {
         }];
     }
     (regions, entries)
+}
+
+/// Where a keyword list's label opens inside a block after its start: after a sentence in a
+/// line, or at the start of a line that follows one.
+fn keywords_inside(block: &Block<'_>) -> Option<usize> {
+    let mut sentence_ended = false;
+    for (i, line) in block.lines.iter().enumerate() {
+        let lead = line.text.chars().take_while(|c| c.is_whitespace()).count();
+        let content = line.content();
+        match keywords_at(content) {
+            Some(0) if i > 0 && sentence_ended => return Some(line.start + lead),
+            Some(at) if at > 0 => return Some(line.start + lead + at),
+            _ => {}
+        }
+        sentence_ended = content.ends_with(['.', '!', '?']);
+    }
+    None
 }
 
 /// The part of one block read in `state`, and the state after it.
@@ -144,8 +186,11 @@ fn step(state: State, block: &Block<'_>, text: &str) -> (Part, State) {
     } else {
         40
     };
-    let identifies = super::layout::words(text).count() <= limit
-        && has_identifier(text)
+    // A long paragraph of several identifiers is a first page's footnote of e-mails and
+    // ORCID iDs ("… EMAIL: a@b.rs (A. 1); c@d.biz (A. 2); ORCID: 0000-…").
+    let count = super::layout::words(text).count();
+    let identifies = (count <= limit && has_identifier(text)
+        || count <= 4 * limit && identifiers(text) >= 3)
         && state != State::References;
     if labelled(text) || identifies {
         // Keywords close an abstract; what follows them (often the title and authors again in
@@ -253,28 +298,162 @@ fn prose(text: &str) -> bool {
 }
 
 /// The entries of a block of the reference list: one per numbered line ("1.", "[1]"), or the
-/// whole block when its lines are not numbered.
-fn reference_entries(block: &Block<'_>) -> Vec<Span> {
-    let mut entries: Vec<Span> = Vec::new();
-    for line in &block.lines {
-        let opens = entries.is_empty() || numbered_entry(line);
+/// whole block when its lines are not numbered. A PDF's text may run a whole numbered list
+/// into one paragraph ("[1] … [2] …"): inside a line, the next number in sequence opens the
+/// next entry.
+///
+/// `next` is the number the next entry would carry, kept across the blocks of one list: a
+/// block of a numbered list that opens with no number goes on with the entry before it (a
+/// paragraph break a PDF put inside an entry).
+fn reference_entries(block: &Block<'_>, entries: &mut Vec<Span>, next: &mut Option<u32>) {
+    let numbered_list = next.is_some();
+    for (i, line) in block.lines.iter().enumerate() {
+        let lead = line.text.chars().take_while(|c| c.is_whitespace()).count();
+        let content = line.text.trim_start();
+        let opening = entry_marker(content).filter(|_| numbered_entry(line));
+        if let Some((number, _)) = opening {
+            *next = Some(number + 1);
+        }
+        let starts_block = i == 0 && !numbered_list;
+        let opens = entries.is_empty() || starts_block || opening.is_some();
         match entries.last_mut() {
             Some(last) if !opens => last.end = line.end,
             _ => entries.push(Span {
-                start: line.start + line.indent(),
+                start: line.start + lead,
                 end: line.end,
             }),
         }
+        for at in inline_entry_starts(content, next) {
+            let at = line.start + lead + at;
+            if let Some(last) = entries.last_mut() {
+                last.end = at.saturating_sub(1).max(last.start);
+            }
+            entries.push(Span {
+                start: at,
+                end: line.end,
+            });
+        }
     }
-    entries
+}
+
+/// A reference entry's number at the start of `text`: "12. ", "12) ", "[12] ", with whether
+/// it is bracketed.
+fn entry_marker(text: &str) -> Option<(u32, bool)> {
+    let bracketed = text.starts_with('[');
+    let rest = text.strip_prefix('[').unwrap_or(text);
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    if !(1..=4).contains(&digits) {
+        return None;
+    }
+    let close = rest[digits..].chars().next()?;
+    let closes = if bracketed {
+        close == ']'
+    } else {
+        matches!(close, '.' | ')')
+    };
+    (closes && rest[digits + 1..].starts_with(' '))
+        .then(|| rest[..digits].parse().ok().map(|n| (n, bracketed)))
+        .flatten()
+}
+
+/// Code point offsets inside a line where the next entry in sequence opens. A bracketed
+/// number needs only to be the next one; a bare "3. " must also follow a sentence's end and
+/// precede a capitalized word ("… 2023. 3. Черных А.Н."), so "Vol. 8. Is. 3. P. 62" stays one
+/// entry.
+fn inline_entry_starts(content: &str, next: &mut Option<u32>) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut previous = ' ';
+    let mut last_visible = ' ';
+    for (chars, (at, c)) in content.char_indices().enumerate() {
+        if chars > 0
+            && previous.is_whitespace()
+            && let Some(expected) = *next
+            && let Some((number, bracketed)) = entry_marker(&content[at..])
+            && number == expected
+        {
+            let after = content[at..].split_once(' ').map_or("", |(_, rest)| rest);
+            let mut letters = after.chars();
+            let name_follows = letters.next().is_some_and(char::is_uppercase)
+                && letters.next().is_some_and(char::is_lowercase);
+            if bracketed || (last_visible == '.' && name_follows) {
+                starts.push(chars);
+                *next = Some(number + 1);
+            }
+        }
+        if !c.is_whitespace() {
+            last_visible = c;
+        }
+        previous = c;
+    }
+    starts
 }
 
 /// A line that starts a numbered reference entry: "12.", "12)", "[12]".
 fn numbered_entry(line: &Line<'_>) -> bool {
-    let content = line.content();
-    let content = content.strip_prefix('[').unwrap_or(content);
-    let digits = content.chars().take_while(char::is_ascii_digit).count();
-    (1..=4).contains(&digits)
-        && content[digits..].starts_with(['.', ')', ']'])
-        && content[digits + 1..].starts_with(' ')
+    entry_marker(line.content()).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::layout::{blocks, lines};
+    use super::*;
+
+    fn entries_of(text: &str) -> Vec<String> {
+        let lines = lines(text);
+        let chars: Vec<char> = text.chars().collect();
+        let (mut entries, mut next) = (Vec::new(), None);
+        for block in blocks(&lines) {
+            reference_entries(&block, &mut entries, &mut next);
+        }
+        entries
+            .iter()
+            .map(|s| chars[s.start..s.end].iter().collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_numbered_list_run_into_one_paragraph_is_split_in_sequence() {
+        let entries = entries_of(
+            "[1] Smith J. A paper [2]. 2001. [2] Иванов И. Статья. 2019. [4] not next. [3] Last B.",
+        );
+        assert_eq!(
+            entries,
+            [
+                "[1] Smith J. A paper [2]. 2001.",
+                "[2] Иванов И. Статья. 2019. [4] not next.",
+                "[3] Last B."
+            ]
+        );
+    }
+
+    #[test]
+    fn bare_numbers_open_entries_only_after_a_sentence_and_before_a_name() {
+        let entries = entries_of(
+            "1. Костромин Р.О. Статья. 2023. № 12. Ч. 3. С. 86–94. 2. Stefanov K.S. A Review. Vol. 8. Is. 3. P. 62-81. 3. Черных А.Н. Смягчение.",
+        );
+        assert_eq!(entries.len(), 3, "{entries:?}");
+        assert!(entries[1].starts_with("2. Stefanov") && entries[1].ends_with("62-81."));
+    }
+
+    #[test]
+    fn a_paragraph_break_inside_an_entry_of_a_numbered_list_continues_it() {
+        let entries = entries_of("[1] First A. Title, journal\n\nof things, 2014. [2] Second B.");
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        assert!(entries[0].ends_with("2014."));
+    }
+
+    #[test]
+    fn unnumbered_entries_are_one_per_paragraph() {
+        let entries = entries_of("Smith J. A title. 2001.\n\nJones K. Another. 2003.");
+        assert_eq!(entries.len(), 2, "{entries:?}");
+    }
+
+    #[test]
+    fn entries_one_per_line_stay_as_they_were() {
+        let entries = entries_of("1. First A. Title.\n2. Second B. Title\ncontinued.");
+        assert_eq!(
+            entries,
+            ["1. First A. Title.", "2. Second B. Title\ncontinued."]
+        );
+    }
 }
