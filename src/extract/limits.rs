@@ -17,6 +17,10 @@ pub struct ExtractLimits {
     /// `extraction_timeout`. Keep it below `[limits] request_timeout_ms`, which bounds the
     /// whole check.
     pub timeout_seconds: u64,
+    /// Poppler's `pdftotext`, which reads the PDFs the built-in reader cannot interpret
+    /// (see `extract/poppler.rs`); a program name looked up on the `PATH`, or a path. Empty
+    /// switches the second reading off.
+    pub pdftotext: String,
 }
 
 impl Default for ExtractLimits {
@@ -25,6 +29,7 @@ impl Default for ExtractLimits {
             max_pages: 500,
             max_decompressed_bytes: 32 * 1024 * 1024,
             timeout_seconds: 20,
+            pdftotext: "pdftotext".to_string(),
         }
     }
 }

@@ -25,6 +25,7 @@ mod limits;
 mod office;
 mod pdf;
 mod plain;
+mod poppler;
 mod rtf;
 mod sniff;
 mod xml;

@@ -10,14 +10,16 @@
 //! The parsers are third-party code facing hostile input: everything runs under
 //! `catch_unwind`, and a panic is an [`ExtractError::Unreadable`].
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
 
 use lopdf::Document;
 use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
 
 use super::document::{DocumentBuilder, ExtractedDocument, count_words};
-use super::{BlockKind, ExtractError, ExtractLimits, Format};
+use super::{BlockKind, ExtractError, ExtractLimits, Format, poppler};
 
 /// Glyphs smaller than this (in points) are not meant to be read: hidden text.
 const MIN_GLYPH_SIZE: f64 = 1.0;
@@ -160,13 +162,44 @@ impl OutputDev for PageCollector {
     }
 }
 
+thread_local! {
+    /// Whether this thread is inside [`catch_quietly`].
+    static CATCHING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic into an `Err` without the panic message and backtrace the
+/// default hook writes to standard error: a parser crate's panic on a damaged file is an
+/// answer (`unreadable_document`), not a crash, and should not read like one in a server's
+/// log or a terminal. It is logged at debug level instead. Panics elsewhere are reported as
+/// before.
+fn catch_quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if CATCHING.with(Cell::get) {
+                tracing::debug!(%info, "a PDF parser panicked on a file; it is answered as unreadable");
+            } else {
+                default(info);
+            }
+        }));
+    });
+    let outer = CATCHING.with(|c| c.replace(true));
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(outer));
+    outcome
+}
+
 /// Reads a PDF.
 pub(super) fn read(
     bytes: &[u8],
     limits: &ExtractLimits,
 ) -> Result<ExtractedDocument, ExtractError> {
-    let outcome = catch_unwind(AssertUnwindSafe(|| read_unguarded(bytes, limits)));
+    let outcome = catch_quietly(|| read_unguarded(bytes, limits));
     outcome.unwrap_or_else(|panic| {
+        if let Some(document) = poppler::read(bytes, limits, MIN_WORDS_PER_PAGE) {
+            return Ok(document);
+        }
         let reason = panic
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
@@ -223,6 +256,11 @@ fn read_unguarded(bytes: &[u8], limits: &ExtractLimits) -> Result<ExtractedDocum
         .map(|l| count_words(&l.text))
         .sum();
     if words < MIN_WORDS_PER_PAGE * page_ids.len() {
+        // Fonts the reader cannot map to text, or pages it cannot follow, read as too few
+        // words; poppler may read them. A scan's pages of images stay without text.
+        if let Some(document) = poppler::read(bytes, limits, MIN_WORDS_PER_PAGE) {
+            return Ok(document);
+        }
         if failed_pages == page_ids.len() {
             return Err(ExtractError::unreadable(
                 Format::Pdf,
