@@ -384,7 +384,23 @@ impl ReadView for PgView {
         for row in &rows {
             found.insert(row.get(13), for_check_of(row)?);
         }
-        Ok(wanted.iter().map(|k| found.remove(k)).collect())
+        // A key asked for twice is answered twice: moved out at its last occurrence.
+        let mut left: HashMap<i64, usize> = HashMap::with_capacity(wanted.len());
+        for key in &wanted {
+            *left.entry(*key).or_default() += 1;
+        }
+        Ok(wanted
+            .iter()
+            .map(|key| {
+                let count = left.get_mut(key).expect("counted above");
+                *count -= 1;
+                if *count == 0 {
+                    found.remove(key)
+                } else {
+                    found.get(key).cloned()
+                }
+            })
+            .collect())
     }
 
     fn keys(&self) -> Result<Vec<DocKey>, IndexError> {
