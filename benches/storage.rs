@@ -3,7 +3,8 @@
 //! (`initdb`/`pg_ctl` of the installed packages, a Unix socket, a temporary directory), then per
 //! backend: ingest docs/s (the write alone; analysis is the same for both and reported apart),
 //! re-index time, bytes per document, and check latency p50/p99 for exact copies and near
-//! copies (5 % of the words replaced), through the same check code.
+//! copies (5 % of the words replaced), through the same check code; then where the PostgreSQL
+//! checks' time went on the server (pg_stat_statements: calls and time per statement).
 //!
 //! ```sh
 //! cargo bench --bench storage -- 100000            # documents; more sizes: 100000 1000000
@@ -159,8 +160,17 @@ fn run(size: u64, queries: usize, dir: &Path) {
         "| backend | ingest (write) docs/s | re-index s | bytes/doc | exact p50 / p99 ms | near p50 / p99 ms |"
     );
     println!("|---|---|---|---|---|---|");
+    let mut checks_ms = 0.0;
     for (i, (name, _)) in backends.iter().enumerate() {
         let store = stores[i].as_ref();
+        if *name == "postgres" {
+            server.psql(
+                "bench",
+                "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; \
+                 SELECT pg_stat_statements_reset()",
+            );
+        }
+        let began = Instant::now();
         let exact = latencies(
             store,
             &analyzer,
@@ -177,6 +187,9 @@ fn run(size: u64, queries: usize, dir: &Path) {
             |n| corpus.near_copy(n, 0.05),
             size,
         );
+        if *name == "postgres" {
+            checks_ms = began.elapsed().as_secs_f64() * 1000.0;
+        }
         println!(
             "| {name} | {:.0} | {:.1} | {:.0} | {:.2} / {:.2} | {:.2} / {:.2} |",
             size as f64 / write[i],
@@ -187,6 +200,25 @@ fn run(size: u64, queries: usize, dir: &Path) {
             near.0,
             near.1
         );
+    }
+    server_profile(&server, checks_ms);
+}
+
+/// Where the PostgreSQL checks' time went on the server: each statement's calls, its total and
+/// mean execution time, against the checks' wall time (the rest is round trips and the check's
+/// own work).
+fn server_profile(server: &postgres::PgServer, checks_ms: f64) {
+    let profile = server.psql(
+        "bench",
+        "SELECT calls || ' calls, ' || round(total_exec_time::numeric, 1) || ' ms total, ' || \
+         round(mean_exec_time::numeric, 3) || ' ms mean, ' || rows || ' rows: ' || \
+         left(regexp_replace(query, '\\s+', ' ', 'g'), 110) \
+         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' \
+         ORDER BY total_exec_time DESC LIMIT 10",
+    );
+    println!("\nPostgreSQL checks: {checks_ms:.0} ms wall time; statements by server time:");
+    for line in profile.lines() {
+        println!("  {line}");
     }
 }
 

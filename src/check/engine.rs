@@ -9,7 +9,9 @@ use std::time::Instant;
 use super::gather::gather;
 use super::kinds::{KindedRange, figures};
 use super::report::{ratio, round};
-use super::verify::{Query, Verified, covered, distinct_without, token_spans, verify};
+use super::verify::{
+    Query, Verified, covered, distinct_without, for_each_read, token_spans, verify,
+};
 use super::{
     CancelFlag, CheckError, CheckReport, CheckRequest, Exclusions, Flag, MatchReport, Method, Span,
     Verdict,
@@ -323,25 +325,27 @@ impl LibraryCheck<'_> {
         };
         let analyzer = self.passages.then_some(self.analyzer);
         let mut matches = Vec::new();
-        for (key, candidate) in gathered.candidates {
-            self.cancel.go_on()?;
-            self.budget.verify_one()?;
-            #[cfg(test)]
-            tests::before_verifying();
-            let verified = verify(
-                view.as_ref(),
-                self.library,
-                key,
-                candidate,
-                &query,
-                config,
-                analyzer,
-            )?;
-            if let Some((_, passages)) = &verified {
-                self.budget.found(passages.len())?;
-            }
-            matches.extend(verified);
-        }
+        for_each_read(
+            view.as_ref(),
+            gathered.candidates,
+            &query,
+            config,
+            |_, candidate, stored| {
+                self.cancel.go_on()?;
+                self.budget.verify_one()?;
+                #[cfg(test)]
+                tests::before_verifying();
+                let Some(stored) = stored else {
+                    return Ok(());
+                };
+                let verified = verify(self.library, candidate, stored, &query, config, analyzer)?;
+                if let Some((_, passages)) = &verified {
+                    self.budget.found(passages.len())?;
+                }
+                matches.extend(verified);
+                Ok::<_, CheckError>(())
+            },
+        )?;
         Ok(LibraryMatches {
             signature: gathered.signature,
             generation: view.generation(),

@@ -4,7 +4,7 @@
 
 use super::ExcludeRequest;
 use super::gather::gather;
-use super::verify::{Query, distinct_without, token_spans, verify};
+use super::verify::{Query, distinct_without, for_each_read, token_spans, verify};
 use super::{CheckError, MatchReport};
 use crate::analysis::{Language, analyze_text};
 use crate::index::DocKey;
@@ -69,22 +69,14 @@ pub fn check_stored(
         phrases: &[],
     };
     let mut matches = Vec::new();
-    for (candidate_key, candidate) in gathered.candidates {
-        if candidate_key == key {
-            continue;
+    let others = gathered.candidates.into_iter().filter(|(k, _)| *k != key);
+    for_each_read(view, others, &query, config, |_, candidate, stored| {
+        if let Some(stored) = stored {
+            matches
+                .extend(verify(library, candidate, stored, &query, config, None)?.map(|(r, _)| r));
         }
-        if let Some((report, _)) = verify(
-            view,
-            library,
-            candidate_key,
-            candidate,
-            &query,
-            config,
-            None,
-        )? {
-            matches.push(report);
-        }
-    }
+        Ok::<_, CheckError>(())
+    })?;
     matches.sort_by(|a, b| {
         b.verdict
             .cmp(&a.verdict)

@@ -12,7 +12,7 @@ use super::similarity::{bag_similarity, sorted_intersection};
 use super::{Exclusions, MatchReport, Method, PassageMatch, Span};
 use crate::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, is_sampled};
 use crate::config::CheckConfig;
-use crate::index::{DocKey, IndexError, StoredDocument};
+use crate::index::{DocKey, IndexError, StoredDocument, StoredForCheck};
 use crate::storage::ReadView;
 use crate::structure::{Part, Structure};
 
@@ -42,24 +42,54 @@ pub(super) struct Query<'a> {
     pub(super) phrases: &'a [u64],
 }
 
-/// Scores one candidate and decides its verdict; `None` when it is not a match (or no longer
-/// live in the view).
-pub(super) fn verify(
+/// How many candidates one read of a library fetches: one round trip per candidate dominated a
+/// check on PostgreSQL (dozens of candidates share an exact copy's seed signature), and a bounded
+/// chunk keeps the memory of one read small.
+const READ_AHEAD: usize = 32;
+
+/// Calls `each` with every candidate and what `view` holds for it: `None` when the candidate is
+/// not worth reading (found by a few sampled shingles alone, see [`worth_reading`]) or no longer
+/// live in the view. Those worth reading are read [`READ_AHEAD`] at a time through
+/// [`ReadView::stored_for_check_each`].
+pub(super) fn for_each_read<E: From<IndexError>>(
     view: &dyn ReadView,
+    candidates: impl IntoIterator<Item = (DocKey, Candidate)>,
+    query: &Query<'_>,
+    config: &CheckConfig,
+    mut each: impl FnMut(DocKey, Candidate, Option<StoredForCheck>) -> Result<(), E>,
+) -> Result<(), E> {
+    let (worth, skipped): (Vec<_>, Vec<_>) = candidates.into_iter().partition(|(_, c)| {
+        let sampled_hits = c.hits.as_ref().map_or(0, |h| h.distinct);
+        worth_reading(c.signed(), sampled_hits, query.sampled, config)
+    });
+    for (key, candidate) in skipped {
+        each(key, candidate, None)?;
+    }
+    let mut worth = worth.into_iter();
+    loop {
+        let chunk: Vec<(DocKey, Candidate)> = worth.by_ref().take(READ_AHEAD).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        let keys: Vec<DocKey> = chunk.iter().map(|(key, _)| *key).collect();
+        let read = view.stored_for_check_each(&keys)?;
+        for ((key, candidate), stored) in chunk.into_iter().zip(read) {
+            each(key, candidate, stored)?;
+        }
+    }
+    Ok(())
+}
+
+/// Scores one candidate, read as `stored`, and decides its verdict; `None` when it is not a
+/// match.
+pub(super) fn verify(
     library: &str,
-    key: DocKey,
     candidate: Candidate,
+    stored: StoredForCheck,
     query: &Query<'_>,
     config: &CheckConfig,
     analyzer: Option<&Analyzer>,
 ) -> Result<Option<Verified>, IndexError> {
-    let sampled_hits = candidate.hits.as_ref().map_or(0, |h| h.distinct);
-    if !worth_reading(candidate.signed(), sampled_hits, query.sampled, config) {
-        return Ok(None);
-    }
-    let Some(stored) = view.stored_for_check(key)? else {
-        return Ok(None);
-    };
     let exact = candidate.methods.contains(&Method::Exact);
     let (mut scores, chains, doc_set) = shingle_scores(query, &stored.shingles, exact, config);
     if !may_match(&scores, config) {

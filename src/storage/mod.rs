@@ -91,6 +91,15 @@ pub trait ReadView {
     /// The stored document `key` with what verification needs, if it is live in this view.
     fn stored_for_check(&self, key: DocKey) -> Result<Option<StoredForCheck>, IndexError>;
 
+    /// [`ReadView::stored_for_check`] for each of `keys`, in their order. A backend where a read
+    /// is a round trip answers them all in one: a check verifies dozens of candidates.
+    fn stored_for_check_each(
+        &self,
+        keys: &[DocKey],
+    ) -> Result<Vec<Option<StoredForCheck>>, IndexError> {
+        keys.iter().map(|key| self.stored_for_check(*key)).collect()
+    }
+
     /// The live document `doc_id`.
     fn document(&self, doc_id: &str) -> Result<Option<StoredDocument>, IndexError> {
         self.stored(DocKey::of(doc_id))

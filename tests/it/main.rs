@@ -28,6 +28,7 @@ mod shutdown;
 mod signatures;
 mod storage;
 mod storage_contract;
+mod storage_partitions;
 mod structure;
 mod support;
 mod webhooks;

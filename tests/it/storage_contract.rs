@@ -241,6 +241,32 @@ fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
     assert!(view.stored(key).unwrap().is_none());
     assert!(view.document("d3").unwrap().is_none());
     assert!(view.document("never").unwrap().is_none());
+    // Many reads at once answer in the keys' order, nothing for a key not live.
+    let asked = [
+        DocKey::of("d5"),
+        key,
+        DocKey::of("d0"),
+        DocKey::of("never"),
+        DocKey::of("d5"),
+    ];
+    let read: Vec<Option<String>> = view
+        .stored_for_check_each(&asked)
+        .unwrap()
+        .into_iter()
+        .map(|d| d.map(|d| d.document.meta.doc_id))
+        .collect();
+    let expected: Vec<Option<String>> = vec![
+        Some("d5".into()),
+        None,
+        Some("d0".into()),
+        None,
+        Some("d5".into()),
+    ];
+    assert_eq!(read, expected);
+    let d0 = view.stored_for_check_each(&[DocKey::of("d0")]).unwrap();
+    let d0 = d0[0].as_ref().unwrap();
+    assert_eq!(d0.shingles, docs[0].shingle_seq);
+    assert_eq!(d0.term_counts().unwrap(), docs[0].term_counts);
 
     let page = store.browse(SortKey::DocId, SortOrder::Asc, 3, 1).unwrap();
     assert_eq!(page.total, 12);

@@ -33,17 +33,23 @@ impl PgView {
     pub(super) fn open(shared: Arc<Shared>, library: &str) -> Result<PgView, IndexError> {
         let (client, generation, docs) = shared.block_on(async {
             let client = shared.client().await?;
-            client
-                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                .await?;
-            let row = client
-                .query_opt(
-                    "SELECT l.generation, g.docs FROM libraries l \
-                     JOIN generations g ON g.library = l.library AND g.generation = l.generation \
-                     WHERE l.library = $1",
-                    &[&library],
-                )
-                .await?;
+            // The two statements are pipelined: one round trip opens the view.
+            let (begun, row) = tokio::join!(
+                client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"),
+                async {
+                    let statement = client
+                        .prepare_cached(
+                            "SELECT l.generation, g.docs FROM libraries l \
+                             JOIN generations g \
+                               ON g.library = l.library AND g.generation = l.generation \
+                             WHERE l.library = $1",
+                        )
+                        .await?;
+                    client.query_opt(&statement, &[&library]).await
+                }
+            );
+            begun?;
+            let row = row?;
             let Some(row) = row else {
                 client.batch_execute("ROLLBACK").await?;
                 return Err(IndexError::from(super::StorageError::NoSuchLibrary(
@@ -128,6 +134,28 @@ fn stored_of(row: &tokio_postgres::Row) -> StoredDocument {
         added_at: row.get::<_, i64>(8) as u64,
         text: row.get(9),
     }
+}
+
+/// A stored document with what verification needs, from a row of [`STORED_COLUMNS`] followed
+/// by `terms, tfs, shingle_seq`.
+fn for_check_of(row: &tokio_postgres::Row) -> Result<StoredForCheck, IndexError> {
+    let document = stored_of(row);
+    let terms: Vec<String> = row.get(10);
+    let tfs: Vec<i32> = row.get(11);
+    let shingles =
+        decode_shingles(row.get::<_, &[u8]>(12)).ok_or_else(|| IndexError::CorruptDocument {
+            doc_id: document.meta.doc_id.clone(),
+            reason: "undecodable shingle sequence".to_string(),
+        })?;
+    let counts: Vec<(String, u32)> = terms
+        .into_iter()
+        .zip(tfs.into_iter().map(|tf| tf as u32))
+        .collect();
+    Ok(StoredForCheck::new(
+        document,
+        shingles,
+        encode_term_counts(&counts),
+    ))
 }
 
 impl ReadView for PgView {
@@ -332,31 +360,47 @@ impl ReadView for PgView {
     }
 
     fn stored_for_check(&self, key: DocKey) -> Result<Option<StoredForCheck>, IndexError> {
-        let sql = format!(
-            "SELECT {STORED_COLUMNS}, terms, tfs, shingle_seq FROM documents \
-             WHERE library = $1 AND doc_key = $2"
-        );
-        let Some(row) = self.row(&sql, key)? else {
-            return Ok(None);
-        };
-        let document = stored_of(&row);
-        let terms: Vec<String> = row.get(10);
-        let tfs: Vec<i32> = row.get(11);
-        let shingles = decode_shingles(row.get::<_, &[u8]>(12)).ok_or_else(|| {
-            IndexError::CorruptDocument {
-                doc_id: document.meta.doc_id.clone(),
-                reason: "undecodable shingle sequence".to_string(),
-            }
+        Ok(self.stored_for_check_each(&[key])?.pop().flatten())
+    }
+
+    /// One round trip for every key: a check verifies dozens of candidates, and a read each
+    /// was most of its time.
+    fn stored_for_check_each(
+        &self,
+        keys: &[DocKey],
+    ) -> Result<Vec<Option<StoredForCheck>>, IndexError> {
+        let wanted: Vec<i64> = keys.iter().map(|k| k.0 as i64).collect();
+        let rows = self.shared.block_on(async {
+            let client = self.client();
+            let statement = client
+                .prepare_cached(&format!(
+                    "SELECT {STORED_COLUMNS}, terms, tfs, shingle_seq, doc_key FROM documents \
+                     WHERE library = $1 AND doc_key = ANY($2)"
+                ))
+                .await?;
+            Ok::<_, IndexError>(client.query(&statement, &[&self.library, &wanted]).await?)
         })?;
-        let counts: Vec<(String, u32)> = terms
-            .into_iter()
-            .zip(tfs.into_iter().map(|tf| tf as u32))
-            .collect();
-        Ok(Some(StoredForCheck::new(
-            document,
-            shingles,
-            encode_term_counts(&counts),
-        )))
+        let mut found: HashMap<i64, StoredForCheck> = HashMap::with_capacity(rows.len());
+        for row in &rows {
+            found.insert(row.get(13), for_check_of(row)?);
+        }
+        // A key asked for twice is answered twice: moved out at its last occurrence.
+        let mut left: HashMap<i64, usize> = HashMap::with_capacity(wanted.len());
+        for key in &wanted {
+            *left.entry(*key).or_default() += 1;
+        }
+        Ok(wanted
+            .iter()
+            .map(|key| {
+                let count = left.get_mut(key).expect("counted above");
+                *count -= 1;
+                if *count == 0 {
+                    found.remove(key)
+                } else {
+                    found.get(key).cloned()
+                }
+            })
+            .collect())
     }
 
     fn keys(&self) -> Result<Vec<DocKey>, IndexError> {

@@ -47,7 +47,8 @@ impl PgServer {
         Self::start_with(test, false)
     }
 
-    /// Starts a server that fsyncs its commits as a production server does (for benchmarks).
+    /// Starts a server that fsyncs its commits as a production server does and counts its
+    /// statements' time (for benchmarks).
     #[allow(dead_code)] // benches/storage.rs includes this file
     pub(crate) fn start_durable(test: &str) -> Option<PgServer> {
         Self::start_with(test, true)
@@ -97,8 +98,10 @@ impl PgServer {
                 "--no-sync",
             ],
         );
+        // A benchmark's server also counts the time of every statement (pg_stat_statements, part
+        // of the server package): where a check's time goes on the server.
         let durability = if durable {
-            ""
+            " -c shared_preload_libraries=pg_stat_statements"
         } else {
             " -c fsync=off -c full_page_writes=off"
         };
