@@ -89,6 +89,11 @@ pub enum Modification {
     /// text, “ ” otherwise) followed by a citation `[1]`; the span is the passage inside the
     /// marks. Not among the default kinds (ask for it with `--kinds`).
     QuotedCopy,
+    /// A partial copy whose opening sentence the query also holds a second time, at its very
+    /// start, away from the copy: the copied case is the full passage, and the aligner must
+    /// place it on that occurrence (the one that extends into the longest alignment), not on
+    /// the lone sentence that comes first. Not among the default kinds.
+    RepeatedCopy,
     /// A foreign document as it is.
     NegativeUnrelated,
     /// The foreign documents whose vocabulary is closest to a library document's, as they are.
@@ -135,6 +140,7 @@ impl Modification {
             Modification::WordInsertion => "word_insertion",
             Modification::PartialCopy => "partial_copy",
             Modification::QuotedCopy => "quoted_copy",
+            Modification::RepeatedCopy => "repeated_copy",
             Modification::NegativeUnrelated => "negative_unrelated",
             Modification::NegativeSameTopic => "negative_same_topic",
         }
@@ -161,7 +167,10 @@ impl Modification {
 
     /// Whether a query of this kind holds a passage of its source inside a foreign text.
     pub fn is_partial(&self) -> bool {
-        matches!(self, Modification::PartialCopy | Modification::QuotedCopy)
+        matches!(
+            self,
+            Modification::PartialCopy | Modification::QuotedCopy | Modification::RepeatedCopy
+        )
     }
 }
 
@@ -437,14 +446,26 @@ impl<'a> Prepared<'a> {
                 let doc = &self.foreign[next_in(&self.same_topic, &mut cursors.same_topic)?];
                 Some(query(doc.text.clone(), None))
             }
-            Modification::PartialCopy | Modification::QuotedCopy => {
+            Modification::PartialCopy | Modification::QuotedCopy | Modification::RepeatedCopy => {
                 let quoted = kind == Modification::QuotedCopy;
+                let repeated = kind == Modification::RepeatedCopy;
                 let host = &self.foreign[*self
                     .foreign_usable
                     .get(cursors.foreign % self.foreign_usable.len().max(1))?];
-                let (source, (text, query_span, source_span)) = self
-                    .with_source(&mut cursors.library, |doc| {
-                        partial_copy(&doc.text, &host.text, self.partial_min_words, quoted, rng)
+                let (source, (text, query_span, source_span)) =
+                    self.with_source(&mut cursors.library, |doc| {
+                        let copy = partial_copy(
+                            &doc.text,
+                            &host.text,
+                            self.partial_min_words,
+                            quoted,
+                            rng,
+                        )?;
+                        if repeated {
+                            repeat_opening(copy)
+                        } else {
+                            Some(copy)
+                        }
                     })?;
                 cursors.foreign += 1;
                 Some(Query {
@@ -610,6 +631,43 @@ fn partial_copy(
         end: source_start + (end - start),
     };
     Some((text, Span { start, end }, source_span))
+}
+
+/// Words of a passage's opening that [`repeat_opening`] repeats at least: enough for a chain
+/// of shared shingles of its own.
+const REPEATED_OPENING_WORDS: usize = 15;
+
+/// A partial copy whose opening sentences (at least [`REPEATED_OPENING_WORDS`] words, less
+/// than the whole passage) are put once more at the start of the query. The spans still mark
+/// the full passage, shifted by what was put before it. `None` when the passage is too short
+/// to have such an opening.
+fn repeat_opening(
+    (text, query_span, source_span): (String, Span, Span),
+) -> Option<(String, Span, Span)> {
+    let passage: String = text
+        .chars()
+        .skip(query_span.start)
+        .take(query_span.end - query_span.start)
+        .collect();
+    let sentences = sentence_ranges(&passage);
+    let mut end = None;
+    let mut words = 0;
+    for range in &sentences {
+        words += word_count(&passage[range.clone()]);
+        if words >= REPEATED_OPENING_WORDS {
+            end = Some(range.end);
+            break;
+        }
+    }
+    let end = end.filter(|&end| word_count(&passage[end..]) >= REPEATED_OPENING_WORDS)?;
+    let opening = passage[..end].trim();
+    let shift = opening.chars().count() + 2;
+    let repeated = format!("{opening}\n\n{text}");
+    let query_span = Span {
+        start: query_span.start + shift,
+        end: query_span.end + shift,
+    };
+    Some((repeated, query_span, source_span))
 }
 
 #[cfg(test)]
@@ -960,6 +1018,28 @@ mod tests {
             let words = word_count(&passage);
             // At least the minimum; at most three times it plus the sentence that crossed it.
             assert!((50..=150 + 16).contains(&words), "{words}");
+        }
+    }
+
+    #[test]
+    fn repeated_copies_hold_the_opening_twice_and_the_span_marks_the_full_copy() {
+        let (docs, foreign) = corpus();
+        let queries = generate(
+            &docs,
+            &foreign,
+            &options(&[Modification::RepeatedCopy], &[0.1], 10),
+        );
+        assert_eq!(queries.len(), 10);
+        for query in &queries {
+            assert!(!query.expect_duplicate);
+            let (q, s) = (query.query_span.unwrap(), query.source_span.unwrap());
+            let passage = slice(&query.text, q);
+            assert_eq!(passage, slice(source_text(&docs, query), s));
+            // The text before the copy opens with the copy's first sentences.
+            let opening = query.text.split("\n\n").next().unwrap();
+            assert!(word_count(opening) >= REPEATED_OPENING_WORDS, "{opening:?}");
+            assert!(passage.starts_with(opening), "{opening:?} / {passage:?}");
+            assert!(q.start > opening.chars().count());
         }
     }
 

@@ -49,6 +49,7 @@ pub(crate) fn apply(
         Modification::WordInsertion => insert_words(text, level, rng, material.pool),
         Modification::PartialCopy
         | Modification::QuotedCopy
+        | Modification::RepeatedCopy
         | Modification::NegativeUnrelated
         | Modification::NegativeSameTopic => None,
     }
