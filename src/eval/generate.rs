@@ -94,6 +94,10 @@ pub enum Modification {
     /// place it on that occurrence (the one that extends into the longest alignment), not on
     /// the lone sentence that comes first. Not among the default kinds.
     RepeatedCopy,
+    /// A short partial copy (40 to 120 words) in a long document that also holds
+    /// [`MANY_SOURCES_OTHERS`] whole other library documents: the short case must not be lost
+    /// to the stronger sources. The truth is the short copy alone. Not among the default kinds.
+    ManySources,
     /// A foreign document as it is.
     NegativeUnrelated,
     /// The foreign documents whose vocabulary is closest to a library document's, as they are.
@@ -141,6 +145,7 @@ impl Modification {
             Modification::PartialCopy => "partial_copy",
             Modification::QuotedCopy => "quoted_copy",
             Modification::RepeatedCopy => "repeated_copy",
+            Modification::ManySources => "many_sources",
             Modification::NegativeUnrelated => "negative_unrelated",
             Modification::NegativeSameTopic => "negative_same_topic",
         }
@@ -169,7 +174,10 @@ impl Modification {
     pub fn is_partial(&self) -> bool {
         matches!(
             self,
-            Modification::PartialCopy | Modification::QuotedCopy | Modification::RepeatedCopy
+            Modification::PartialCopy
+                | Modification::QuotedCopy
+                | Modification::RepeatedCopy
+                | Modification::ManySources
         )
     }
 }
@@ -446,6 +454,33 @@ impl<'a> Prepared<'a> {
                 let doc = &self.foreign[next_in(&self.same_topic, &mut cursors.same_topic)?];
                 Some(query(doc.text.clone(), None))
             }
+            Modification::ManySources => {
+                let host = &self.foreign[*self
+                    .foreign_usable
+                    .get(cursors.foreign % self.foreign_usable.len().max(1))?];
+                let n = self.library.len();
+                if n <= MANY_SOURCES_OTHERS {
+                    return None;
+                }
+                // The other sources: the library documents after the cursor, whole.
+                let mut long = String::new();
+                for k in 1..=MANY_SOURCES_OTHERS {
+                    let other = &self.docs[self.library[(cursors.library + k * 7) % n]];
+                    long.push_str(other.text.trim());
+                    long.push_str("\n\n");
+                }
+                long.push_str(&host.text);
+                let (source, (text, query_span, source_span)) = self
+                    .with_source(&mut cursors.library, |doc| {
+                        partial_copy(&doc.text, &long, SHORT_COPY_WORDS, false, rng)
+                    })?;
+                cursors.foreign += 1;
+                Some(Query {
+                    query_span: Some(query_span),
+                    source_span: Some(source_span),
+                    ..query(text, Some(source))
+                })
+            }
             Modification::PartialCopy | Modification::QuotedCopy | Modification::RepeatedCopy => {
                 let quoted = kind == Modification::QuotedCopy;
                 let repeated = kind == Modification::RepeatedCopy;
@@ -632,6 +667,13 @@ fn partial_copy(
     };
     Some((text, Span { start, end }, source_span))
 }
+
+/// Whole library documents a `many_sources` query copies besides its short case.
+const MANY_SOURCES_OTHERS: usize = 4;
+
+/// The smallest short copy of a `many_sources` query, in words (it takes up to three times
+/// this): the shortest case the check must never lose.
+const SHORT_COPY_WORDS: usize = 40;
 
 /// Words of a passage's opening that [`repeat_opening`] repeats at least: enough for a chain
 /// of shared shingles of its own.
@@ -1040,6 +1082,29 @@ mod tests {
             assert!(word_count(opening) >= REPEATED_OPENING_WORDS, "{opening:?}");
             assert!(passage.starts_with(opening), "{opening:?} / {passage:?}");
             assert!(q.start > opening.chars().count());
+        }
+    }
+
+    #[test]
+    fn a_short_copy_among_many_sources_is_the_truth_and_the_others_are_whole() {
+        let (docs, foreign) = corpus();
+        let queries = generate(
+            &docs,
+            &foreign,
+            &options(&[Modification::ManySources], &[0.1], 5),
+        );
+        assert_eq!(queries.len(), 5);
+        for query in &queries {
+            let (q, s) = (query.query_span.unwrap(), query.source_span.unwrap());
+            let passage = slice(&query.text, q);
+            assert_eq!(passage, slice(source_text(&docs, query), s));
+            let words = word_count(&passage);
+            assert!((SHORT_COPY_WORDS..=3 * SHORT_COPY_WORDS + 16).contains(&words));
+            let whole = docs
+                .iter()
+                .filter(|d| query.text.contains(d.text.trim()))
+                .count();
+            assert!(whole >= MANY_SOURCES_OTHERS - 1, "{whole}");
         }
     }
 

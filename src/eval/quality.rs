@@ -268,7 +268,7 @@ pub fn evaluate(
         request.libraries = Some(vec![library.to_string()]);
         let kinded = matches!(
             query.kind.as_str(),
-            "partial_copy" | "quoted_copy" | "repeated_copy"
+            "partial_copy" | "quoted_copy" | "repeated_copy" | "many_sources"
         );
         request.passages = kinded;
         let answer = match check(catalog, &request) {

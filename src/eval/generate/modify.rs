@@ -50,6 +50,7 @@ pub(crate) fn apply(
         Modification::PartialCopy
         | Modification::QuotedCopy
         | Modification::RepeatedCopy
+        | Modification::ManySources
         | Modification::NegativeUnrelated
         | Modification::NegativeSameTopic => None,
     }
