@@ -174,9 +174,9 @@ fn counted_scores(
     }
 }
 
-/// Whether the library repeats a passage across `boilerplate_min_docs` distinct works: by
-/// document counts first, then, for a passage that looks repeated, with the further versions
-/// of one paper among its holders counted once (`works`).
+/// Whether the library repeats a passage across `boilerplate_min_docs` distinct works: a
+/// passage that looks repeated by its shingles' document counts is boilerplate when most of
+/// them are too frequent to be looked up, or when that many works hold most of it (`works`).
 fn repeated_across_works(
     view: &dyn ReadView,
     query: &Query<'_>,
@@ -184,16 +184,22 @@ fn repeated_across_works(
     config: &CheckConfig,
 ) -> Result<bool, IndexError> {
     let min_docs = config.boilerplate_min_docs;
-    if !repeated(query, chain, min_docs, 0) {
+    if !repeated(query, chain, min_docs) {
         return Ok(false);
     }
-    let looked_up: Vec<u64> = passage_sampled(query, chain)
+    let sampled: HashSet<u64> = passage_sampled(query, chain).collect();
+    let looked_up: Vec<u64> = sampled
+        .iter()
+        .copied()
         .filter(|hash| !query.frequent.contains(hash))
-        .collect::<HashSet<u64>>()
-        .into_iter()
         .collect();
-    let redundant = works::redundant_holders(view, &looked_up, config)?;
-    Ok(redundant == 0 || repeated(query, chain, min_docs, redundant))
+    if looked_up.len() * 2 < sampled.len() {
+        return Ok(true);
+    }
+    Ok(match works::holding_works(view, &looked_up, config)? {
+        None => true,
+        Some(works) => works as u64 >= min_docs,
+    })
 }
 
 /// The sampled shingles of a passage, in query order.
@@ -206,15 +212,15 @@ fn passage_sampled<'q>(query: &'q Query<'_>, chain: &Chain) -> impl Iterator<Ite
         .filter(|hash| is_sampled(*hash))
 }
 
-/// Whether the library repeats a passage: most of its sampled shingles are held by at least
-/// `min_docs` library documents (or are too frequent to be looked up at all), each count
-/// lowered by `redundant` holders that are further versions of a work already counted.
-fn repeated(query: &Query<'_>, chain: &Chain, min_docs: u64, redundant: u64) -> bool {
+/// Whether the library's document counts say a passage may be repeated: most of its sampled
+/// shingles are held by at least `min_docs` library documents (or are too frequent to be
+/// looked up at all).
+fn repeated(query: &Query<'_>, chain: &Chain, min_docs: u64) -> bool {
     let (mut sampled, mut repeated) = (0, 0);
     for hash in passage_sampled(query, chain) {
         sampled += 1;
         let df = query.doc_freq.get(&hash).copied().unwrap_or(0);
-        if df.saturating_sub(redundant) >= min_docs || query.frequent.contains(&hash) {
+        if df >= min_docs || query.frequent.contains(&hash) {
             repeated += 1;
         }
     }

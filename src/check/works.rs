@@ -7,8 +7,10 @@
 //! work. So before a passage is called boilerplate, the documents that hold it are grouped:
 //! two holders are one work when their normalized titles are equal or when they are
 //! near-duplicates of each other by the check's own duplicate rule (shingle resemblance or
-//! containment). The passage's document counts lose one for every holder beyond the first of
-//! each work.
+//! containment). The passage is boilerplate when at least `boilerplate_min_docs` works hold
+//! most of it: counting documents per shingle is not enough, because each of a passage's
+//! three-word shingles may recur in a few unrelated papers of a large library (`text mining
+//! task`, `model outperforms both`) while the passage as a whole is held by one paper alone.
 //!
 //! This runs only for passages that already look repeated, a few per check at most.
 
@@ -21,22 +23,22 @@ use crate::storage::ReadView;
 /// Holders read at most; a passage held by more documents is boilerplate whatever their works.
 const MAX_HOLDERS: usize = 64;
 
-/// How many of the documents that hold a passage are further versions of a work already
-/// counted: holders minus distinct works. `passage` holds the passage's sampled shingles that
-/// are not too frequent to be looked up.
-pub(super) fn redundant_holders(
+/// How many distinct works hold a passage: the documents that hold most of `passage` (its
+/// sampled shingles that are not too frequent to be looked up), grouped into works. `None`
+/// when more than [`MAX_HOLDERS`] documents hold it: as many as that are never one work.
+pub(super) fn holding_works(
     view: &dyn ReadView,
     passage: &[u64],
     config: &CheckConfig,
-) -> Result<u64, IndexError> {
+) -> Result<Option<usize>, IndexError> {
     if passage.is_empty() {
-        return Ok(0);
+        return Ok(Some(0));
     }
     // A holder of most of the passage's shingles holds the passage.
     let min_hits = u32::try_from(passage.len().div_ceil(2)).unwrap_or(u32::MAX);
     let search = view.shingle_search(passage, u64::MAX, min_hits, MAX_HOLDERS + 1)?;
-    if search.hits.len() > MAX_HOLDERS || search.hits.len() < 2 {
-        return Ok(0);
+    if search.hits.len() > MAX_HOLDERS {
+        return Ok(None);
     }
     let mut holders = Vec::with_capacity(search.hits.len());
     for (key, _) in &search.hits {
@@ -52,8 +54,7 @@ pub(super) fn redundant_holders(
             holders.push((title, shingles));
         }
     }
-    let works = count_works(&holders, config);
-    Ok((holders.len() - works) as u64)
+    Ok(Some(count_works(&holders, config)))
 }
 
 /// The number of distinct works among `holders` (normalized title, shingle set): the groups
