@@ -4,7 +4,9 @@
 //! word into one shared buffer and notes its script; the second drops what carries no meaning
 //! (short words, numbers, stop words) and stems the rest. Two passes are needed because the
 //! stemmer of a Latin-script word depends on the language of the whole document, which is only
-//! known once all its Latin-script words have been seen.
+//! known once all its Latin-script words have been seen — and on the language of its sentence
+//! when that is plainly another (`runs`: a French abstract pasted into an English paper is
+//! analyzed as French, as it is in the French document it came from).
 //!
 //! Every other word is handled by its own script, whatever the document's language: Cyrillic
 //! words are Russian, Greek words Greek, Arabic words Arabic, Tamil words Tamil; CJK bigrams
@@ -23,6 +25,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::disguise::{Disguises, count_hidden_characters, join_spaced_letters};
 use super::normalize::{is_invisible, normalize_into, whole_word_look_alike};
+use super::runs::{self, RunWord};
 use super::stopwords::{StopWords, WordHashBuilder};
 use super::tokenize::{SpanKind, WordSpan, for_each_span};
 use super::translit::{
@@ -233,13 +236,28 @@ impl Analyzer {
             },
         };
 
+        // Sentences plainly written in another Latin-script language are analyzed in it.
+        let foreign = if has_latin {
+            self.foreign_runs(text, &words, &normalized, languages.latin)
+        } else {
+            Vec::new()
+        };
+        let mut foreign = foreign.iter().peekable();
+
         // Second pass: filter and stem. Words repeat a lot within a text, so the fate of each
         // distinct word (dropped, or the index of the token that holds its term) is memoized
-        // and the stemmer runs once per distinct word.
+        // and the stemmer runs once per distinct word — per language, since a word of a
+        // foreign run has another term than the same word elsewhere.
         let mut tokens: Vec<Token> = Vec::with_capacity(words.len());
         let mut seen: HashMap<&str, Option<usize>, WordHashBuilder> =
             HashMap::with_capacity_and_hasher(words.len(), WordHashBuilder::default());
-        for word in &words {
+        let mut seen_foreign: HashMap<(Language, &str), Option<usize>> = HashMap::new();
+        for (i, word) in words.iter().enumerate() {
+            while foreign.next_if(|(range, _)| range.end <= i).is_some() {}
+            let run_language = foreign
+                .peek()
+                .filter(|(range, _)| range.contains(&i))
+                .map(|&&(_, language)| language);
             let norm = &normalized[word.norm_start..word.norm_end];
             let term = match word.span.kind {
                 SpanKind::Cjk => {
@@ -252,18 +270,35 @@ impl Analyzer {
                     if word.letters == 0 || word.chars < MIN_WORD_CHARS {
                         continue;
                     }
-                    match seen.entry(norm) {
-                        Entry::Occupied(entry) => match *entry.get() {
-                            Some(index) => tokens[index].term.clone(),
-                            None => continue,
-                        },
-                        Entry::Vacant(entry) => {
-                            let language = languages.of(word.script);
-                            let term = self.word_term(norm, language, word.script);
-                            entry.insert(term.as_ref().map(|_| tokens.len()));
-                            match term {
-                                Some(term) => term,
+                    if let Some(language) = run_language.filter(|_| word.script == Script::Latin) {
+                        match seen_foreign.entry((language, norm)) {
+                            Entry::Occupied(entry) => match *entry.get() {
+                                Some(index) => tokens[index].term.clone(),
                                 None => continue,
+                            },
+                            Entry::Vacant(entry) => {
+                                let term = self.word_term(norm, language, word.script);
+                                entry.insert(term.as_ref().map(|_| tokens.len()));
+                                match term {
+                                    Some(term) => term,
+                                    None => continue,
+                                }
+                            }
+                        }
+                    } else {
+                        match seen.entry(norm) {
+                            Entry::Occupied(entry) => match *entry.get() {
+                                Some(index) => tokens[index].term.clone(),
+                                None => continue,
+                            },
+                            Entry::Vacant(entry) => {
+                                let language = languages.of(word.script);
+                                let term = self.word_term(norm, language, word.script);
+                                entry.insert(term.as_ref().map(|_| tokens.len()));
+                                match term {
+                                    Some(term) => term,
+                                    None => continue,
+                                }
                             }
                         }
                     }
@@ -330,6 +365,30 @@ impl Analyzer {
     fn is_stop_word(&self, language: Language, word: &str) -> bool {
         let stop_words = &self.shared.stop_words;
         stop_words.has_language(language) && stop_words.contains_normalized(language, word)
+    }
+
+    /// The word ranges of `words` in another Latin-script language than `latin`, the
+    /// document's (see `runs`).
+    fn foreign_runs(
+        &self,
+        text: &str,
+        words: &[Word],
+        normalized: &str,
+        latin: Language,
+    ) -> Vec<(std::ops::Range<usize>, Language)> {
+        let run_words: Vec<RunWord<'_>> = words
+            .iter()
+            .enumerate()
+            .map(|(i, word)| RunWord {
+                norm: &normalized[word.norm_start..word.norm_end],
+                latin: runs::counts(word.script, word.letters),
+                ends_sentence: words.get(i + 1).is_none_or(|next| {
+                    next.span.start > word.span.end
+                        && runs::ends_sentence(&text[word.span.end..next.span.start])
+                }),
+            })
+            .collect();
+        runs::foreign_runs(&run_words, latin, &self.shared.stop_words)
     }
 
     /// Detects the language of the Latin-script words among `words`: English when English
@@ -1015,6 +1074,36 @@ mod tests {
         ] {
             assert!(terms.contains(&stem), "{stem} missing from {terms:?}");
         }
+    }
+
+    #[test]
+    fn a_french_passage_in_an_english_text_is_analyzed_as_in_its_french_source() {
+        let french = "Nous proposons une nouvelle méthode pour la détection des documents \
+                      presque identiques dans les grandes collections scientifiques. Les \
+                      signatures sont calculées à partir des mots les plus significatifs.";
+        let english = "We study how the papers of a library are copied and we show that the \
+                       method of the authors is robust to the noise of the scanned texts.";
+        let analyzer = analyzer();
+        let source = analyzer.analyze(french, None);
+        assert_eq!(source.language, Language::French);
+        let host = format!("{english} {french} {english}");
+        let pasted = analyzer.analyze(&host, None);
+        assert_eq!(pasted.language, Language::English);
+        let start = english.len() + 1;
+        let inside: Vec<&str> = pasted
+            .tokens
+            .iter()
+            .filter(|t| t.start >= start && t.end <= start + french.len())
+            .map(|t| t.term.as_str())
+            .collect();
+        assert_eq!(inside, terms(&source));
+        // The English sentences around it keep their English analysis, the same word included.
+        let english_alone = analyzer.analyze(english, None);
+        let before: Vec<&str> = pasted.tokens[..english_alone.tokens.len()]
+            .iter()
+            .map(|t| t.term.as_str())
+            .collect();
+        assert_eq!(before, terms(&english_alone));
     }
 
     #[test]

@@ -15,6 +15,8 @@
 //!   caller supplies;
 //! - `language` knows the languages, their ISO codes, their stemmers and the
 //!   script of each character;
+//! - `runs` finds sentences plainly written in another Latin-script language
+//!   than the document's (a French abstract pasted into an English paper);
 //! - `analyzer` runs the steps, detects the language of Latin-script text,
 //!   drops short words, numbers and stop words, and stems what remains;
 //! - `text` analyzes a whole document or query once: term counts, shingles and
@@ -38,6 +40,7 @@ mod analyzer;
 mod disguise;
 mod language;
 mod normalize;
+mod runs;
 mod shingle;
 mod stopwords;
 mod text;

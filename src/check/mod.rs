@@ -3,8 +3,10 @@
 //!
 //! One file per concern: `request` and `report` (what is asked and answered), `gather`
 //! (candidates from one read view of a library), `decide` (the verdict rules as pure code),
-//! `verify` (scores of one candidate), `passages` and `similarity` (the arithmetic), `engine`
-//! (the check across libraries), `stored` (a stored document against its own library).
+//! `verify` (scores of one candidate), `works` (a repeated passage's holders counted as works,
+//! so that versions of one paper are not boilerplate), `passages` and `similarity` (the
+//! arithmetic), `engine` (the check across libraries), `stored` (a stored document against
+//! its own library).
 
 mod decide;
 mod engine;
@@ -16,6 +18,7 @@ mod request;
 mod similarity;
 mod stored;
 mod verify;
+mod works;
 
 pub use decide::{Scores, decide, may_match, worth_reading};
 pub use engine::{check, check_cancellable, check_stores, raw_candidates};

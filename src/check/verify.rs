@@ -9,6 +9,7 @@ use super::kinds::{Classified, KindedRange, classify, mostly_in};
 use super::passages::{Chain, Side, chains, passages};
 use super::report::{ratio, round};
 use super::similarity::{bag_similarity, sorted_intersection};
+use super::works;
 use super::{Exclusions, MatchReport, Method, PassageMatch, Span};
 use crate::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, is_sampled};
 use crate::config::CheckConfig;
@@ -108,24 +109,21 @@ pub(super) fn verify(
     };
     let document = stored.document;
     let mut source = SourceSide::new(query.analyzer, &document);
-    let kinds: Vec<Classified> = chains
-        .iter()
-        .map(|c| {
-            let tokens = c.query_tokens();
-            let span = token_span(query.token_chars, tokens.clone());
-            let words = tokens.end.min(query.token_chars.len()) - tokens.start;
-            let boilerplate =
-                repeated(query, c, config.boilerplate_min_docs) || in_phrases(query, c);
-            classify(
-                query.structure,
-                span,
-                words,
-                boilerplate,
-                query.exclusions,
-                || source.in_references(c),
-            )
-        })
-        .collect();
+    let mut kinds: Vec<Classified> = Vec::with_capacity(chains.len());
+    for c in &chains {
+        let tokens = c.query_tokens();
+        let span = token_span(query.token_chars, tokens.clone());
+        let words = tokens.end.min(query.token_chars.len()) - tokens.start;
+        let boilerplate = repeated_across_works(view, query, c, config)? || in_phrases(query, c);
+        kinds.push(classify(
+            query.structure,
+            span,
+            words,
+            boilerplate,
+            query.exclusions,
+            || source.in_references(c),
+        ));
+    }
     // The verdict rests on the counted passages alone; a match none of whose passages
     // counts is still listed, as not counted.
     let counted_verdict = if kinds.iter().all(|k| query.exclusions.counts(k.kind)) {
@@ -206,18 +204,53 @@ fn counted_scores(
     }
 }
 
-/// Whether the library repeats a passage: most of its sampled shingles are held by at least
-/// `min_docs` library documents (or are too frequent to be looked up at all).
-fn repeated(query: &Query<'_>, chain: &Chain, min_docs: u64) -> bool {
+/// Whether the library repeats a passage across `boilerplate_min_docs` distinct works: a
+/// passage that looks repeated by its shingles' document counts is boilerplate when most of
+/// them are too frequent to be looked up, or when that many works hold most of it (`works`).
+fn repeated_across_works(
+    view: &dyn ReadView,
+    query: &Query<'_>,
+    chain: &Chain,
+    config: &CheckConfig,
+) -> Result<bool, IndexError> {
+    let min_docs = config.boilerplate_min_docs;
+    if !repeated(query, chain, min_docs) {
+        return Ok(false);
+    }
+    let sampled: HashSet<u64> = passage_sampled(query, chain).collect();
+    let looked_up: Vec<u64> = sampled
+        .iter()
+        .copied()
+        .filter(|hash| !query.frequent.contains(hash))
+        .collect();
+    if looked_up.len() * 2 < sampled.len() {
+        return Ok(true);
+    }
+    Ok(match works::holding_works(view, &looked_up, config)? {
+        None => true,
+        Some(works) => works as u64 >= min_docs,
+    })
+}
+
+/// The sampled shingles of a passage, in query order.
+fn passage_sampled<'q>(query: &'q Query<'_>, chain: &Chain) -> impl Iterator<Item = u64> + 'q {
     let end = (chain.last.0 + 1).min(query.analyzed.shingles.len());
+    let start = chain.first.0.min(end);
+    query.analyzed.shingles[start..end]
+        .iter()
+        .copied()
+        .filter(|hash| is_sampled(*hash))
+}
+
+/// Whether the library's document counts say a passage may be repeated: most of its sampled
+/// shingles are held by at least `min_docs` library documents (or are too frequent to be
+/// looked up at all).
+fn repeated(query: &Query<'_>, chain: &Chain, min_docs: u64) -> bool {
     let (mut sampled, mut repeated) = (0, 0);
-    for hash in &query.analyzed.shingles[chain.first.0..end] {
-        if !is_sampled(*hash) {
-            continue;
-        }
+    for hash in passage_sampled(query, chain) {
         sampled += 1;
-        let df = query.doc_freq.get(hash).copied().unwrap_or(0);
-        if df >= min_docs || query.frequent.contains(hash) {
+        let df = query.doc_freq.get(&hash).copied().unwrap_or(0);
+        if df >= min_docs || query.frequent.contains(&hash) {
             repeated += 1;
         }
     }

@@ -199,6 +199,7 @@ pub fn clough_stevenson(corpus: &Path, out: &Path) -> std::io::Result<GenSummary
                 // A derived answer copies part of an original: any match counts as found.
                 expect_duplicate: false,
                 query_span: None,
+                source_span: None,
             }
         })
         .collect();

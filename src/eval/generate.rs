@@ -89,6 +89,15 @@ pub enum Modification {
     /// text, “ ” otherwise) followed by a citation `[1]`; the span is the passage inside the
     /// marks. Not among the default kinds (ask for it with `--kinds`).
     QuotedCopy,
+    /// A partial copy whose opening sentence the query also holds a second time, at its very
+    /// start, away from the copy: the copied case is the full passage, and the aligner must
+    /// place it on that occurrence (the one that extends into the longest alignment), not on
+    /// the lone sentence that comes first. Not among the default kinds.
+    RepeatedCopy,
+    /// A short partial copy (40 to 120 words) in a long document that also holds
+    /// [`MANY_SOURCES_OTHERS`] whole other library documents: the short case must not be lost
+    /// to the stronger sources. The truth is the short copy alone. Not among the default kinds.
+    ManySources,
     /// A foreign document as it is.
     NegativeUnrelated,
     /// The foreign documents whose vocabulary is closest to a library document's, as they are.
@@ -135,6 +144,8 @@ impl Modification {
             Modification::WordInsertion => "word_insertion",
             Modification::PartialCopy => "partial_copy",
             Modification::QuotedCopy => "quoted_copy",
+            Modification::RepeatedCopy => "repeated_copy",
+            Modification::ManySources => "many_sources",
             Modification::NegativeUnrelated => "negative_unrelated",
             Modification::NegativeSameTopic => "negative_same_topic",
         }
@@ -161,7 +172,13 @@ impl Modification {
 
     /// Whether a query of this kind holds a passage of its source inside a foreign text.
     pub fn is_partial(&self) -> bool {
-        matches!(self, Modification::PartialCopy | Modification::QuotedCopy)
+        matches!(
+            self,
+            Modification::PartialCopy
+                | Modification::QuotedCopy
+                | Modification::RepeatedCopy
+                | Modification::ManySources
+        )
     }
 }
 
@@ -437,14 +454,53 @@ impl<'a> Prepared<'a> {
                 let doc = &self.foreign[next_in(&self.same_topic, &mut cursors.same_topic)?];
                 Some(query(doc.text.clone(), None))
             }
-            Modification::PartialCopy | Modification::QuotedCopy => {
-                let quoted = kind == Modification::QuotedCopy;
+            Modification::ManySources => {
                 let host = &self.foreign[*self
                     .foreign_usable
                     .get(cursors.foreign % self.foreign_usable.len().max(1))?];
+                let n = self.library.len();
+                if n <= MANY_SOURCES_OTHERS {
+                    return None;
+                }
+                // The other sources: the library documents after the cursor, whole.
+                let mut long = String::new();
+                for k in 1..=MANY_SOURCES_OTHERS {
+                    let other = &self.docs[self.library[(cursors.library + k * 7) % n]];
+                    long.push_str(other.text.trim());
+                    long.push_str("\n\n");
+                }
+                long.push_str(&host.text);
                 let (source, (text, query_span, source_span)) = self
                     .with_source(&mut cursors.library, |doc| {
-                        partial_copy(&doc.text, &host.text, self.partial_min_words, quoted, rng)
+                        partial_copy(&doc.text, &long, SHORT_COPY_WORDS, false, rng)
+                    })?;
+                cursors.foreign += 1;
+                Some(Query {
+                    query_span: Some(query_span),
+                    source_span: Some(source_span),
+                    ..query(text, Some(source))
+                })
+            }
+            Modification::PartialCopy | Modification::QuotedCopy | Modification::RepeatedCopy => {
+                let quoted = kind == Modification::QuotedCopy;
+                let repeated = kind == Modification::RepeatedCopy;
+                let host = &self.foreign[*self
+                    .foreign_usable
+                    .get(cursors.foreign % self.foreign_usable.len().max(1))?];
+                let (source, (text, query_span, source_span)) =
+                    self.with_source(&mut cursors.library, |doc| {
+                        let copy = partial_copy(
+                            &doc.text,
+                            &host.text,
+                            self.partial_min_words,
+                            quoted,
+                            rng,
+                        )?;
+                        if repeated {
+                            repeat_opening(copy)
+                        } else {
+                            Some(copy)
+                        }
                     })?;
                 cursors.foreign += 1;
                 Some(Query {
@@ -610,6 +666,50 @@ fn partial_copy(
         end: source_start + (end - start),
     };
     Some((text, Span { start, end }, source_span))
+}
+
+/// Whole library documents a `many_sources` query copies besides its short case.
+const MANY_SOURCES_OTHERS: usize = 4;
+
+/// The smallest short copy of a `many_sources` query, in words (it takes up to three times
+/// this): the shortest case the check must never lose.
+const SHORT_COPY_WORDS: usize = 40;
+
+/// Words of a passage's opening that [`repeat_opening`] repeats at least: enough for a chain
+/// of shared shingles of its own.
+const REPEATED_OPENING_WORDS: usize = 15;
+
+/// A partial copy whose opening sentences (at least [`REPEATED_OPENING_WORDS`] words, less
+/// than the whole passage) are put once more at the start of the query. The spans still mark
+/// the full passage, shifted by what was put before it. `None` when the passage is too short
+/// to have such an opening.
+fn repeat_opening(
+    (text, query_span, source_span): (String, Span, Span),
+) -> Option<(String, Span, Span)> {
+    let passage: String = text
+        .chars()
+        .skip(query_span.start)
+        .take(query_span.end - query_span.start)
+        .collect();
+    let sentences = sentence_ranges(&passage);
+    let mut end = None;
+    let mut words = 0;
+    for range in &sentences {
+        words += word_count(&passage[range.clone()]);
+        if words >= REPEATED_OPENING_WORDS {
+            end = Some(range.end);
+            break;
+        }
+    }
+    let end = end.filter(|&end| word_count(&passage[end..]) >= REPEATED_OPENING_WORDS)?;
+    let opening = passage[..end].trim();
+    let shift = opening.chars().count() + 2;
+    let repeated = format!("{opening}\n\n{text}");
+    let query_span = Span {
+        start: query_span.start + shift,
+        end: query_span.end + shift,
+    };
+    Some((repeated, query_span, source_span))
 }
 
 #[cfg(test)]
@@ -960,6 +1060,51 @@ mod tests {
             let words = word_count(&passage);
             // At least the minimum; at most three times it plus the sentence that crossed it.
             assert!((50..=150 + 16).contains(&words), "{words}");
+        }
+    }
+
+    #[test]
+    fn repeated_copies_hold_the_opening_twice_and_the_span_marks_the_full_copy() {
+        let (docs, foreign) = corpus();
+        let queries = generate(
+            &docs,
+            &foreign,
+            &options(&[Modification::RepeatedCopy], &[0.1], 10),
+        );
+        assert_eq!(queries.len(), 10);
+        for query in &queries {
+            assert!(!query.expect_duplicate);
+            let (q, s) = (query.query_span.unwrap(), query.source_span.unwrap());
+            let passage = slice(&query.text, q);
+            assert_eq!(passage, slice(source_text(&docs, query), s));
+            // The text before the copy opens with the copy's first sentences.
+            let opening = query.text.split("\n\n").next().unwrap();
+            assert!(word_count(opening) >= REPEATED_OPENING_WORDS, "{opening:?}");
+            assert!(passage.starts_with(opening), "{opening:?} / {passage:?}");
+            assert!(q.start > opening.chars().count());
+        }
+    }
+
+    #[test]
+    fn a_short_copy_among_many_sources_is_the_truth_and_the_others_are_whole() {
+        let (docs, foreign) = corpus();
+        let queries = generate(
+            &docs,
+            &foreign,
+            &options(&[Modification::ManySources], &[0.1], 5),
+        );
+        assert_eq!(queries.len(), 5);
+        for query in &queries {
+            let (q, s) = (query.query_span.unwrap(), query.source_span.unwrap());
+            let passage = slice(&query.text, q);
+            assert_eq!(passage, slice(source_text(&docs, query), s));
+            let words = word_count(&passage);
+            assert!((SHORT_COPY_WORDS..=3 * SHORT_COPY_WORDS + 16).contains(&words));
+            let whole = docs
+                .iter()
+                .filter(|d| query.text.contains(d.text.trim()))
+                .count();
+            assert!(whole >= MANY_SOURCES_OTHERS - 1, "{whole}");
         }
     }
 

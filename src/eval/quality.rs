@@ -27,6 +27,9 @@ pub struct EvalQuery {
     /// For partial copies: where the copied passage lies in `text` (code points).
     #[serde(default)]
     pub query_span: Option<TruthSpan>,
+    /// For partial copies: where the copied passage lies in the source (code points).
+    #[serde(default)]
+    pub source_span: Option<TruthSpan>,
 }
 
 /// A span of code points, start inclusive, end exclusive.
@@ -201,6 +204,33 @@ pub struct EvalReport {
     pub pan: PanMeasures,
     /// The index equals the sum of the sources' shares, on every answer.
     pub index_share: IndexShareCheck,
+    /// Copies of text the query repeats (`repeated_copy`): how many were aligned to the right
+    /// occurrence.
+    pub repeated: RepeatedAlignment,
+}
+
+/// Copies whose text the query holds more than once, and how many of them a passage places
+/// on the copied occurrence in both texts: it covers at least half of the true span in the
+/// query and at least half of the true span in the source.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RepeatedAlignment {
+    pub cases: usize,
+    pub aligned: usize,
+    pub share: f64,
+}
+
+/// Whether a passage lies on the true occurrence in both texts.
+fn on_the_copied_occurrence(
+    passage: &crate::check::PassageMatch,
+    query: TruthSpan,
+    source: TruthSpan,
+) -> bool {
+    let half = |truth: TruthSpan, start: usize, end: usize| {
+        let covered = overlap(&[(start, end)], (truth.start, truth.end)).0;
+        2 * covered >= truth.end - truth.start
+    };
+    half(query, passage.query.start, passage.query.end)
+        && half(source, passage.doc.start, passage.doc.end)
 }
 
 /// Runs every query through the real check path against `library`.
@@ -221,6 +251,7 @@ pub fn evaluate(
     let mut passage_kinds: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     let (mut pan_cases, mut pan_detections) = (Vec::new(), Vec::new());
     let mut index_share = IndexShareCheck::default();
+    let mut repeated = RepeatedAlignment::default();
 
     for query in queries {
         let is_partial = query.source.is_some() && !query.expect_duplicate;
@@ -235,7 +266,10 @@ pub fn evaluate(
         };
         let mut request = CheckRequest::new(query.text.clone());
         request.libraries = Some(vec![library.to_string()]);
-        let kinded = query.kind == "partial_copy" || query.kind == "quoted_copy";
+        let kinded = matches!(
+            query.kind.as_str(),
+            "partial_copy" | "quoted_copy" | "repeated_copy" | "many_sources"
+        );
         request.passages = kinded;
         let answer = match check(catalog, &request) {
             Ok(answer) => answer,
@@ -384,6 +418,19 @@ pub fn evaluate(
                 .entry(kind)
                 .or_default() += 1;
         }
+        if query.kind == "repeated_copy"
+            && let (Some(source), Some(truth), Some(source_truth)) =
+                (&query.source, query.query_span, query.source_span)
+        {
+            repeated.cases += 1;
+            let aligned = answer
+                .matches
+                .iter()
+                .filter(|m| twins.contains(&m.doc_id) || &m.doc_id == source)
+                .flat_map(|m| m.passages.iter().flatten())
+                .any(|p| on_the_copied_occurrence(p, truth, source_truth));
+            repeated.aligned += usize::from(aligned);
+        }
         if is_partial_copy && let (Some(source), Some(truth)) = (&query.source, query.query_span) {
             let case = pan_cases.len();
             pan_cases.push(Aligned {
@@ -484,6 +531,10 @@ pub fn evaluate(
         passage_kinds,
         pan: pan_measures(&pan_cases, &pan_detections),
         index_share,
+        repeated: RepeatedAlignment {
+            share: round3(ratio(repeated.aligned, repeated.cases)),
+            ..repeated
+        },
     })
 }
 
@@ -612,6 +663,14 @@ pub fn print_table(report: &EvalReport, out: &mut impl std::io::Write) -> std::i
         "similarity index = sum of the sources' shares (within {INDEX_SHARE_TOLERANCE}): {} answers, {} violations, largest difference {:.4}",
         s.answers, s.violations, s.worst
     )?;
+    let r = &report.repeated;
+    if r.cases > 0 {
+        writeln!(
+            out,
+            "repeated text: {} copies, aligned to the right occurrence {} ({:.3})",
+            r.cases, r.aligned, r.share
+        )?;
+    }
     for (kind, counts) in &report.passage_kinds {
         let total: usize = counts.values().sum();
         let parts: Vec<String> = counts

@@ -317,3 +317,117 @@ async fn the_api_answers_kinds_and_reads_exclusions() {
     assert!(status.is_client_error(), "{status} {answer}");
     assert!(!error_code(&answer).is_empty());
 }
+
+/// A library of `papers` (id, title, affiliation, body), ingested as English.
+fn library_of(
+    papers: &[(String, String, String, String)],
+) -> (tempfile::TempDir, std::sync::Arc<Catalog>) {
+    let (dir, catalog) = catalog();
+    catalog
+        .create(NewLibrary {
+            id: "lib".to_string(),
+            ..Default::default()
+        })
+        .unwrap();
+    let inputs = papers
+        .iter()
+        .enumerate()
+        .map(|(i, (id, title, affiliation, body))| {
+            let input = DocumentInput {
+                id: Some(IdValue::Text(id.clone())),
+                title: Some(title.clone()),
+                text: Some(paper(
+                    title,
+                    affiliation,
+                    body,
+                    &own_references(100 + i as u64),
+                )),
+                lang: Some("en".to_string()),
+                ..Default::default()
+            };
+            (i + 1, Ok(input))
+        })
+        .collect();
+    let report = catalog.ingest("lib", inputs).unwrap();
+    assert!(report.rejected.is_empty(), "{:?}", report.rejected);
+    (dir, catalog)
+}
+
+fn all_kinds(report: &CheckReport) -> Vec<PassageKind> {
+    report
+        .matches
+        .iter()
+        .flat_map(|m| m.passages.iter().flatten().map(|p| p.kind))
+        .collect()
+}
+
+#[test]
+fn versions_of_one_paper_do_not_make_its_text_boilerplate() {
+    // One paper in four venues: a workshop, a conference, Findings, a journal.
+    let body = format!("{} {}", synthetic_text(61, 150), synthetic_text(62, 150));
+    let versions: Vec<_> = ["Workshop", "Conference", "Findings", "Journal"]
+        .iter()
+        .enumerate()
+        .map(|(i, venue)| {
+            (
+                format!("version-{i}"),
+                "Parsing trimaran reports: a study".to_string(),
+                format!("{venue} of Computational Linguistics, Kazan, Russia"),
+                body.clone(),
+            )
+        })
+        .collect();
+    let (_dir, catalog) = library_of(&versions);
+    let pasted = format!(
+        "{} {} {}",
+        synthetic_text(63, 100),
+        synthetic_text(62, 60),
+        synthetic_text(64, 100)
+    );
+    let report = run(
+        &catalog,
+        &query_with_body(63, &pasted),
+        ExcludeRequest::default(),
+    );
+    let kinds = all_kinds(&report);
+    assert!(!kinds.is_empty(), "{report:#?}");
+    assert!(kinds.iter().all(|k| *k == PassageKind::Copied), "{kinds:?}");
+    assert_eq!(report.verdict, Verdict::Partial);
+}
+
+#[test]
+fn a_passage_four_different_papers_share_is_boilerplate() {
+    let shared = synthetic_text(70, 60);
+    let papers: Vec<_> = (0..4u64)
+        .map(|i| {
+            (
+                format!("paper-{i}"),
+                format!("An unrelated paper number {i}"),
+                format!("Institute number {i}, Omsk, Russia"),
+                format!(
+                    "{} {shared} {}",
+                    synthetic_text(71 + 2 * i, 150),
+                    synthetic_text(72 + 2 * i, 150)
+                ),
+            )
+        })
+        .collect();
+    let (_dir, catalog) = library_of(&papers);
+    let pasted = format!(
+        "{} {shared} {}",
+        synthetic_text(81, 100),
+        synthetic_text(82, 100)
+    );
+    let report = run(
+        &catalog,
+        &query_with_body(81, &pasted),
+        ExcludeRequest::default(),
+    );
+    let kinds = all_kinds(&report);
+    assert!(!kinds.is_empty(), "{report:#?}");
+    assert!(
+        kinds.iter().all(|k| *k == PassageKind::Boilerplate),
+        "{kinds:?}"
+    );
+    assert_eq!(report.verdict, Verdict::Original);
+}

@@ -49,6 +49,8 @@ pub(crate) fn apply(
         Modification::WordInsertion => insert_words(text, level, rng, material.pool),
         Modification::PartialCopy
         | Modification::QuotedCopy
+        | Modification::RepeatedCopy
+        | Modification::ManySources
         | Modification::NegativeUnrelated
         | Modification::NegativeSameTopic => None,
     }

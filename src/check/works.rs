@@ -1,0 +1,167 @@
+//! The holders of a passage the library repeats, counted as works rather than documents.
+//!
+//! A passage held by `boilerplate_min_docs` library documents reads as boilerplate: a journal
+//! repeats its templates, affiliations and statements across papers of different authors. A
+//! paper that the library holds in several versions — a workshop abstract, the Findings paper,
+//! the journal article — repeats its own abstract just as often, yet copying it is copying one
+//! work. So before a passage is called boilerplate, the documents that hold it are grouped:
+//! two holders are one work when their normalized titles are equal or when they are
+//! near-duplicates of each other by the check's own duplicate rule (shingle resemblance or
+//! containment). The passage is boilerplate when at least `boilerplate_min_docs` works hold
+//! most of it: counting documents per shingle is not enough, because each of a passage's
+//! three-word shingles may recur in a few unrelated papers of a large library (`text mining
+//! task`, `model outperforms both`) while the passage as a whole is held by one paper alone.
+//!
+//! This runs only for passages that already look repeated, a few per check at most.
+
+use std::collections::HashSet;
+
+use crate::config::CheckConfig;
+use crate::index::IndexError;
+use crate::storage::ReadView;
+
+/// Holders read at most; a passage held by more documents is boilerplate whatever their works.
+const MAX_HOLDERS: usize = 64;
+
+/// How many distinct works hold a passage: the documents that hold most of `passage` (its
+/// sampled shingles that are not too frequent to be looked up), grouped into works. `None`
+/// when more than [`MAX_HOLDERS`] documents hold it: as many as that are never one work.
+pub(super) fn holding_works(
+    view: &dyn ReadView,
+    passage: &[u64],
+    config: &CheckConfig,
+) -> Result<Option<usize>, IndexError> {
+    if passage.is_empty() {
+        return Ok(Some(0));
+    }
+    // A holder of most of the passage's shingles holds the passage.
+    let min_hits = u32::try_from(passage.len().div_ceil(2)).unwrap_or(u32::MAX);
+    let search = view.shingle_search(passage, u64::MAX, min_hits, MAX_HOLDERS + 1)?;
+    if search.hits.len() > MAX_HOLDERS {
+        return Ok(None);
+    }
+    let mut holders = Vec::with_capacity(search.hits.len());
+    for (key, _) in &search.hits {
+        if let Some(stored) = view.stored_for_check(*key)? {
+            let title = stored
+                .document
+                .meta
+                .title
+                .as_deref()
+                .map(normalized_title)
+                .filter(|t| !t.is_empty());
+            let shingles: HashSet<u64> = stored.shingles.iter().copied().collect();
+            holders.push((title, shingles));
+        }
+    }
+    Ok(Some(count_works(&holders, config)))
+}
+
+/// The number of distinct works among `holders` (normalized title, shingle set): the groups
+/// of holders joined by an equal title or by being near-duplicates.
+fn count_works(holders: &[(Option<String>, HashSet<u64>)], config: &CheckConfig) -> usize {
+    let mut parent: Vec<usize> = (0..holders.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for i in 0..holders.len() {
+        for j in i + 1..holders.len() {
+            if same_work(&holders[i], &holders[j], config) {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                parent[a] = b;
+            }
+        }
+    }
+    (0..holders.len())
+        .filter(|&i| root(&mut parent, i) == i)
+        .count()
+}
+
+/// Whether two holders are versions of one work.
+fn same_work(
+    a: &(Option<String>, HashSet<u64>),
+    b: &(Option<String>, HashSet<u64>),
+    config: &CheckConfig,
+) -> bool {
+    if a.0.is_some() && a.0 == b.0 {
+        return true;
+    }
+    let (small, large) = if a.1.len() <= b.1.len() {
+        (&a.1, &b.1)
+    } else {
+        (&b.1, &a.1)
+    };
+    if small.is_empty() {
+        return false;
+    }
+    let shared = small.iter().filter(|h| large.contains(h)).count();
+    let union = small.len() + large.len() - shared;
+    shared as f64 >= config.duplicate_resemblance * union as f64
+        || shared as f64 >= config.duplicate_containment * small.len() as f64
+}
+
+/// A title as versions of one paper share it: lowercase letters and digits, words separated
+/// by one space.
+fn normalized_title(title: &str) -> String {
+    let mut out = String::with_capacity(title.len());
+    for word in title
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holder(
+        title: Option<&str>,
+        shingles: std::ops::Range<u64>,
+    ) -> (Option<String>, HashSet<u64>) {
+        (title.map(normalized_title), shingles.collect())
+    }
+
+    #[test]
+    fn versions_of_one_paper_are_one_work() {
+        let config = CheckConfig::default();
+        let holders = [
+            holder(Some("Parsing French, a Study."), 0..100),
+            holder(Some("parsing  french: a study"), 500..600),
+            holder(Some("A journal version"), 0..90),
+            holder(Some("An unrelated paper"), 1000..1100),
+        ];
+        // The first two by title, the third contained in the first: two works.
+        assert_eq!(count_works(&holders, &config), 2);
+    }
+
+    #[test]
+    fn papers_sharing_a_template_block_are_distinct_works() {
+        let config = CheckConfig::default();
+        // Four papers share shingles 0..10 (an affiliation block) and nothing else.
+        let holders: Vec<_> = (0..4)
+            .map(|i| {
+                let mut shingles: HashSet<u64> = (0..10).collect();
+                shingles.extend(1000 * (i + 1)..1000 * (i + 1) + 200);
+                (Some(format!("paper {i}")), shingles)
+            })
+            .collect();
+        assert_eq!(count_works(&holders, &config), 4);
+    }
+
+    #[test]
+    fn untitled_holders_are_grouped_by_their_text_alone() {
+        let config = CheckConfig::default();
+        let holders = [holder(None, 0..100), holder(None, 200..300)];
+        assert_eq!(count_works(&holders, &config), 2);
+    }
+}
