@@ -338,7 +338,15 @@ impl LibraryCheck<'_> {
                 let Some(stored) = stored else {
                     return Ok(());
                 };
-                let verified = verify(self.library, candidate, stored, &query, config, analyzer)?;
+                let verified = verify(
+                    view.as_ref(),
+                    self.library,
+                    candidate,
+                    stored,
+                    &query,
+                    config,
+                    analyzer,
+                )?;
                 if let Some((_, passages)) = &verified {
                     self.budget.found(passages.len())?;
                 }

@@ -72,8 +72,9 @@ pub fn check_stored(
     let others = gathered.candidates.into_iter().filter(|(k, _)| *k != key);
     for_each_read(view, others, &query, config, |_, candidate, stored| {
         if let Some(stored) = stored {
-            matches
-                .extend(verify(library, candidate, stored, &query, config, None)?.map(|(r, _)| r));
+            matches.extend(
+                verify(view, library, candidate, stored, &query, config, None)?.map(|(r, _)| r),
+            );
         }
         Ok::<_, CheckError>(())
     })?;

@@ -84,6 +84,7 @@ pub(super) fn for_each_read<E: From<IndexError>>(
 /// Scores one candidate, read as `stored`, and decides its verdict; `None` when it is not a
 /// match.
 pub(super) fn verify(
+    view: &dyn ReadView,
     library: &str,
     candidate: Candidate,
     stored: StoredForCheck,

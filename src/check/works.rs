@@ -40,19 +40,18 @@ pub(super) fn holding_works(
     if search.hits.len() > MAX_HOLDERS {
         return Ok(None);
     }
-    let mut holders = Vec::with_capacity(search.hits.len());
-    for (key, _) in &search.hits {
-        if let Some(stored) = view.stored_for_check(*key)? {
-            let title = stored
-                .document
-                .meta
-                .title
-                .as_deref()
-                .map(normalized_title)
-                .filter(|t| !t.is_empty());
-            let shingles: HashSet<u64> = stored.shingles.iter().copied().collect();
-            holders.push((title, shingles));
-        }
+    let keys: Vec<_> = search.hits.iter().map(|(key, _)| *key).collect();
+    let mut holders = Vec::with_capacity(keys.len());
+    for stored in view.stored_for_check_each(&keys)?.into_iter().flatten() {
+        let title = stored
+            .document
+            .meta
+            .title
+            .as_deref()
+            .map(normalized_title)
+            .filter(|t| !t.is_empty());
+        let shingles: HashSet<u64> = stored.shingles.iter().copied().collect();
+        holders.push((title, shingles));
     }
     Ok(Some(count_works(&holders, config)))
 }
