@@ -38,6 +38,10 @@ pub struct MatchReport {
     pub doc_id: String,
     pub url: Option<String>,
     pub title: Option<String>,
+    /// Where the document's full text can be read, as the library stored it.
+    pub pdf_url: Option<String>,
+    /// The document's DOI (`10.xxxx/...`), as the library stored it.
+    pub doi: Option<String>,
     pub methods: Vec<Method>,
     pub verdict: Verdict,
     /// Jaccard coefficient of the two texts' shingle sets.

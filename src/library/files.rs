@@ -24,6 +24,8 @@ pub fn file_document(name: &str, document: ExtractedDocument) -> (DocumentInput,
         text: Some(document.text),
         lang: None,
         year: None,
+        pdf_url: None,
+        doi: None,
     };
     (input, name.to_string())
 }

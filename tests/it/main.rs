@@ -30,4 +30,5 @@ mod storage;
 mod storage_contract;
 mod structure;
 mod support;
+mod upgrade;
 mod webhooks;

@@ -26,7 +26,7 @@ pub struct PgView {
 
 /// The columns of a stored document, in the order [`stored_of`] reads them.
 const STORED_COLUMNS: &str =
-    "doc_id, url, title, authors, lang, year, words, content_hash, added_at, text";
+    "doc_id, url, title, authors, lang, year, words, content_hash, added_at, text, pdf_url, doi";
 
 impl PgView {
     /// Opens the transaction and reads the library's current generation in it.
@@ -122,6 +122,8 @@ fn stored_of(row: &tokio_postgres::Row) -> StoredDocument {
             authors: row.get(3),
             lang: row.get(4),
             year: row.get::<_, Option<i64>>(5).map(|y| y as u64),
+            pdf_url: row.get(10),
+            doi: row.get(11),
         },
         words: row.get::<_, i64>(6) as u64,
         content_hash: row.get::<_, i64>(7) as u64,
@@ -340,9 +342,9 @@ impl ReadView for PgView {
             return Ok(None);
         };
         let document = stored_of(&row);
-        let terms: Vec<String> = row.get(10);
-        let tfs: Vec<i32> = row.get(11);
-        let shingles = decode_shingles(row.get::<_, &[u8]>(12)).ok_or_else(|| {
+        let terms: Vec<String> = row.get(12);
+        let tfs: Vec<i32> = row.get(13);
+        let shingles = decode_shingles(row.get::<_, &[u8]>(14)).ok_or_else(|| {
             IndexError::CorruptDocument {
                 doc_id: document.meta.doc_id.clone(),
                 reason: "undecodable shingle sequence".to_string(),
