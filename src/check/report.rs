@@ -119,12 +119,12 @@ pub struct Flag {
 }
 
 impl Flag {
-    /// The flag of a file's hidden text (tiny or off-page characters in a PDF).
+    /// The flag of a file's hidden text (white, invisible, tiny or off-page characters in a PDF).
     pub fn hidden_text(count: usize) -> Flag {
         Flag {
             kind: "hidden_text",
             message: format!(
-                "{count} letters and digits were hidden in the file (too small to read or outside the page) and left out of the text"
+                "{count} letters and digits in the file are hidden from its reader (white or invisible text, or glyphs too small to read or outside the page)"
             ),
             count,
         }

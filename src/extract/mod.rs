@@ -24,6 +24,7 @@ mod html;
 mod limits;
 mod office;
 mod pdf;
+mod pdf_hidden;
 mod plain;
 mod rtf;
 mod sniff;
