@@ -144,7 +144,7 @@ fn selector(css: &str) -> Selector {
 
 /// The deepest element nesting a page may have. Real article pages nest a few dozen levels;
 /// at this depth parsing still takes milliseconds, at 100,000 it takes most of a minute.
-pub(super) const MAX_NESTING: usize = 2_000;
+pub(crate) const MAX_NESTING: usize = 2_000;
 
 /// Why a page was not parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -316,7 +316,7 @@ const RAW_TEXT: &[&str] = &[
 /// Whether the elements of `html` nest deeper than `limit`, by one linear scan of its tags (an
 /// approximation of the parser's stack of open elements: comments and raw text are skipped,
 /// unmatched end tags never go below zero).
-fn nesting_exceeds(html: &str, limit: usize) -> bool {
+pub(crate) fn nesting_exceeds(html: &str, limit: usize) -> bool {
     let bytes = html.as_bytes();
     let find = |from: usize, needle: &[u8]| -> usize {
         (from..bytes.len())

@@ -19,6 +19,7 @@
 
 mod clean;
 mod document;
+mod epub;
 mod error;
 mod html;
 mod limits;
@@ -43,6 +44,7 @@ pub fn extract(bytes: &[u8], limits: &ExtractLimits) -> Result<ExtractedDocument
         Format::Pdf => pdf::read(bytes, limits)?,
         Format::Docx => office::read_docx(bytes, limits)?,
         Format::Odt => office::read_odt(bytes, limits)?,
+        Format::Epub => epub::read(bytes, limits)?,
         Format::Rtf => rtf::read(bytes)?,
         Format::Html => html::read(&decode_text(bytes))?,
         Format::Jats => xml::read_jats(&decode_text(bytes))?,
