@@ -468,6 +468,11 @@ fn respell_look_alike_words(text: &str, words: &mut [Word], normalized: &mut Str
             .into_iter()
             .flatten()
             .filter(|&k| k < words.len() && !candidate[k])
+            .filter(|&k| {
+                // A phrase's words are apart by spaces only: `OOO «Sysmex»` is no phrase.
+                let (a, b) = (words[k.min(i)].span.end, words[k.max(i)].span.start);
+                a <= b && text[a..b].chars().all(char::is_whitespace)
+            })
             .any(|k| words[k].script == word.script && words[k].letters > 0);
         let norm_start = normalized.len();
         normalized.push_str(&spelled);

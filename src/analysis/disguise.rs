@@ -111,8 +111,8 @@ pub(crate) fn is_honest_mixed_word(word: &str) -> bool {
 /// an acronym or formula (a capital after the first letter: `PCA`, `CoO`), a name (capitalized
 /// where no sentence starts: `Nils Kok`, `Mount Cook`), a word of a phrase in that script (a
 /// plain word of its own script next to it: `Australian oak`, `key shift`), or a quoted word
-/// (`«cook»`). `own_script_next` says whether a neighbouring word is of the word's own script
-/// and no look-alike word itself.
+/// (`«cook»`). `own_script_next` says whether a neighbouring word, apart by spaces only, is of
+/// the word's own script and no look-alike word itself.
 pub(crate) fn is_honest_look_alike(
     text: &str,
     start: usize,
