@@ -23,7 +23,10 @@ use rust_stemmers::Stemmer;
 use super::language::{Language, Script};
 use unicode_normalization::UnicodeNormalization;
 
-use super::disguise::{Disguises, count_hidden_characters, join_spaced_letters};
+use super::disguise::{
+    Disguises, count_hidden_characters, is_honest_look_alike, is_honest_mixed_word,
+    join_spaced_letters,
+};
 use super::normalize::{is_invisible, normalize_into, whole_word_look_alike};
 use super::runs::{self, RunWord};
 use super::stopwords::{StopWords, WordHashBuilder};
@@ -478,7 +481,8 @@ fn only_capitals_look_alike(original: &str) -> bool {
 
 /// Respells whole words written in the other script's look-alike letters (Latin `kopa` amid
 /// Russian, Cyrillic `сор` amid English) in the script of the words around them, and answers
-/// how many were respelled.
+/// how many of them are disguises (acronyms, names, quoted words and words of a phrase in their
+/// own script are respelled but not counted: see `disguise::is_honest_look_alike`).
 ///
 /// The surroundings decide: among the nearest [`LOOK_ALIKE_CONTEXT`] words with letters on
 /// each side that are not look-alike words themselves, at least two and more than twice as many
@@ -519,10 +523,25 @@ fn respell_look_alike_words(text: &str, words: &mut [Word], normalized: &mut Str
         else {
             continue;
         };
+        let own_script_next = [i.checked_sub(1), Some(i + 1)]
+            .into_iter()
+            .flatten()
+            .filter(|&k| k < words.len() && !candidate[k])
+            .filter(|&k| {
+                // A phrase's words are apart by spaces only: `OOO «Sysmex»` is no phrase.
+                let (a, b) = (words[k.min(i)].span.end, words[k.max(i)].span.start);
+                a <= b && text[a..b].chars().all(char::is_whitespace)
+            })
+            .any(|k| words[k].script == word.script && words[k].letters > 0);
         let norm_start = normalized.len();
         normalized.push_str(&spelled);
         words[i] = describe(word.span, norm_start, normalized);
-        respelled += 1;
+        respelled += usize::from(!is_honest_look_alike(
+            text,
+            word.span.start,
+            word.span.end,
+            own_script_next,
+        ));
     }
     respelled
 }
@@ -566,7 +585,7 @@ impl Analyzer {
                 latin += usize::from(words[i].script == Script::Latin);
                 i += 1;
             }
-            if latin < MIN_TRANSLITERATED_WORDS {
+            if latin < MIN_TRANSLITERATED_WORDS || is_other_than_prose(text, &words[start..i]) {
                 continue;
             }
             let Some(system) = self.transliteration_system(&words[start..i], normalized) else {
@@ -617,6 +636,39 @@ impl Analyzer {
         let (system, stop) = best?;
         looks_russian(stop, english, sample.len()).then_some(system)
     }
+}
+
+/// Letters of Polish and German spelling that no transliteration of Russian uses: a run with
+/// them in one word of [`FOREIGN_WORD_SHARE`] or more is a quotation in such a language, which
+/// may read like transliterated Russian by its short words (`w`, `na`, `do`, `to`, `die`).
+const NOT_IN_TRANSLITERATION: &str = "ąćęłńśźżóĄĆĘŁŃŚŹŻÓäöüßÄÖÜ";
+
+/// One word in this many holding a letter of [`NOT_IN_TRANSLITERATION`] makes a run foreign.
+const FOREIGN_WORD_SHARE: usize = 30;
+
+/// Whether a run of Latin-script words is something other than transliterated prose: a
+/// quotation in Polish or German ([`NOT_IN_TRANSLITERATION`]), a list, a glossary or an
+/// address (most of its words not separated by spaces alone, as prose is: one word a line,
+/// `Blech «Geld», pumpen «borgen»`, a transliterated URL slug joined by `-` and `/`), or a list
+/// of letters (most words one letter long, as in
+/// `a → e, e → i, o → u`).
+fn is_other_than_prose(text: &str, run: &[Word]) -> bool {
+    let foreign = run
+        .iter()
+        .filter(|w| text[w.span.start..w.span.end].contains(|c| NOT_IN_TRANSLITERATION.contains(c)))
+        .count();
+    if foreign * FOREIGN_WORD_SHARE >= run.len() {
+        return true;
+    }
+    let plain_gaps = run
+        .windows(2)
+        .filter(|pair| {
+            let gap = &text[pair[0].span.end..pair[1].span.start];
+            !gap.is_empty() && gap.chars().all(|c| c == ' ' || c == '\t')
+        })
+        .count();
+    let single_letters = run.iter().filter(|w| w.letters == 1).count();
+    plain_gaps * 2 < run.len().saturating_sub(1) || single_letters * 5 > run.len() * 2
 }
 
 /// Reads one run of transliterated words back into Cyrillic, appending the words to `out`, and
@@ -711,7 +763,8 @@ fn profile_word(text: &str, span: WordSpan, normalized: &mut String) -> (Word, b
     } else {
         normalize_into(original, normalized)
     };
-    (describe(span, norm_start, normalized), mixed)
+    let counted = mixed && !is_honest_mixed_word(original);
+    (describe(span, norm_start, normalized), counted)
 }
 
 /// Describes the word at `span` whose normalized form is `normalized[norm_start..]`.
@@ -1029,6 +1082,40 @@ mod tests {
     fn counts_words_of_mixed_scripts() {
         let analyzed = russian_analyzer().analyze("Мы пpедлaгaем новые мeтoды", None);
         assert_eq!(analyzed.disguises.mixed_script, 2);
+    }
+
+    #[test]
+    fn honest_scientific_writing_counts_as_no_disguise() {
+        // Sentences of ru_sci_480 papers that were flagged before: formulas, Roman numerals,
+        // stress marks, acronyms, names, phrases and quoted words in Latin script, chlorophylls
+        // `a и б`, a transliterated URL, a Polish quotation, a list of letters.
+        let analyzer = russian_analyzer();
+        for text in [
+            "в варианте (NРK)90 и СаСl2-вытяжке оптимум рНKCl снижается для СoNPs-2 в ХIX в.",
+            "Бóльшую эффективность штамма показывает Рassé simple, их исторiя и Урынáлы",
+            "Например, PCA находит подпространство, как и ACE, а оксид CoO и Co0 восстанавливается",
+            "В ходе исследования Nils Kok и растение Mount Cook lily символизирует дуб (Australian oak)",
+            "омонимичностью фамилии и глагола «cook» – готовить еду, элементы «key shift» и объединение",
+            "содержание хлорофиллов a и б на 41 процент, затем 3-х ч и в фазах, если A, C и B",
+            "источник: ru/article/181404/zvezdyi-vidyi-zvezd-i-ih-klassifikatsiya-po-tsvetu-i-razmeru-i-ih-svoystva/ статья",
+            "упоминается «ieden do wszech w obec obywatelow ukrainnych a drugi uniwersalny do wszytkich obywatelow województwa Wołyńskiego y Ukraińskiego» в тексте",
+            "переходы a → e (Hans → Hens), e → i (Berg → Birg), o → u (Most → Must), au → ei, i → a в речи",
+        ] {
+            let analyzed = analyzer.analyze(text, None);
+            assert_eq!(analyzed.disguises, Disguises::default(), "{text}");
+        }
+        // The same kinds of writing disguising a text are still counted.
+        let disguised = analyzer.analyze(
+            "Эта kopa дерева. Kopa дерева очень пpедлaгaем с л о в о",
+            None,
+        );
+        assert_eq!(
+            disguised.disguises.look_alike_words, 2,
+            "{:?}",
+            disguised.disguises
+        );
+        assert_eq!(disguised.disguises.mixed_script, 1);
+        assert_eq!(disguised.disguises.letter_spacing, 1);
     }
 
     #[test]

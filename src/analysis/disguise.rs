@@ -5,7 +5,14 @@
 //! The per-word disguises (look-alike letters in a word, ligatures, `ё`) are undone in
 //! `normalize`; whole words in the other script's look-alikes and transliterated Russian need
 //! the words around them and are undone by the analyzer.
+//!
+//! Undoing and counting are apart on purpose: honest scientific text writes words that look
+//! like disguises (`СаСl2`, `NРK`, `ХIX`, stress marks `Бóльшую`, pre-reform `исторiя`, the
+//! acronym `PCA` and the names `Cook`, `Kok` amid Russian, `«cook»` quoted, chlorophylls `a и б`).
+//! They are undone like the rest, so the same text always analyzes the same way, but they are not
+//! counted: a flag says a writer disguised something, and these say nothing of the kind.
 
+use super::language::Script;
 use super::normalize::is_hidden;
 use super::tokenize::{SpanKind, WordSpan};
 
@@ -57,6 +64,77 @@ pub(crate) fn count_hidden_characters(text: &str) -> usize {
 /// (`и в`, `a b`), three that are not a word are rare.
 const MIN_SPACED_LETTERS: usize = 3;
 
+/// The fewest spaced letters counted as a disguise: runs of three single letters occur in
+/// honest text (`хлорофиллов a и б`, `3-х ч и в`, `A, C и B`), runs of four of one script and
+/// case hardly.
+const MIN_COUNTED_SPACED_LETTERS: usize = 4;
+
+/// Whether a run of spaced letters (spaces left out) is a disguised word worth counting: at
+/// least [`MIN_COUNTED_SPACED_LETTERS`] letters of one script, in one case (or capitalized).
+fn is_counted_spacing(letters: &str) -> bool {
+    let letters: Vec<char> = letters.chars().filter(|c| c.is_alphabetic()).collect();
+    if letters.len() < MIN_COUNTED_SPACED_LETTERS {
+        return false;
+    }
+    let script = |c: char| Script::of(c);
+    let one_script = letters.iter().all(|&c| script(c) == script(letters[0]));
+    let rest = &letters[1..];
+    let one_case =
+        rest.iter().all(|c| c.is_lowercase()) || letters.iter().all(|c| c.is_uppercase());
+    one_script && one_case
+}
+
+/// Whether a word that mixes Latin and Cyrillic letters is written that way honestly, so that
+/// it is not counted as `mixed_script`: a formula or code (a digit, or a capital after the
+/// first letter: `СаСl2`, `NРK`, `рНKCl`, `IB-Кi14`), an all-capital acronym or Roman numeral
+/// (`ХIX`), an accented Latin letter (a stress mark in a Russian word, `Бóльшую`, or a
+/// French word with one Cyrillic slip, `Рassé`: disguises use plain look-alikes), or the
+/// letter `i` of pre-reform or Ukrainian spelling (`исторiя`).
+pub(crate) fn is_honest_mixed_word(word: &str) -> bool {
+    // Spaced single letters of both scripts joined into one span (`a и б`) are no spaced word.
+    if word.chars().any(|c| c.is_numeric() || c.is_whitespace()) {
+        return true;
+    }
+    let letters: Vec<char> = word.chars().filter(|c| c.is_alphabetic()).collect();
+    if letters.iter().skip(1).any(|c| c.is_uppercase()) {
+        return true;
+    }
+    let latin: Vec<char> = letters
+        .iter()
+        .copied()
+        .filter(|&c| Script::of(c) == Script::Latin)
+        .collect();
+    latin.iter().any(|c| !c.is_ascii()) || (!latin.is_empty() && latin.iter().all(|&c| c == 'i'))
+}
+
+/// Whether a whole word in the other script's look-alike letters is written that way honestly:
+/// an acronym or formula (a capital after the first letter: `PCA`, `CoO`), a name (capitalized
+/// where no sentence starts: `Nils Kok`, `Mount Cook`), a word of a phrase in that script (a
+/// plain word of its own script next to it: `Australian oak`, `key shift`), or a quoted word
+/// (`«cook»`). `own_script_next` says whether a neighbouring word, apart by spaces only, is of
+/// the word's own script and no look-alike word itself.
+pub(crate) fn is_honest_look_alike(
+    text: &str,
+    start: usize,
+    end: usize,
+    own_script_next: bool,
+) -> bool {
+    let word = &text[start..end];
+    let mut letters = word.chars().filter(|c| c.is_alphabetic());
+    let first_upper = letters.next().is_some_and(char::is_uppercase);
+    if letters.any(char::is_uppercase) || own_script_next {
+        return true;
+    }
+    let before = text[..start].chars().rev().find(|c| !c.is_whitespace());
+    let is_quote = |c: Option<char>| c.is_some_and(|c| "\"'«»„“”‘’‹›".contains(c));
+    if is_quote(text[..start].chars().next_back()) && is_quote(text[end..].chars().next()) {
+        return true;
+    }
+    let sentence_start = before.is_none_or(|c| ".!?…:;\n".contains(c))
+        || text[..start].trim_end_matches([' ', '\t']).ends_with('\n');
+    first_upper && !sentence_start
+}
+
 /// Whether `gap`, the text between two single-letter spans, is the one space of letter
 /// spacing. Two spaces or more, a line break or punctuation separate words.
 fn is_letter_gap(gap: &str) -> bool {
@@ -78,7 +156,7 @@ fn is_single_letter(text: &str, span: &WordSpan) -> bool {
 }
 
 /// Joins runs of single letters separated by one space (`с л о в о`) into one span each,
-/// in place, and answers how many such words were made. A joined span covers the spaces; the
+/// in place, and answers how many of them are disguises ([`is_counted_spacing`]). A joined span covers the spaces; the
 /// analyzer normalizes its letters without them.
 pub(crate) fn join_spaced_letters(text: &str, spans: &mut Vec<WordSpan>) -> usize {
     let mut joined = 0;
@@ -100,7 +178,13 @@ pub(crate) fn join_spaced_letters(text: &str, spans: &mut Vec<WordSpan>) -> usiz
                 end: spans[j - 1].end,
                 kind: SpanKind::Word,
             });
-            joined += 1;
+            // A first letter glued to what precedes it is an ending (`3-х ч и в`), not spaced.
+            let glued = text[..spans[i].start]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c == '-' || c.is_alphanumeric());
+            let first = if glued { spans[i].end } else { spans[i].start };
+            joined += usize::from(is_counted_spacing(&text[first..spans[j - 1].end]));
         } else {
             out.extend_from_slice(&spans[i..j]);
         }

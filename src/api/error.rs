@@ -61,6 +61,8 @@ error_codes! {
     InvalidLang = "invalid_lang" => BAD_REQUEST,
     InvalidDocId = "invalid_doc_id" => BAD_REQUEST,
     InvalidYear = "invalid_year" => BAD_REQUEST,
+    InvalidDoi = "invalid_doi" => BAD_REQUEST,
+    InvalidPdfUrl = "invalid_pdf_url" => BAD_REQUEST,
     DocumentNotFound = "document_not_found" => NOT_FOUND,
     // Files.
     UnsupportedMediaType = "unsupported_media_type" => UNSUPPORTED_MEDIA_TYPE,
@@ -385,6 +387,8 @@ mod tests {
             DocumentError::InvalidLang(String::new()),
             DocumentError::InvalidDocId(String::new()),
             DocumentError::InvalidYear(String::new()),
+            DocumentError::InvalidDoi(String::new()),
+            DocumentError::InvalidPdfUrl(String::new()),
             DocumentError::JsonTooDeep { max: 1 },
         ];
         for error in errors {

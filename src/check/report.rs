@@ -38,6 +38,10 @@ pub struct MatchReport {
     pub doc_id: String,
     pub url: Option<String>,
     pub title: Option<String>,
+    /// Where the document's full text can be read, as the library stored it.
+    pub pdf_url: Option<String>,
+    /// The document's DOI (`10.xxxx/...`), as the library stored it.
+    pub doi: Option<String>,
     pub methods: Vec<Method>,
     pub verdict: Verdict,
     /// Jaccard coefficient of the two texts' shingle sets.
@@ -115,12 +119,12 @@ pub struct Flag {
 }
 
 impl Flag {
-    /// The flag of a file's hidden text (tiny or off-page characters in a PDF).
+    /// The flag of a file's hidden text (white, invisible, tiny or off-page characters in a PDF).
     pub fn hidden_text(count: usize) -> Flag {
         Flag {
             kind: "hidden_text",
             message: format!(
-                "{count} letters and digits were hidden in the file (too small to read or outside the page) and left out of the text"
+                "{count} letters and digits in the file are hidden from its reader (white or invisible text, or glyphs too small to read or outside the page)"
             ),
             count,
         }

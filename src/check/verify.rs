@@ -157,6 +157,8 @@ pub(super) fn verify(
         doc_id: document.meta.doc_id,
         url: document.meta.url,
         title: document.meta.title,
+        pdf_url: document.meta.pdf_url,
+        doi: document.meta.doi,
         methods: candidate.methods.into_iter().collect(),
         verdict: counted_verdict.unwrap_or(verdict),
         resemblance: round(scores.resemblance),

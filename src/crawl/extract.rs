@@ -34,6 +34,7 @@ use scraper::{ElementRef, Html, Node, Selector};
 use url::Url;
 
 use super::pattern::normalize;
+use crate::library::normalize_doi;
 
 /// What a page yields.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -143,7 +144,7 @@ fn selector(css: &str) -> Selector {
 
 /// The deepest element nesting a page may have. Real article pages nest a few dozen levels;
 /// at this depth parsing still takes milliseconds, at 100,000 it takes most of a minute.
-pub(super) const MAX_NESTING: usize = 2_000;
+pub(crate) const MAX_NESTING: usize = 2_000;
 
 /// Why a page was not parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -245,12 +246,16 @@ pub fn extract(html: &str, page_url: &Url) -> Result<ExtractedPage, ExtractError
     Ok(ExtractedPage {
         title,
         authors,
-        doi: first(&["citation_doi", "dc.identifier.doi"]).or_else(|| {
-            meta.get("dc.identifier")
-                .into_iter()
-                .flatten()
-                .find_map(|id| doi_of(id))
-        }),
+        doi: [
+            "citation_doi",
+            "dc.identifier.doi",
+            "prism.doi",
+            "dc.identifier",
+        ]
+        .iter()
+        .filter_map(|name| meta.get(*name))
+        .flatten()
+        .find_map(|value| normalize_doi(value)),
         pdf_url,
         published,
         year,
@@ -295,18 +300,6 @@ fn full_text_link(document: &Html, base: &Url) -> Option<Url> {
     })
 }
 
-/// The DOI in a `DC.identifier` value (`10.1234/x`, `doi:10.1234/x`, `https://doi.org/10.1234/x`).
-fn doi_of(identifier: &str) -> Option<String> {
-    let at = identifier.find("10.")?;
-    let doi = identifier[at..].trim();
-    let prefix = identifier[..at].trim().to_ascii_lowercase();
-    let plausible = prefix.is_empty()
-        || prefix == "doi:"
-        || prefix.ends_with("doi.org/")
-        || prefix.ends_with("dx.doi.org/");
-    (plausible && doi.contains('/')).then(|| doi.to_string())
-}
-
 /// Elements that never hold others open: void elements, and those whose end tag the parser
 /// implies when a sibling starts.
 const NON_NESTING: &[&str] = &[
@@ -323,7 +316,7 @@ const RAW_TEXT: &[&str] = &[
 /// Whether the elements of `html` nest deeper than `limit`, by one linear scan of its tags (an
 /// approximation of the parser's stack of open elements: comments and raw text are skipped,
 /// unmatched end tags never go below zero).
-fn nesting_exceeds(html: &str, limit: usize) -> bool {
+pub(crate) fn nesting_exceeds(html: &str, limit: usize) -> bool {
     let bytes = html.as_bytes();
     let find = |from: usize, needle: &[u8]| -> usize {
         (from..bytes.len())
@@ -754,7 +747,12 @@ mod tests {
         assert!(p.pdf_url.unwrap().ends_with("/paper.ODT"));
         let p = page(r#"<html><body><p>Text.</p><a href="/about">about</a></body></html>"#);
         assert_eq!(p.pdf_url, None);
-        assert_eq!(doi_of("urn:isbn:10.5/x"), None);
+        let p = page(
+            r#"<html><head><meta name="prism.doi" content="DOI: 10.5555/ABC">
+            <meta name="DC.identifier" content="urn:isbn:10.5/x"></head>
+            <body><p>Text.</p></body></html>"#,
+        );
+        assert_eq!(p.doi.as_deref(), Some("10.5555/abc"));
     }
 
     #[test]

@@ -33,6 +33,7 @@ mod worker;
 pub(crate) use address::{CheckedResolver, check_host, literal_non_public};
 pub use error::CrawlError;
 pub use extract::{ExtractError, ExtractedPage, extract};
+pub(crate) use extract::{MAX_NESTING, nesting_exceeds};
 pub use fetch::{FetchError, FetchKind, Fetched, Fetcher};
 pub use frontier::Frontier;
 pub use job::{CrawlMode, JobRecord, ModeName, Outcome, Stage};

@@ -20,7 +20,7 @@ use super::pattern::normalize;
 use super::sitemap::{Sitemap, parse_sitemap};
 use super::worker::CrawlContext;
 use crate::index::PreparedDocument;
-use crate::library::{Authors, DocumentInput, IdValue, parse_lang, prepare};
+use crate::library::{Authors, DocumentInput, IdValue, normalize_doi, parse_lang, prepare};
 
 /// At most this many sitemap files are read per crawl (a sitemap index may list 50,000).
 const MAX_SITEMAPS: usize = 1_000;
@@ -278,6 +278,8 @@ fn prepare_records(
             text: Some(record.descriptions.join("\n\n")),
             lang,
             year: year.map(IdValue::Number),
+            pdf_url: None,
+            doi: record.identifiers.iter().find_map(|i| normalize_doi(i)),
         };
         match prepare(ctx.catalog.analyzer(), &ctx.catalog.config().limits, input) {
             Ok(document) => documents.push(document),

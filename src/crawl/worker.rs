@@ -725,6 +725,8 @@ fn parse_and_record(
         text: Some(extracted.text),
         lang,
         year: extracted.year.map(IdValue::Number),
+        pdf_url: extracted.pdf_url,
+        doi: extracted.doi,
     };
     Ok(Some(Box::new(Article {
         page_url: page.url,

@@ -486,6 +486,8 @@ mod tests {
                 authors: Vec::new(),
                 lang: "en".to_string(),
                 year,
+                pdf_url: None,
+                doi: None,
             },
             words,
             content_hash: 0,

@@ -40,8 +40,9 @@ pub struct ExtractedDocument {
     pub blocks: Vec<Block>,
     /// The blocks' texts separated by blank lines.
     pub text: String,
-    /// Letters and digits the file hides from a reader (in a PDF: glyphs under a point in
-    /// size or outside the page), left out of `text`.
+    /// Letters and digits the file hides from a reader (in a PDF: glyphs under a point in size
+    /// or outside the page, left out of `text`; white or invisible glyphs, kept in it as a
+    /// copy-paste keeps them; a scan's invisible OCR layer is not counted).
     pub hidden_characters: usize,
 }
 
@@ -70,8 +71,8 @@ pub struct DocumentSummary {
     pub format: Format,
     pub pages: Option<u32>,
     pub words: usize,
-    /// Letters and digits hidden in the file (tiny or off-page text in a PDF), left out of the
-    /// text; a check flags them as `hidden_text`.
+    /// Letters and digits hidden in the file (white, invisible, tiny or off-page text in a
+    /// PDF); a check flags them as `hidden_text`.
     #[serde(skip_serializing_if = "is_zero")]
     pub hidden_characters: usize,
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 pub struct ExtractLimits {
     /// A PDF with more pages is refused (`too_many_pages`).
     pub max_pages: u32,
-    /// A DOCX or ODT whose text entries (the document XML and its metadata; images are never
+    /// A DOCX, ODT or EPUB whose text entries (the document XML and its metadata; images are never
     /// unpacked) unpack to more bytes is refused (`document_too_large`): the guard against
     /// zip bombs.
     pub max_decompressed_bytes: u64,

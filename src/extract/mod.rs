@@ -19,11 +19,13 @@
 
 mod clean;
 mod document;
+mod epub;
 mod error;
 mod html;
 mod limits;
 mod office;
 mod pdf;
+mod pdf_hidden;
 mod plain;
 mod poppler;
 mod rtf;
@@ -43,6 +45,7 @@ pub fn extract(bytes: &[u8], limits: &ExtractLimits) -> Result<ExtractedDocument
         Format::Pdf => pdf::read(bytes, limits)?,
         Format::Docx => office::read_docx(bytes, limits)?,
         Format::Odt => office::read_odt(bytes, limits)?,
+        Format::Epub => epub::read(bytes, limits)?,
         Format::Rtf => rtf::read(bytes)?,
         Format::Html => html::read(&decode_text(bytes))?,
         Format::Jats => xml::read_jats(&decode_text(bytes))?,

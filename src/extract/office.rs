@@ -1,4 +1,4 @@
-//! DOCX and ODT: ZIP containers of XML. Every entry is unpacked under one budget of
+//! DOCX and ODT: ZIP containers of XML (EPUB shares the container, see `epub`). Every entry is unpacked under one budget of
 //! decompressed bytes (`[extract] max_decompressed_bytes`), counted as the bytes come out of
 //! the decompressor, so a zip bomb is refused after reading no more than the budget whatever
 //! sizes its directory claims.
@@ -11,7 +11,7 @@ use super::document::{DocumentBuilder, ExtractedDocument};
 use super::{BlockKind, ExtractError, ExtractLimits, Format};
 
 /// A ZIP container read under a budget of decompressed bytes.
-struct Container<'a> {
+pub(super) struct Container<'a> {
     archive: zip::ZipArchive<Cursor<&'a [u8]>>,
     format: Format,
     remaining: u64,
@@ -19,7 +19,11 @@ struct Container<'a> {
 }
 
 impl<'a> Container<'a> {
-    fn open(bytes: &'a [u8], format: Format, limits: &ExtractLimits) -> Result<Self, ExtractError> {
+    pub(super) fn open(
+        bytes: &'a [u8],
+        format: Format,
+        limits: &ExtractLimits,
+    ) -> Result<Self, ExtractError> {
         let archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
             ExtractError::unreadable(format, format!("a damaged ZIP container ({e})"))
         })?;
@@ -32,7 +36,7 @@ impl<'a> Container<'a> {
     }
 
     /// The entry `name` as UTF-8 text, or `None` when the container has no such entry.
-    fn text(&mut self, name: &str) -> Result<Option<String>, ExtractError> {
+    pub(super) fn text(&mut self, name: &str) -> Result<Option<String>, ExtractError> {
         let format = self.format;
         let mut entry = match self.archive.by_name(name) {
             Ok(entry) => entry,
@@ -63,14 +67,18 @@ impl<'a> Container<'a> {
         })
     }
 
-    fn required(&mut self, name: &str) -> Result<String, ExtractError> {
+    pub(super) fn required(&mut self, name: &str) -> Result<String, ExtractError> {
         let format = self.format;
         self.text(name)?
             .ok_or_else(|| ExtractError::unreadable(format, format!("the container has no {name}")))
     }
 }
 
-fn parse_xml<'x>(xml: &'x str, format: Format, name: &str) -> Result<Document<'x>, ExtractError> {
+pub(super) fn parse_xml<'x>(
+    xml: &'x str,
+    format: Format,
+    name: &str,
+) -> Result<Document<'x>, ExtractError> {
     Document::parse(xml).map_err(|e| {
         ExtractError::unreadable(format, format!("{name} is not well-formed XML ({e})"))
     })

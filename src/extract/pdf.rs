@@ -1,7 +1,8 @@
 //! Born-digital PDF: `lopdf` parses the file, `pdf-extract` interprets each page's content
 //! stream (fonts, encodings, ToUnicode maps) and hands every glyph with its position to
 //! [`PageCollector`], which builds lines in content order. Then, per page: glyphs too small to
-//! read or outside the page are dropped (and counted: hidden text is a disguise); lines separated by more than a line's spacing, or
+//! read or outside the page are dropped (and counted: hidden text is a disguise; white and
+//! invisible text is counted by `pdf_hidden`); lines separated by more than a line's spacing, or
 //! set in another size, start a new paragraph. Across pages: lines at the top or bottom of
 //! pages that repeat on many pages (running headers and footers, digits ignored) and bare page
 //! numbers are dropped. The title is the largest text on the first page unless the file's
@@ -248,7 +249,10 @@ fn read_unguarded(bytes: &[u8], limits: &ExtractLimits) -> Result<ExtractedDocum
             collector.page = Page::default();
         }
     }
-    let hidden = collector.hidden;
+    // Glyphs too small or off the page (dropped from the text) and glyphs a reader cannot see
+    // (white, invisible: kept, as a copy-paste keeps them).
+    let concealed = super::pdf_hidden::hidden_text(&document, &page_ids);
+    let hidden = collector.hidden + concealed.invisible + concealed.white;
     let pages = collector.pages;
     let words: usize = pages
         .iter()

@@ -16,6 +16,7 @@ pub enum Format {
     Pdf,
     Docx,
     Odt,
+    Epub,
     Rtf,
     Html,
     Jats,
@@ -30,6 +31,7 @@ impl Format {
             Format::Pdf => "pdf",
             Format::Docx => "docx",
             Format::Odt => "odt",
+            Format::Epub => "epub",
             Format::Rtf => "rtf",
             Format::Html => "html",
             Format::Jats => "jats",
@@ -45,6 +47,7 @@ impl std::fmt::Display for Format {
             Format::Pdf => "PDF",
             Format::Docx => "DOCX",
             Format::Odt => "ODT",
+            Format::Epub => "EPUB",
             Format::Rtf => "RTF",
             Format::Html => "HTML",
             Format::Jats => "JATS XML",
@@ -107,7 +110,7 @@ pub fn sniff(bytes: &[u8]) -> Result<Format, ExtractError> {
     Ok(markup_format(&text))
 }
 
-/// DOCX and ODT are ZIP containers told apart by their entries.
+/// DOCX, ODT and EPUB are ZIP containers told apart by their entries.
 fn zip_format(bytes: &[u8]) -> Result<Format, ExtractError> {
     let archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
         ExtractError::unreadable(Format::Docx, format!("a damaged ZIP container ({e})"))
@@ -119,9 +122,10 @@ fn zip_format(bytes: &[u8]) -> Result<Format, ExtractError> {
     if names.contains(&"content.xml") && names.contains(&"mimetype") {
         return Ok(Format::Odt);
     }
-    let what = if names.contains(&"META-INF/container.xml") {
-        "an EPUB book"
-    } else if names.iter().any(|n| n.starts_with("xl/")) {
+    if names.contains(&"META-INF/container.xml") {
+        return Ok(Format::Epub);
+    }
+    let what = if names.iter().any(|n| n.starts_with("xl/")) {
         "a spreadsheet (XLSX)"
     } else if names.iter().any(|n| n.starts_with("ppt/")) {
         "a presentation (PPTX)"

@@ -16,6 +16,10 @@ pub struct PreparedDocument {
     pub text: String,
     pub lang: Language,
     pub year: Option<u64>,
+    /// Where the full text can be read.
+    pub pdf_url: Option<String>,
+    /// The DOI, normalized (`10.xxxx/...`).
+    pub doi: Option<String>,
     /// Words in the text before stop words and short words were dropped.
     pub words: u64,
     pub content_hash: u64,
@@ -37,6 +41,10 @@ pub struct DocumentMeta {
     pub authors: Vec<String>,
     pub lang: String,
     pub year: Option<u64>,
+    /// Where the full text can be read (absent in libraries indexed before it was stored).
+    pub pdf_url: Option<String>,
+    /// The DOI, `10.xxxx/...`.
+    pub doi: Option<String>,
 }
 
 /// A document read back from a library's content index.

@@ -65,6 +65,7 @@ pub(crate) fn open_or_create(
         path: path.to_path_buf(),
         source: std::io::Error::other(e.to_string()),
     })?;
+    super::upgrade::upgrade_schema(path, &directory, &schema)?;
     tantivy::Index::open_or_create(directory, schema).map_err(|e| match e {
         tantivy::TantivyError::SchemaError(reason) => IndexError::SchemaMismatch {
             path: path.to_path_buf(),

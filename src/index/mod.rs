@@ -17,6 +17,7 @@ mod stats;
 mod stopwords;
 mod stored;
 mod tokenizer;
+mod upgrade;
 mod view;
 mod write;
 

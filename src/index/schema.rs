@@ -200,6 +200,8 @@ pub struct ContentSchema {
     pub shingle_seq: Field,
     pub term_counts: Field,
     pub added_at: Field,
+    pub pdf_url: Field,
+    pub doi: Field,
 }
 
 impl ContentSchema {
@@ -228,6 +230,8 @@ impl ContentSchema {
             shingle_seq: field("shingle_seq")?,
             term_counts: field("term_counts")?,
             added_at: field(field_names::ADDED_AT)?,
+            pdf_url: field("pdf_url")?,
+            doi: field("doi")?,
             schema,
         })
     }

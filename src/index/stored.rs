@@ -75,6 +75,8 @@ impl LibraryIndex {
                     .collect(),
                 lang: text(s.lang).unwrap_or_default(),
                 year: number(s.year),
+                pdf_url: text(s.pdf_url),
+                doi: text(s.doi),
             },
             words: number(s.words).unwrap_or(0),
             content_hash: number(s.content_hash).unwrap_or(0),

@@ -216,6 +216,12 @@ impl LibraryIndex {
         doc.add_bytes(s.shingle_seq, &encode_shingles(&document.shingle_seq));
         doc.add_bytes(s.term_counts, &encode_term_counts(&document.term_counts));
         doc.add_u64(s.added_at, crate::clock::unix_now());
+        if let Some(pdf_url) = &document.pdf_url {
+            doc.add_text(s.pdf_url, pdf_url);
+        }
+        if let Some(doi) = &document.doi {
+            doc.add_text(s.doi, doi);
+        }
         doc
     }
 }

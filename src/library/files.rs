@@ -24,6 +24,8 @@ pub fn file_document(name: &str, document: ExtractedDocument) -> (DocumentInput,
         text: Some(document.text),
         lang: None,
         year: None,
+        pdf_url: None,
+        doi: None,
     };
     (input, name.to_string())
 }
@@ -60,7 +62,9 @@ pub fn is_archive(bytes: &[u8]) -> bool {
     bytes.starts_with(b"PK\x03\x04")
         && !matches!(
             crate::extract::sniff(bytes),
-            Ok(crate::extract::Format::Docx | crate::extract::Format::Odt)
+            Ok(crate::extract::Format::Docx
+                | crate::extract::Format::Odt
+                | crate::extract::Format::Epub)
         )
 }
 

@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use super::doi::normalize_doi;
 use crate::analysis::{Analyzer, Language, TextError, analyze_text, sampled_shingles};
 use crate::config::Limits;
 use crate::index::PreparedDocument;
@@ -18,6 +19,10 @@ pub struct DocumentInput {
     pub text: Option<String>,
     pub lang: Option<String>,
     pub year: Option<IdValue>,
+    /// Where the full text can be read (an `http`/`https` address), as `citation_pdf_url` gives it.
+    pub pdf_url: Option<String>,
+    /// The article's DOI in any usual spelling; stored as `10.xxxx/...` ([`normalize_doi`]).
+    pub doi: Option<String>,
 }
 
 /// A value given as a string or a number (`"id": 17`, `"year": "1963"`).
@@ -73,6 +78,10 @@ pub enum DocumentError {
     InvalidDocId(String),
     #[error("invalid year `{0}`: expected a number such as 2021")]
     InvalidYear(String),
+    #[error("invalid DOI `{0}`: expected one such as 10.1234/abc or https://doi.org/10.1234/abc")]
+    InvalidDoi(String),
+    #[error("invalid pdf_url `{0}`: expected an absolute http or https address")]
+    InvalidPdfUrl(String),
     #[error("JSON nested deeper than {max} levels")]
     JsonTooDeep { max: usize },
 }
@@ -99,6 +108,8 @@ impl DocumentError {
             DocumentError::InvalidLang(_) => "invalid_lang",
             DocumentError::InvalidDocId(_) => "invalid_doc_id",
             DocumentError::InvalidYear(_) => "invalid_year",
+            DocumentError::InvalidDoi(_) => "invalid_doi",
+            DocumentError::InvalidPdfUrl(_) => "invalid_pdf_url",
             DocumentError::JsonTooDeep { .. } => "json_too_deep",
         }
     }
@@ -153,6 +164,16 @@ pub fn prepare(
                 .map_err(|_| DocumentError::InvalidYear(s))?,
         ),
     };
+    let doi = match input.doi.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(value) => {
+            Some(normalize_doi(value).ok_or_else(|| DocumentError::InvalidDoi(value.to_string()))?)
+        }
+    };
+    let pdf_url = match input.pdf_url.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(value) => Some(parse_pdf_url(value)?),
+    };
     let analyzed = analyze_text(analyzer, &text, lang, limits.text())?;
     let doc_id = match (input.id.map(IdValue::into_doc_id).transpose()?, &input.url) {
         (Some(id), _) => id,
@@ -173,6 +194,8 @@ pub fn prepare(
         text,
         lang: analyzed.lang,
         year,
+        pdf_url,
+        doi,
         words: analyzed.words,
         content_hash: analyzed.content_hash,
         term_counts: analyzed.term_counts,
@@ -180,6 +203,15 @@ pub fn prepare(
         shingle_seq: analyzed.shingles,
         tokens: analyzed.tokens,
     })
+}
+
+/// A full-text address as given: kept only when it is an absolute `http`/`https` URL, so
+/// the document page never links a `javascript:` or relative address.
+fn parse_pdf_url(value: &str) -> Result<String, DocumentError> {
+    match url::Url::parse(value) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(url.into()),
+        _ => Err(DocumentError::InvalidPdfUrl(value.to_string())),
+    }
 }
 
 /// One line of a JSON Lines body: its 1-based number and the document or the reason it failed.

@@ -3,6 +3,7 @@
 
 mod catalog;
 mod corpus;
+mod doi;
 mod fault;
 mod files;
 mod id;
@@ -18,6 +19,7 @@ pub use catalog::{
     RejectedLine, RejectedReason,
 };
 pub use corpus::{CorpusLine, CorpusReader};
+pub use doi::normalize_doi;
 pub use fault::StorageFault;
 pub use files::{
     FileImportSummary, FileSource, RejectedFile, file_document, import_files, is_archive,

@@ -154,6 +154,18 @@ async fn bad_documents_get_their_own_codes_and_lose_nothing() {
             "invalid_lang",
         ),
         (
+            Body::from(json!({"text": good, "doi": "ISBN 978-3-16"}).to_string()),
+            "application/json",
+            StatusCode::BAD_REQUEST,
+            "invalid_doi",
+        ),
+        (
+            Body::from(json!({"text": good, "pdf_url": "javascript:alert(1)"}).to_string()),
+            "application/json",
+            StatusCode::BAD_REQUEST,
+            "invalid_pdf_url",
+        ),
+        (
             Body::from(vec![b'{', b'"', 0xff, 0xfe, b'"', b'}']),
             "application/json",
             StatusCode::BAD_REQUEST,
@@ -197,6 +209,38 @@ async fn bad_documents_get_their_own_codes_and_lose_nothing() {
     .await;
     assert_eq!(status, StatusCode::OK, "{answer}");
     assert_eq!(answer["text"], good);
+    assert_eq!(answer["pdf_url"], Value::Null);
+    assert_eq!(answer["doi"], Value::Null);
+}
+
+#[tokio::test]
+async fn the_full_text_address_and_the_doi_are_stored_and_answered() {
+    let (_dir, catalog) = catalog();
+    let app = app(catalog);
+    json_request(&app, "POST", "/api/v1/libraries", json!({"id": "lib"})).await;
+    let text = synthetic_text(7, 150);
+    let (status, body) = json_request(
+        &app,
+        "POST",
+        "/api/v1/libraries/lib/documents",
+        json!({"id": "p", "title": "Paper", "text": text,
+               "pdf_url": "https://journal.example/files/p.pdf",
+               "doi": "https://doi.org/10.1234/ABC.7"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, document) = send(&app, "GET", "/api/v1/libraries/lib/documents/p", "", "").await;
+    assert_eq!(document["pdf_url"], "https://journal.example/files/p.pdf");
+    assert_eq!(document["doi"], "10.1234/abc.7");
+    let (_, listing) = send(&app, "GET", "/api/v1/libraries/lib/documents", "", "").await;
+    assert_eq!(listing["items"][0]["doi"], "10.1234/abc.7", "{listing}");
+    let (_, found) = send(&app, "GET", "/api/v1/libraries/lib/search?q=paper", "", "").await;
+    assert_eq!(found["hits"][0]["doi"], "10.1234/abc.7", "{found}");
+    let (_, report) = json_request(&app, "POST", "/api/v1/check", json!({"text": text})).await;
+    let first = &report["matches"][0];
+    assert_eq!(first["doc_id"], "p");
+    assert_eq!(first["pdf_url"], "https://journal.example/files/p.pdf");
+    assert_eq!(first["doi"], "10.1234/abc.7");
 }
 
 #[tokio::test]

@@ -76,7 +76,7 @@ async fn articles_are_indexed_with_their_full_texts_and_failures_keep_the_abstra
         Reply::Html(landing_page(
             3,
             "Статья в формате DOCX",
-            "",
+            r#"<meta name="prism.doi" content="doi:10.9999/Full.3">"#,
             r#"<p><a href="/files/paper?id=3" type="application/vnd.openxmlformats-officedocument.wordprocessingml.document">Полный текст</a></p>"#,
         )),
     );
@@ -108,6 +108,10 @@ async fn articles_are_indexed_with_their_full_texts_and_failures_keep_the_abstra
     assert_eq!(pdf.meta.title.as_deref(), Some("Наблюдение за работниками"));
     assert_eq!(pdf.meta.authors, ["Автор 1"]);
     assert_eq!(pdf.meta.year, Some(2022));
+    // Where the full text came from and the DOI are stored.
+    let pdf_url = server.url("/files/manuscript.pdf");
+    assert_eq!(pdf.meta.pdf_url.as_deref(), Some(pdf_url.as_str()));
+    assert_eq!(pdf.meta.doi.as_deref(), Some("10.9999/full.1"));
     for words in [
         "видеонаблюдения",
         "судебную практику",
@@ -119,9 +123,17 @@ async fn articles_are_indexed_with_their_full_texts_and_failures_keep_the_abstra
     // The DOCX linked by its type.
     let docx = index.document(&server.url(articles[2])).unwrap().unwrap();
     assert!(docx.text.contains("видеонаблюдения"), "{}", docx.text);
+    let docx_url = server.url("/files/paper?id=3");
+    assert_eq!(docx.meta.pdf_url.as_deref(), Some(docx_url.as_str()));
+    assert_eq!(
+        docx.meta.doi.as_deref(),
+        Some("10.9999/full.3"),
+        "normalized"
+    );
     // The failed full text leaves the abstract.
     let missing = index.document(&server.url(articles[1])).unwrap().unwrap();
     assert!(missing.text.contains(&synthetic_text(2, 120)[..40]));
+    assert_eq!(missing.meta.doi, None);
 
     // The full texts are found by a check of the manuscript's plain text.
     let manuscript = String::from_utf8(fixture("manuscript.txt")).unwrap();
@@ -142,4 +154,12 @@ async fn articles_are_indexed_with_their_full_texts_and_failures_keep_the_abstra
         duplicates.contains(&server.url(articles[2]).as_str()),
         "{duplicates:?}"
     );
+    // The check's match links the full text and the DOI.
+    let found = answer
+        .matches
+        .iter()
+        .find(|m| m.doc_id == server.url(articles[0]))
+        .unwrap();
+    assert_eq!(found.pdf_url.as_deref(), Some(pdf_url.as_str()));
+    assert_eq!(found.doi.as_deref(), Some("10.9999/full.1"));
 }

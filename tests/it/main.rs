@@ -31,4 +31,5 @@ mod storage_contract;
 mod storage_partitions;
 mod structure;
 mod support;
+mod upgrade;
 mod webhooks;

@@ -156,9 +156,14 @@ fn statistics_count_live_documents_of_the_generation(storage: &dyn Storage) {
 
 fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
     let store = storage.create("lookups").unwrap();
-    let docs: Vec<PreparedDocument> = (0..12)
+    let mut docs: Vec<PreparedDocument> = (0..12)
         .map(|i| document(&format!("d{i}"), &synthetic_text(100 + i, 150)))
         .collect();
+    // Some documents name their full text and DOI; the others have neither.
+    for (i, d) in docs.iter_mut().enumerate().filter(|(i, _)| i % 3 == 0) {
+        d.pdf_url = Some(format!("https://journal.example/{i}.pdf"));
+        d.doi = Some(format!("10.5555/d{i}"));
+    }
     store.write(&docs).unwrap();
     finished(store.as_ref());
     let view = store.view().unwrap();
@@ -190,6 +195,10 @@ fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
         assert_eq!(stored.meta.doc_id, d.doc_id);
         assert_eq!(stored.meta.title, d.title);
         assert_eq!(stored.meta.lang, d.lang.code());
+        assert_eq!(
+            (&stored.meta.pdf_url, &stored.meta.doi),
+            (&d.pdf_url, &d.doi)
+        );
         assert_eq!(stored.text, d.text);
         assert_eq!(stored.words, d.words);
         assert_eq!(stored.content_hash, d.content_hash);

@@ -443,8 +443,10 @@ impl LibraryStore for PgLibrary {
             let insert = tx
                 .prepare(
                     "INSERT INTO documents (library, doc_key, doc_id, url, title, authors, lang, \
-                     year, words, tokens, content_hash, added_at, text, terms, tfs, shingle_seq) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+                     year, words, tokens, content_hash, added_at, text, terms, tfs, shingle_seq, \
+                     pdf_url, doi) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
+                     $17, $18)",
                 )
                 .await?;
             let added_at = unix_now() as i64;
@@ -473,6 +475,8 @@ impl LibraryStore for PgLibrary {
                         &terms,
                         &tfs,
                         &encode_shingles(&document.shingle_seq),
+                        &document.pdf_url,
+                        &document.doi,
                     ],
                 )
                 .await?;
@@ -568,7 +572,7 @@ impl LibraryStore for PgLibrary {
                 .query(
                     &format!(
                         "SELECT doc_id, url, title, authors, lang, year, words, added_at, \
-                           count(*) OVER () FROM documents WHERE library = $1 \
+                           count(*) OVER (), pdf_url, doi FROM documents WHERE library = $1 \
                          ORDER BY {order_by} LIMIT $2 OFFSET $3"
                     ),
                     &[&self.library, &(limit as i64), &(offset as i64)],
@@ -594,6 +598,8 @@ impl LibraryStore for PgLibrary {
                         authors: r.get(3),
                         lang: r.get(4),
                         year: r.get::<_, Option<i64>>(5).map(|y| y as u64),
+                        pdf_url: r.get(9),
+                        doi: r.get(10),
                     },
                     words: r.get::<_, i64>(6) as u64,
                     added_at: r.get::<_, i64>(7) as u64,

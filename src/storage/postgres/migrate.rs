@@ -5,7 +5,10 @@ use super::StorageError;
 use crate::index::IndexError;
 
 /// Every migration, in order: (version, SQL).
-const MIGRATIONS: &[(i32, &str)] = &[(1, include_str!("migrations/0001_libraries.sql"))];
+const MIGRATIONS: &[(i32, &str)] = &[
+    (1, include_str!("migrations/0001_libraries.sql")),
+    (2, include_str!("migrations/0002_document_links.sql")),
+];
 
 /// The advisory lock key of migrations ("dupfinder" in the first bytes).
 const MIGRATION_LOCK: i64 = 0x6475_7066_696e_6401;

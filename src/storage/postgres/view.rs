@@ -26,7 +26,7 @@ pub struct PgView {
 
 /// The columns of a stored document, in the order [`stored_of`] reads them.
 const STORED_COLUMNS: &str =
-    "doc_id, url, title, authors, lang, year, words, content_hash, added_at, text";
+    "doc_id, url, title, authors, lang, year, words, content_hash, added_at, text, pdf_url, doi";
 
 impl PgView {
     /// Opens the transaction and reads the library's current generation in it.
@@ -128,6 +128,8 @@ fn stored_of(row: &tokio_postgres::Row) -> StoredDocument {
             authors: row.get(3),
             lang: row.get(4),
             year: row.get::<_, Option<i64>>(5).map(|y| y as u64),
+            pdf_url: row.get(10),
+            doi: row.get(11),
         },
         words: row.get::<_, i64>(6) as u64,
         content_hash: row.get::<_, i64>(7) as u64,
@@ -140,10 +142,10 @@ fn stored_of(row: &tokio_postgres::Row) -> StoredDocument {
 /// by `terms, tfs, shingle_seq`.
 fn for_check_of(row: &tokio_postgres::Row) -> Result<StoredForCheck, IndexError> {
     let document = stored_of(row);
-    let terms: Vec<String> = row.get(10);
-    let tfs: Vec<i32> = row.get(11);
+    let terms: Vec<String> = row.get(12);
+    let tfs: Vec<i32> = row.get(13);
     let shingles =
-        decode_shingles(row.get::<_, &[u8]>(12)).ok_or_else(|| IndexError::CorruptDocument {
+        decode_shingles(row.get::<_, &[u8]>(14)).ok_or_else(|| IndexError::CorruptDocument {
             doc_id: document.meta.doc_id.clone(),
             reason: "undecodable shingle sequence".to_string(),
         })?;
@@ -382,7 +384,7 @@ impl ReadView for PgView {
         })?;
         let mut found: HashMap<i64, StoredForCheck> = HashMap::with_capacity(rows.len());
         for row in &rows {
-            found.insert(row.get(13), for_check_of(row)?);
+            found.insert(row.get(15), for_check_of(row)?);
         }
         // A key asked for twice is answered twice: moved out at its last occurrence.
         let mut left: HashMap<i64, usize> = HashMap::with_capacity(wanted.len());

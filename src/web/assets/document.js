@@ -17,7 +17,9 @@ export async function documentView(view, libraryId, docId) {
       h('dt', {}, t('document.language')), h('dd', {}, doc.lang),
       h('dt', {}, t('document.words')), h('dd', {}, number(doc.words)),
       h('dt', {}, t('document.added')), h('dd', {}, time(doc.added_at)),
-      doc.url ? [h('dt', {}, t('document.source')), h('dd', { class: 'url' }, h('a', { href: doc.url, rel: 'noopener noreferrer' }, doc.url))] : null);
+      doc.url ? [h('dt', {}, t('document.source')), h('dd', { class: 'url' }, h('a', { href: doc.url, rel: 'noopener noreferrer' }, doc.url))] : null,
+      doc.pdf_url ? [h('dt', {}, t('document.full_text')), h('dd', { class: 'url' }, h('a', { href: doc.pdf_url, rel: 'noopener noreferrer', id: 'document-pdf-url' }, doc.pdf_url))] : null,
+      doc.doi ? [h('dt', {}, t('document.doi')), h('dd', { class: 'url' }, h('a', { href: doiLink(doc.doi), rel: 'noopener noreferrer', id: 'document-doi' }, doc.doi))] : null);
     const checkIt = h('button', { type: 'button', onclick: () => {
       sessionStorage.setItem(PREFILL_KEY, doc.text);
       location.hash = '#/check';
@@ -45,4 +47,9 @@ export async function documentView(view, libraryId, docId) {
   } catch (error) {
     fill(view, errorNotice(error, () => documentView(view, libraryId, docId)));
   }
+}
+
+/** The resolver address of a DOI; each part of it is escaped, the slashes kept. */
+function doiLink(doi) {
+  return 'https://doi.org/' + doi.split('/').map(encodeURIComponent).join('/');
 }
