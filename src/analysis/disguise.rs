@@ -81,8 +81,35 @@ fn is_counted_spacing(letters: &str) -> bool {
     let rest = &letters[1..];
     let one_case =
         rest.iter().all(|c| c.is_lowercase()) || letters.iter().all(|c| c.is_uppercase());
-    one_script && one_case
+    // A word repeats few of its letters; a formula's indices do (`k i k i k`).
+    let mut distinct = letters.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    one_script && one_case && 2 * distinct.len() >= letters.len()
 }
+
+/// Whether `neighbour`, the span next to a run of spaced letters that ends or starts at `at`,
+/// is a word of prose on the same line: a word (spaced letters joined) of at least
+/// [`PROSE_NEIGHBOUR_LETTERS`] letters. A disguised word stands among words (`это к о п и я текста`); spaced letters
+/// among single letters, symbols and brackets, or on a line of their own, are a formula
+/// (`( )k i k i k ix t y t z t`), a drawing of a tree, or a heading set in spaced type.
+fn is_prose_neighbour(text: &str, neighbour: &WordSpan, at: usize) -> bool {
+    let (from, to) = if neighbour.end <= at {
+        (neighbour.end, at)
+    } else {
+        (at, neighbour.start)
+    };
+    neighbour.kind == SpanKind::Word
+        && !text[from..to].contains(['\n', '\r'])
+        && text[neighbour.start..neighbour.end]
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .count()
+            >= PROSE_NEIGHBOUR_LETTERS
+}
+
+/// The letters a word next to spaced letters needs to show they stand in prose.
+const PROSE_NEIGHBOUR_LETTERS: usize = 3;
 
 /// Whether a word that mixes Latin and Cyrillic letters is written that way honestly, so that
 /// it is not counted as `mixed_script`: a formula or code (a digit, or a capital after the
@@ -159,8 +186,9 @@ fn is_single_letter(text: &str, span: &WordSpan) -> bool {
 /// in place, and answers how many of them are disguises ([`is_counted_spacing`]). A joined span covers the spaces; the
 /// analyzer normalizes its letters without them.
 pub(crate) fn join_spaced_letters(text: &str, spans: &mut Vec<WordSpan>) -> usize {
-    let mut joined = 0;
     let mut out = Vec::with_capacity(spans.len());
+    // Joined runs worth counting by their letters: (index in `out`).
+    let mut candidates = Vec::new();
     let mut i = 0;
     while i < spans.len() {
         let mut j = i + 1;
@@ -173,23 +201,36 @@ pub(crate) fn join_spaced_letters(text: &str, spans: &mut Vec<WordSpan>) -> usiz
             }
         }
         if j - i >= MIN_SPACED_LETTERS {
-            out.push(WordSpan {
-                start: spans[i].start,
-                end: spans[j - 1].end,
-                kind: SpanKind::Word,
-            });
             // A first letter glued to what precedes it is an ending (`3-х ч и в`), not spaced.
             let glued = text[..spans[i].start]
                 .chars()
                 .next_back()
                 .is_some_and(|c| c == '-' || c.is_alphanumeric());
             let first = if glued { spans[i].end } else { spans[i].start };
-            joined += usize::from(is_counted_spacing(&text[first..spans[j - 1].end]));
+            if is_counted_spacing(&text[first..spans[j - 1].end]) {
+                candidates.push(out.len());
+            }
+            out.push(WordSpan {
+                start: spans[i].start,
+                end: spans[j - 1].end,
+                kind: SpanKind::Word,
+            });
         } else {
             out.extend_from_slice(&spans[i..j]);
         }
         i = j;
     }
+    // A disguised word stands among words, spaced or not; see `is_prose_neighbour`.
+    let joined = candidates
+        .into_iter()
+        .filter(|&k| {
+            let run = &out[k];
+            (k > 0 && is_prose_neighbour(text, &out[k - 1], run.start))
+                || out
+                    .get(k + 1)
+                    .is_some_and(|next| is_prose_neighbour(text, next, run.end))
+        })
+        .count();
     *spans = out;
     joined
 }
@@ -211,6 +252,18 @@ mod tests {
         let (words, count) = joined("это с л о в о  и  д е л о, w o r d");
         assert_eq!(words, ["это", "с л о в о", "и", "д е л о", "w o r d"]);
         assert_eq!(count, 3);
+    }
+
+    #[test]
+    fn spaced_letters_in_formulas_drawings_and_headings_are_joined_but_not_counted() {
+        for text in [
+            "( ), ( ), ( )k i k i k ix t y t z t = 0",
+            "root )\n\na c n\n\n# ! n r o i\n\ne d e u c",
+            "А н н о т а ц и я\nВ статье рассмотрено",
+        ] {
+            let (_, count) = joined(text);
+            assert_eq!(count, 0, "{text}");
+        }
     }
 
     #[test]

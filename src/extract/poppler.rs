@@ -32,7 +32,10 @@ pub(super) fn read(
         Some((last, rest)) if last.trim().is_empty() => rest,
         _ => &pages,
     };
-    if pages.is_empty() || count_words(&text) < min_words_per_page * pages.len() {
+    if pages.is_empty()
+        || count_words(&text) < min_words_per_page * pages.len()
+        || !reads_as_words(&text)
+    {
         return None;
     }
     let mut builder = DocumentBuilder::new(Format::Pdf);
@@ -43,6 +46,37 @@ pub(super) fn read(
         }
     }
     Some(builder.finish())
+}
+
+/// The least share of a text's tokens that must read as words (see [`reads_as_words`]).
+/// Papers score 0.37 to 0.95 (formulas and tables pull some down); a PDF whose fonts map
+/// glyphs to arbitrary characters scores below 0.01.
+const MIN_WORD_SHARE: f64 = 0.2;
+
+/// Whether a text reads as words rather than the arbitrary characters of fonts without a
+/// usable encoding (`WYRHUgf h\ijRH[2h`): enough tokens, punctuation around them left out,
+/// are letters only, two or more, with a vowel where the script has them. Such a text is
+/// no text layer, whichever program read it.
+fn reads_as_words(text: &str) -> bool {
+    const VOWELS: &str = "aeiouyàáâäèéêëìíîïòóôöùúûüœæаеёиоуыэюяєії";
+    let mut tokens = 0usize;
+    let mut words = 0usize;
+    for token in text.split_whitespace() {
+        tokens += 1;
+        let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+        let letters = word.chars().count();
+        if letters < 2 || !word.chars().all(char::is_alphabetic) {
+            continue;
+        }
+        let has_vowels_to_check = word
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || ('\u{400}'..='\u{4ff}').contains(&c));
+        let lower = word.to_lowercase();
+        if !has_vowels_to_check || lower.chars().any(|c| VOWELS.contains(c)) {
+            words += 1;
+        }
+    }
+    tokens > 0 && words as f64 >= MIN_WORD_SHARE * tokens as f64
 }
 
 /// Runs the program on the bytes; its standard output, or `None`.
@@ -142,6 +176,22 @@ mod tests {
             "First page words one two three.\n\nSecond paragraph here.\n\nPage two words four five six."
         );
         assert_eq!(document.blocks[2].page, Some(2));
+    }
+
+    #[test]
+    fn characters_of_fonts_without_an_encoding_are_no_text() {
+        assert!(reads_as_words(
+            "Статья о методах, и (2019) the results [3]."
+        ));
+        assert!(!reads_as_words(
+            "\"! #%$& ')( * \" + , * \"$ WYRHUgf h\\ijRH[2h\\R k&[ TVn Q RH[]WY^c[zy ¥+¦ §©¨j¤"
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let garbage = program(
+            &dir,
+            r"cat > /dev/null; printf 'Rxw TVn Q RH[]WY^c[zy V V V c UYTV Tc hHn e2[]W'",
+        );
+        assert!(read(b"%PDF-", &limits(garbage), 3).is_none());
     }
 
     #[test]
