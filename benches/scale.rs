@@ -14,6 +14,32 @@
 //! Each library is built and measured in its own process (the bench runs itself again), so the
 //! peak memory reported is that library's alone. One JSON object per library is appended to
 //! `DIR/results.jsonl`.
+//!
+//! The dedup mode measures the search for duplicates inside a library:
+//!
+//! ```sh
+//! cargo bench --bench scale -- dedup 10000 100000 1000000   # --dir DIR, --reuse as above
+//! ```
+//! For each size, a library of about SIZE synthetic abstracts with planted duplicate groups
+//! (one group per 100 documents, sizes 2–5, copies made with the generator's near-duplicate
+//! modifications, and a partial copy per four groups; `eval::gen_planted`) is written and
+//! imported in one process, then the dedup job runs in a fresh one, which prints the job's
+//! time, its peak memory, the edges and clusters found, and the clusters' pairwise precision,
+//! recall and F1 against the planted truth. `--reuse` runs the job again on the library built
+//! before.
+//!
+//! The full-text mode measures full papers, not abstracts:
+//!
+//! ```sh
+//! cargo bench --bench scale -- fulltext 10000 50000 --queries 200   # --dir DIR, --reuse
+//! ```
+//! The library holds synthetic full papers of about 5,000 words (front matter with authors,
+//! affiliations shared across papers, e-mail, dates and keywords; an abstract; six numbered
+//! sections of body text citing references; a reference list drawn from a pool the whole
+//! library cites). The queries are 5,000-word manuscripts checked with passages (and so with
+//! structure): ones that copy a paragraph from each of three library papers, and novel ones
+//! that share only front-matter wording and references with the library. It reports ingest,
+//! index and JSON bytes per document, check p50 and p99, and what was found.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -28,7 +54,9 @@ use dupfinder::api::{AppState, router};
 use dupfinder::check::{CheckRequest, Verdict, check};
 use dupfinder::config::Config;
 use dupfinder::crawl::CrawlService;
+use dupfinder::dedup::{DedupControl, DedupOutcome, DedupStore, run_dedup};
 use dupfinder::eval::synthetic::SyntheticCorpus;
+use dupfinder::eval::{gen_planted, read_truth, score_clusters};
 use dupfinder::library::{Catalog, Jobs, import_file};
 use serde_json::{Value, json};
 
@@ -87,6 +115,24 @@ fn main() {
             }
         }
         Some("acl") => run_child(&["one-acl", &positional[1]], &options),
+        Some("dedup") => {
+            for size in &positional[1..] {
+                if !options.reuse {
+                    run_child(&["one-dedup-library", size], &options);
+                }
+                run_child(&["one-dedup", size], &options);
+            }
+        }
+        Some("one-dedup-library") => {
+            build_planted_library(positional[1].parse().expect("a size"), &options)
+        }
+        Some("one-dedup") => measure_dedup(positional[1].parse().expect("a size"), &options),
+        Some("fulltext") => {
+            for size in &positional[1..] {
+                run_child(&["one-fulltext", size], &options);
+            }
+        }
+        Some("one-fulltext") => measure_full_text(positional[1].parse().expect("a size"), &options),
         Some("one-synthetic") => {
             let size: u64 = positional[1].parse().expect("a size");
             measure(synthetic_workload(size, &options), &options);
@@ -94,7 +140,7 @@ fn main() {
         Some("one-acl") => measure(acl_workload(Path::new(&positional[1]), &options), &options),
         _ => {
             eprintln!(
-                "usage: scale (synthetic SIZE… | acl PATH) [--dir D] [--queries N] [--load-secs S] [--concurrency C]"
+                "usage: scale (synthetic SIZE… | acl PATH | dedup SIZE… | fulltext SIZE…) [--dir D] [--queries N] [--load-secs S] [--concurrency C]"
             );
             std::process::exit(2);
         }
@@ -475,4 +521,426 @@ fn load_test(catalog: &Arc<Catalog>, workload: &Workload, options: &Options) -> 
             "latency_ms": percentiles(all),
         })
     })
+}
+
+/// Planted duplicate groups: one per this many documents.
+const DOCUMENTS_PER_GROUP: u64 = 100;
+
+/// Where the dedup mode keeps the library of `size` documents: its files and its data directory.
+fn dedup_dir(size: u64, options: &Options) -> PathBuf {
+    options.dir.join(format!("dedup-{size}"))
+}
+
+/// Writes a synthetic corpus, plants duplicate groups in it (`library.jsonl`, `truth.jsonl`)
+/// and imports it into a fresh data directory.
+fn build_planted_library(size: u64, options: &Options) {
+    let dir = dedup_dir(size, options);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let groups = (size / DOCUMENTS_PER_GROUP).max(1);
+    // Each group adds 1–4 copies (2.5 on average) and a quarter of a partial copy.
+    let corpus_size = size - groups * 11 / 4;
+    let started = Instant::now();
+    let corpus = SyntheticCorpus::new(VOCABULARY, 1.0, 42);
+    let corpus_file = dir.join("corpus.jsonl");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&corpus_file).unwrap());
+    for n in 0..corpus_size {
+        let line = json!({"id": format!("s{n}"), "title": corpus.title(n), "text": corpus.document(n), "lang": "en"});
+        writeln!(out, "{line}").unwrap();
+    }
+    out.flush().unwrap();
+    drop(out);
+    let planted = gen_planted(&corpus_file, &dir, groups as usize, 42).unwrap();
+    std::fs::remove_file(&corpus_file).unwrap();
+    eprintln!(
+        "dedup-{size}: {} documents, {} groups ({} documents), {} partial copies, written in {:.1}s",
+        planted.library_documents,
+        planted.groups,
+        planted.grouped_documents,
+        planted.partial_copies,
+        started.elapsed().as_secs_f64()
+    );
+    let mut config = Config::default();
+    config.storage.data_dir = dir.join("data");
+    let catalog = Catalog::open(&config).unwrap();
+    eprintln!("dedup-{size}: importing");
+    let summary = import_file(&catalog, LIBRARY, &planted.library_file, &()).unwrap();
+    eprintln!(
+        "dedup-{size}: imported {} documents in {:.1}s (+{:.1}s statistics and signing)",
+        summary.accepted, summary.import_seconds, summary.signing_seconds
+    );
+}
+
+/// The 1-minute load average, as the kernel reports it.
+fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|l| l.parse().ok()))
+        .unwrap_or(f64::NAN)
+}
+
+/// Runs the dedup job on the library [`build_planted_library`] made and scores its clusters.
+fn measure_dedup(size: u64, options: &Options) {
+    let anonymous_peak = track_anonymous_peak();
+    let dir = dedup_dir(size, options);
+    let mut config = Config::default();
+    config.storage.data_dir = dir.join("data");
+    let catalog = Catalog::open(&config).unwrap();
+    let index = catalog.index(LIBRARY).unwrap();
+    let documents = index.summary().documents;
+    let load_before = load_average();
+    eprintln!("dedup-{size}: the dedup job on {documents} documents");
+    let reported = std::sync::atomic::AtomicU64::new(0);
+    let started = Instant::now();
+    let outcome = run_dedup(
+        &catalog,
+        LIBRARY,
+        &DedupControl::default(),
+        |done, total| {
+            // About every 5 %.
+            let step = (total / 20).max(1);
+            if done / step > reported.load(std::sync::atomic::Ordering::Relaxed) {
+                reported.store(done / step, std::sync::atomic::Ordering::Relaxed);
+                eprintln!(
+                    "  {done} of {total} in {:.0}s",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        },
+    )
+    .unwrap();
+    let job_seconds = started.elapsed().as_secs_f64();
+    let load_after = load_average();
+    let DedupOutcome::Finished {
+        edges, clusters, ..
+    } = outcome
+    else {
+        panic!("the dedup job did not finish: {outcome:?}");
+    };
+    let (rss, peak) = memory_mb();
+    let set = DedupStore::of(&index)
+        .clusters()
+        .unwrap()
+        .expect("the job saved its clusters");
+    let truth = read_truth(&dir.join("truth.jsonl")).unwrap();
+    let scores = score_clusters(&set, &truth);
+    let largest = set.clusters.first().map_or(0, |c| c.size());
+    let result = json!({
+        "library": format!("dedup-{size}"),
+        "documents": documents,
+        "job_seconds": round(job_seconds),
+        "docs_per_s": round(documents as f64 / job_seconds),
+        "edges": edges,
+        "clusters": clusters,
+        "largest_cluster": largest,
+        "related_pairs": set.related.len(),
+        "peak_rss_mb": round(peak),
+        "peak_anonymous_mb": round(anonymous_peak.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1024.0),
+        "rss_mb_end": round(rss),
+        "load_average": {"start": load_before, "end": load_after},
+        "planted": scores,
+    });
+    println!("{}", serde_json::to_string_pretty(&result).unwrap());
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(options.dir.join("results.jsonl"))
+        .unwrap();
+    writeln!(out, "{result}").unwrap();
+}
+
+/// Words of a synthetic full paper's body and references.
+const PAPER_WORDS: usize = 5_000;
+const PAPER_SECTIONS: [&str; 6] = [
+    "Introduction",
+    "Related work",
+    "Materials and methods",
+    "Results",
+    "Discussion",
+    "Conclusion",
+];
+/// Institutions the authors work at: few enough that papers share them, as a journal's do.
+const INSTITUTIONS: u64 = 300;
+/// Works the papers cite, the first ones far more often.
+const CITED_WORKS: u64 = 50_000;
+const REFERENCES_PER_PAPER: u64 = 30;
+/// Number spaces of the synthetic corpus kept apart from the abstracts' own numbers.
+const PARAGRAPHS_FROM: u64 = 1 << 40;
+const NAMES_FROM: u64 = 1 << 41;
+const WORKS_FROM: u64 = 1 << 42;
+const PLACES_FROM: u64 = 1 << 43;
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// splitmix64: a well-mixed number of `x`, for choices that must be the same every run.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Syllables of the names of people, places and journals in the front matter and references.
+const NAME_SYLLABLES: [&str; 24] = [
+    "ka", "lo", "mer", "an", "sel", "ti", "ver", "do", "ra", "nik", "bel", "or", "sa", "hol", "mi",
+    "den", "ga", "rus", "le", "tan", "vo", "ber", "is", "ko",
+];
+
+/// A capitalized name of two or three syllables, numbered `n` in the space `from`.
+fn made_up_name(from: u64, n: u64) -> String {
+    let h = mix(from ^ n.wrapping_mul(0x2545_F491_4F6C_DD1D));
+    let syllables = 2 + h % 2;
+    let mut name: String = (0..syllables)
+        .map(|k| NAME_SYLLABLES[((h >> (8 + 5 * k)) % NAME_SYLLABLES.len() as u64) as usize])
+        .collect();
+    if let Some(first) = name.get(..1).map(str::to_uppercase) {
+        name.replace_range(..1, &first);
+    }
+    name
+}
+
+/// Synthetic full papers made of the synthetic corpus's sentences.
+struct FullPapers {
+    corpus: SyntheticCorpus,
+    /// The reference entry of every citable work, made once.
+    references: Vec<String>,
+}
+
+impl FullPapers {
+    fn new(corpus: SyntheticCorpus) -> Self {
+        let mut papers = FullPapers {
+            corpus,
+            references: Vec::new(),
+        };
+        papers.references = (0..CITED_WORKS).map(|w| papers.reference(w)).collect();
+        papers
+    }
+
+    fn author(&self, n: u64) -> String {
+        let initial = made_up_name(NAMES_FROM + 1, n)
+            .chars()
+            .next()
+            .unwrap_or('A');
+        format!("{initial}. {}", made_up_name(NAMES_FROM, n))
+    }
+
+    fn institution(&self, n: u64) -> String {
+        let place = made_up_name(PLACES_FROM, n);
+        let field = self.corpus.title(PLACES_FROM + n);
+        let field = field
+            .split_whitespace()
+            .next()
+            .unwrap_or("word")
+            .to_lowercase();
+        format!("Department of {field} studies, University of {place}, {place} 10{n:03}")
+    }
+
+    /// Reference entry of cited work `w`.
+    fn reference(&self, w: u64) -> String {
+        let title = self.corpus.title(WORKS_FROM + w);
+        let journal = made_up_name(PLACES_FROM + 1, w % 400);
+        format!(
+            "{}, {} ({}). {title}. Journal of {journal} studies {}({}), {}–{}.",
+            self.author(3 * w + 1),
+            self.author(3 * w + 2),
+            1980 + w % 44,
+            1 + w % 60,
+            1 + w % 12,
+            100 + w % 800,
+            110 + w % 800 + w % 17,
+        )
+    }
+
+    /// Body paragraph `k` of paper `n`: a synthetic abstract's worth of sentences.
+    fn paragraph(&self, n: u64, k: u64) -> String {
+        self.corpus.document(PARAGRAPHS_FROM + n * 1_000 + k)
+    }
+
+    /// Paper `n` with `inserted` paragraphs placed at the start of its sections 2, 3, 4, …
+    fn paper(&self, n: u64, inserted: &[String]) -> String {
+        let h = |k: u64| mix(n.wrapping_mul(1_000).wrapping_add(k));
+        let mut text = self.corpus.title(n);
+        let authors = 1 + h(1) % 4;
+        let names: Vec<String> = (0..authors)
+            .map(|a| format!("{}{}", self.author(h(10 + a) % 200_000), a % 2 + 1))
+            .collect();
+        text += &format!("\n{}\n", names.join(", "));
+        for a in 0..2 {
+            text += &format!("{} {}\n", a + 1, self.institution(h(20 + a) % INSTITUTIONS));
+        }
+        let year = 2000 + h(3) % 24;
+        text += &format!(
+            "E-mail: {}@university.edu\nReceived {} {} {year}; accepted {} {} {}\n\nAbstract\n{}\n",
+            made_up_name(NAMES_FROM, h(10) % 200_000).to_lowercase(),
+            1 + h(4) % 28,
+            MONTHS[(h(5) % 12) as usize],
+            1 + h(6) % 28,
+            MONTHS[(h(7) % 12) as usize],
+            year + 1,
+            self.corpus.document(n),
+        );
+        let keywords: Vec<String> = (0..5)
+            .map(|k| made_up_name(PLACES_FROM + 2, h(30 + k) % 5_000).to_lowercase())
+            .collect();
+        text += &format!("Keywords: {}\n", keywords.join(", "));
+        let reference_words = 20 * REFERENCES_PER_PAPER as usize;
+        let mut words = 0usize;
+        let mut k = 0u64;
+        for (s, heading) in PAPER_SECTIONS.iter().enumerate() {
+            text += &format!("\n{}. {heading}\n", s + 1);
+            if let Some(copied) = s.checked_sub(1).and_then(|i| inserted.get(i)) {
+                text += &format!("\n{copied}\n");
+                words += copied.split_whitespace().count();
+            }
+            let until = (PAPER_WORDS - reference_words) * (s + 1) / PAPER_SECTIONS.len();
+            while words < until {
+                let mut paragraph = self.paragraph(n, k);
+                words += paragraph.split_whitespace().count();
+                // Cite a work or two at the paragraph's end.
+                if k.is_multiple_of(2) {
+                    paragraph.pop();
+                    paragraph += &format!(" [{}].", 1 + h(100 + k) % REFERENCES_PER_PAPER);
+                }
+                text += &format!("\n{paragraph}\n");
+                k += 1;
+            }
+        }
+        text += "\nReferences\n";
+        for r in 0..REFERENCES_PER_PAPER {
+            // Squaring a uniform number favours the first works: some are cited everywhere.
+            let u = (h(200 + r) >> 11) as f64 / (1u64 << 53) as f64;
+            let work = (u * u * CITED_WORKS as f64) as u64;
+            text += &format!("{}. {}\n", r + 1, self.references[work as usize]);
+        }
+        text
+    }
+}
+
+/// A library of `size` full papers: ingest, bytes per document, and checks of 5,000-word
+/// manuscripts with passages.
+fn measure_full_text(size: u64, options: &Options) {
+    let anonymous_peak = track_anonymous_peak();
+    let papers = FullPapers::new(SyntheticCorpus::new(VOCABULARY, 1.0, 42));
+    let label = format!("fulltext-{size}");
+    let path = options.dir.join(format!("{label}.jsonl"));
+    let data = options.dir.join(format!("data-{label}"));
+    let mut config = Config::default();
+    config.storage.data_dir = data.clone();
+    let ingest = if options.reuse {
+        json!(null)
+    } else {
+        let _ = std::fs::remove_dir_all(&data);
+        let started = Instant::now();
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        for n in 0..size {
+            let line = json!({"id": format!("p{n}"), "title": papers.corpus.title(n), "text": papers.paper(n, &[]), "lang": "en"});
+            writeln!(out, "{line}").unwrap();
+        }
+        out.flush().unwrap();
+        drop(out);
+        eprintln!(
+            "{label}: written in {:.1}s",
+            started.elapsed().as_secs_f64()
+        );
+        let catalog = Catalog::open(&config).unwrap();
+        eprintln!("{label}: importing");
+        let summary = import_file(&catalog, LIBRARY, &path, &()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        json!({
+            "seconds": round(summary.import_seconds),
+            "docs_per_s": round(summary.accepted as f64 / summary.import_seconds),
+            "mb_per_s": round(summary.bytes as f64 / 1e6 / summary.import_seconds),
+            "json_bytes_per_doc": summary.bytes / summary.accepted.max(1) as u64,
+            "rejected": summary.rejected_lines,
+            "merge_snapshot_sign_seconds": round(summary.signing_seconds),
+        })
+    };
+    let catalog = Catalog::open(&config).unwrap();
+    let index = catalog.index(LIBRARY).unwrap();
+    let documents = index.summary().documents;
+    let index_bytes = dir_bytes(index.dir());
+
+    let queries = options.queries as u64;
+    let sources = spread(3 * options.queries, size);
+    let copying: Vec<(Vec<String>, String)> = (0..queries)
+        .map(|i| {
+            let from: Vec<u64> = sources[(3 * i) as usize..(3 * i + 3) as usize].to_vec();
+            // Paragraph 3 of each source, as the library holds it (without its citation).
+            let copied: Vec<String> = from.iter().map(|&n| papers.paragraph(n, 3)).collect();
+            let ids = from.iter().map(|n| format!("p{n}")).collect();
+            (ids, papers.paper(size + 1_000_000_000 + i, &copied))
+        })
+        .collect();
+    let novel: Vec<String> = (0..queries)
+        .map(|i| papers.paper(size + 2_000_000_000 + i, &[]))
+        .collect();
+    let words = copying
+        .iter()
+        .map(|(_, t)| t.split_whitespace().count())
+        .sum::<usize>()
+        / copying.len().max(1);
+    let load_before = load_average();
+    eprintln!("{label}: checking {queries} + {queries} manuscripts of {words} words");
+    let run = |text: &str| {
+        let mut request = CheckRequest::new(text);
+        request.passages = true;
+        let started = Instant::now();
+        let report = check(&catalog, &request).unwrap();
+        (started.elapsed().as_secs_f64() * 1000.0, report)
+    };
+    let (mut ms, mut found, mut of) = (Vec::new(), 0usize, 0usize);
+    for (ids, text) in &copying {
+        let (took, report) = run(text);
+        ms.push(took);
+        of += ids.len();
+        found += ids
+            .iter()
+            .filter(|id| report.matches.iter().any(|m| &m.doc_id == *id && m.counted))
+            .count();
+    }
+    let copying_ms = percentiles(ms);
+    // A novel manuscript shares front-matter wording and cited works with the library: those
+    // are listed as matches that do not count.
+    let (mut ms, mut clean, mut listed) = (Vec::new(), 0usize, 0usize);
+    for text in &novel {
+        let (took, report) = run(text);
+        ms.push(took);
+        clean += usize::from(!report.matches.iter().any(|m| m.counted));
+        listed += report.matches.len();
+    }
+    let novel_ms = percentiles(ms);
+    let (rss, peak) = memory_mb();
+    let result = json!({
+        "library": label,
+        "documents": documents,
+        "ingest": ingest,
+        "index_bytes_per_doc": index_bytes / documents.max(1),
+        "index_mb": round(index_bytes as f64 / 1e6),
+        "manuscript_words": words,
+        "copying_three_sources": {"latency_ms": copying_ms, "sources_found": found, "of": of},
+        "novel": {"latency_ms": novel_ms, "no_counted_match": clean, "of": novel.len(), "matches_listed": listed},
+        "peak_rss_mb": round(peak),
+        "peak_anonymous_mb": round(anonymous_peak.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1024.0),
+        "rss_mb_end": round(rss),
+        "load_average": {"start": load_before, "end": load_average()},
+    });
+    println!("{}", serde_json::to_string_pretty(&result).unwrap());
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(options.dir.join("results.jsonl"))
+        .unwrap();
+    writeln!(out, "{result}").unwrap();
 }

@@ -13,6 +13,8 @@
 //! a few words of a copy come out spelled differently from the original; the stemmer absorbs
 //! most of it (endings), and the remaining words are a small share of the text.
 
+use std::sync::OnceLock;
+
 /// A transliteration system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum System {
@@ -161,6 +163,38 @@ impl System {
             System::Passport => PASSPORT,
         }
     }
+
+    /// The system's rules and then the common letters, grouped by the first byte of their
+    /// spelling. Every text not clearly English is read back with each system to see whether it
+    /// is Russian, so this runs for every word of the sample: at each position only the rules
+    /// that can match are tried, in the order of the tables, instead of all fifty.
+    fn rules(self) -> &'static RulesByFirstByte {
+        static RULES: OnceLock<[RulesByFirstByte; 4]> = OnceLock::new();
+        let all = RULES.get_or_init(|| SYSTEMS.map(RulesByFirstByte::of));
+        &all[SYSTEMS.iter().position(|&s| s == self).unwrap_or(0)]
+    }
+}
+
+type Rule = (&'static str, &'static str);
+
+/// Rules indexed by the first byte of their Latin spelling, each list in table order.
+struct RulesByFirstByte(Vec<Vec<Rule>>);
+
+impl RulesByFirstByte {
+    fn of(system: System) -> Self {
+        let mut by_byte = vec![Vec::new(); 256];
+        for &(latin, cyrillic) in system.table().iter().chain(COMMON) {
+            by_byte[usize::from(latin.as_bytes()[0])].push((latin, cyrillic));
+        }
+        RulesByFirstByte(by_byte)
+    }
+
+    /// The rules that may match at the start of `rest`, in the order they are tried.
+    fn at(&self, rest: &str) -> &[Rule] {
+        rest.as_bytes()
+            .first()
+            .map_or(&[], |&b| self.0[usize::from(b)].as_slice())
+    }
 }
 
 fn is_vowel(c: char) -> bool {
@@ -176,7 +210,9 @@ fn is_latin_vowel(c: char) -> bool {
 pub(crate) fn to_cyrillic(word: &str, system: System) -> String {
     let mut out = String::with_capacity(word.len() * 2);
     let mut rest = word;
+    let rules = system.rules();
     while let Some(c) = rest.chars().next() {
+        let candidates = rules.at(rest);
         let previous = out.chars().next_back();
         // The letters whose reading depends on their neighbours.
         let contextual = match (system, c) {
@@ -207,8 +243,7 @@ pub(crate) fn to_cyrillic(word: &str, system: System) -> String {
             _ => None,
         };
         if let Some(cyrillic) = contextual
-            && !system
-                .table()
+            && !candidates
                 .iter()
                 .any(|(latin, _)| latin.len() > 1 && rest.starts_with(latin))
         {
@@ -216,11 +251,7 @@ pub(crate) fn to_cyrillic(word: &str, system: System) -> String {
             rest = &rest[c.len_utf8()..];
             continue;
         }
-        let rule = system
-            .table()
-            .iter()
-            .chain(COMMON)
-            .find(|(latin, _)| rest.starts_with(latin));
+        let rule = candidates.iter().find(|(latin, _)| rest.starts_with(latin));
         match rule {
             Some((latin, cyrillic)) => {
                 out.push_str(cyrillic);
@@ -312,6 +343,39 @@ mod tests {
             ),
             "общество новый исследования южный мой цел"
         );
+    }
+
+    /// The rules tried in full, in table order: what [`RulesByFirstByte`] must agree with.
+    fn first_rule_by_scanning(system: System, rest: &str) -> Option<Rule> {
+        system
+            .table()
+            .iter()
+            .chain(COMMON)
+            .find(|(latin, _)| rest.starts_with(latin))
+            .copied()
+    }
+
+    #[test]
+    fn indexed_rules_pick_the_rule_a_full_scan_picks() {
+        let samples = [
+            "shhcz", "shch", "tsya", "tsia", "yë", "šč", "ŝ", "ʹa", "’x", "``a", "''", "\"o", "iu",
+            "ie", "e`", "y'", "kh", "q", "w", "7", "ж", "",
+        ];
+        for system in SYSTEMS {
+            for rest in samples {
+                let indexed = system
+                    .rules()
+                    .at(rest)
+                    .iter()
+                    .find(|(latin, _)| rest.starts_with(latin))
+                    .copied();
+                assert_eq!(
+                    indexed,
+                    first_rule_by_scanning(system, rest),
+                    "{system:?} {rest:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -82,3 +82,17 @@ export function sitePage(path) {
 <meta name="citation_title" content="${article.title} (site edition)"></head>
 <body><article><h1>${article.title}</h1><p>${text}</p></article></body></html>`;
 }
+
+// A small library holding two versions of one paper (a workshop version and the journal
+// version, one sentence reworded) and two unrelated papers: the dedup job makes one cluster.
+export const twins = [
+  documents[2],
+  {
+    ...documents[2],
+    id: 'ocr-2020-journal',
+    year: 2021,
+    text: documents[2].text.replace('The model reduces the word error rate by a third on held-out pages', 'On held-out pages the model cuts the word error rate by a third'),
+  },
+  documents[3],
+  documents[5],
+];

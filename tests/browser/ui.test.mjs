@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 
 import { createServer } from 'node:http';
 
-import { documents, htmlPage, manuscript, sitePage, typed } from './fixtures.mjs';
+import { documents, htmlPage, manuscript, sitePage, twins, typed } from './fixtures.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const binary = process.env.DUPFINDER_BIN || resolve(here, '../../target/debug/dupfinder');
@@ -363,6 +363,53 @@ describe('the web UI', () => {
     assert.equal(await page.locator('table.libraries tbody tr', { hasText: 'Demo site' }).count(), 0);
   });
 
+  it('finds the duplicates inside a library and opens two members side by side', async () => {
+    const json = { 'Content-Type': 'application/json' };
+    let response = await fetch(`${base}/api/v1/libraries`, { method: 'POST', headers: json, body: JSON.stringify({ id: 'twins', name: 'Twins journal' }) });
+    assert.equal(response.status, 201);
+    for (const doc of twins) {
+      response = await fetch(`${base}/api/v1/libraries/twins/documents`, { method: 'POST', headers: json, body: JSON.stringify(doc) });
+      assert.equal(response.status, 200);
+    }
+    await page.goto(`${base}/#/libraries/twins`);
+    await page.getByRole('heading', { level: 1, name: 'Twins journal' }).waitFor();
+    await page.locator('#duplicates-link').click();
+    await page.getByRole('heading', { level: 1, name: 'Duplicates in twins' }).waitFor();
+    await page.getByText('The library has not been searched for duplicates yet.').waitFor();
+    await page.getByRole('button', { name: 'Find duplicates' }).click();
+    await page.getByText(`Checked ${twins.length} documents.`).waitFor({ timeout: 30_000 });
+    // One cluster: the two versions of the OCR paper, the unrelated papers left out.
+    await page.locator('#clusters caption', { hasText: '1 cluster' }).waitFor();
+    const cluster = await page.locator('#clusters tbody').textContent();
+    assert.ok(cluster.includes('ocr-2020') && cluster.includes('ocr-2020-journal'), cluster);
+    assert.ok(!cluster.includes(documents[3].id) && !cluster.includes(documents[5].id), cluster);
+    assert.equal(await page.locator('#clusters td[data-label=Relation]').textContent(), 'version');
+    await shootBoth('13b-duplicates');
+
+    // Side by side: both members, the shared text highlighted in each.
+    await page.locator('#clusters').getByRole('button', { name: 'Compare' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Side by side' }).waitFor();
+    const left = page.locator('#pane-left');
+    const right = page.locator('#pane-right');
+    await left.locator('mark.passage').first().waitFor();
+    await right.locator('mark.passage').first().waitFor();
+    const titles = await page.locator('#compare .pane h3').allTextContents();
+    assert.deepEqual(titles, [documents[2].title, documents[2].title]);
+    const [leftText, rightText] = [await left.textContent(), await right.textContent()];
+    assert.ok(leftText.includes('The model reduces the word error rate') !== rightText.includes('The model reduces the word error rate'), 'the panes hold the two versions');
+    for (const pane of [left, right]) {
+      const marked = (await pane.locator('mark.passage').allTextContents()).join(' ');
+      assert.ok(marked.includes('Digitised newspapers from the nineteenth century'), marked);
+      assert.ok(marked.length > 200, `${marked.length} characters marked`);
+    }
+    // Selecting a passage on the left marks the same passage on the right.
+    await left.locator('mark.passage').first().click();
+    await right.locator('mark.passage.current').first().waitFor();
+    await shootBoth('13c-duplicates-side-by-side');
+    await page.locator('nav a[data-nav=libraries]').click();
+    await page.locator('table.libraries').waitFor();
+  });
+
   it('uploads a PDF and a DOCX on the check page and shows their passages', async () => {
     // A library holding the source of the manuscript in tests/fixtures/files (it copies ru-01).
     const source = readFileSync(resolve(here, '../fixtures/corpus.jsonl'), 'utf8')
@@ -548,6 +595,19 @@ describe('the web UI', () => {
     await page.locator('nav a[data-nav=libraries]').click();
     await page.getByRole('heading', { level: 1, name: 'Библиотеки' }).waitFor();
     await shootBoth('19-ru-libraries');
+    // The duplicates page and the side-by-side view in Russian.
+    await page.goto(`${base}/#/libraries/twins/duplicates`);
+    await page.getByRole('heading', { level: 1, name: 'Дубликаты в библиотеке twins' }).waitFor();
+    await page.locator('#clusters caption', { hasText: '1 группа' }).waitFor();
+    assert.equal(await page.locator('#clusters td[data-label="Связь"]').textContent(), 'версия');
+    await page.locator('#clusters').getByRole('button', { name: 'Сравнить' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Рядом' }).waitFor();
+    await page.locator('#pane-right mark.passage').first().waitFor();
+    const duplicatesPage = await page.locator('main').textContent();
+    for (const english of ['Duplicates', 'Main record', 'Similarity', 'Side by side', 'resemblance']) {
+      assert.ok(!duplicatesPage.includes(english), `English “${english}” on the Russian duplicates page`);
+    }
+    await shootBoth('19b-ru-duplicates');
     await page.locator('#language').selectOption('en');
     await page.locator('nav a[data-nav=reports]', { hasText: 'Reports' }).waitFor();
   });

@@ -21,13 +21,18 @@ export async function duplicatesView(view, id, params) {
       h('span', { 'aria-current': 'page' }, t('duplicates.crumb'))),
     h('div', { class: 'page-head' }, h('h1', {}, t('duplicates.title', { library: id })),
       h('p', { class: 'subtitle' }, t('duplicates.subtitle'))),
-    dedupPanel(id, () => duplicatesView(view, id, params)),
+    // A finished job refreshes the clusters only, so its outcome stays in view.
+    dedupPanel(id, () => loadClusters(list, compare, id, offset)),
     list, compare);
+  await loadClusters(list, compare, id, offset);
+}
+
+async function loadClusters(list, compare, id, offset) {
   try {
     const page = await api(`/api/v1/libraries/${path(id)}/duplicates?limit=${PAGE}&offset=${offset}`);
     showClusters(list, compare, id, page, offset);
   } catch (error) {
-    fill(list, errorNotice(error, () => duplicatesView(view, id, params)));
+    fill(list, errorNotice(error, () => loadClusters(list, compare, id, offset)));
   }
 }
 
