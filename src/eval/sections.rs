@@ -39,7 +39,7 @@ pub struct SectionRow {
 }
 
 /// Section detection on a folder of articles.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct SectionsReport {
     pub articles: usize,
     /// Files that could not be read, with the reason.
@@ -142,6 +142,27 @@ impl Tally {
         self.found += truth.iter().filter(|t| hits(t, detected)).count();
         self.detected += detected.len();
         self.right += detected.iter().filter(|d| hits(d, truth)).count();
+    }
+}
+
+/// A measurement in progress: the report's counts and the tallies of its rows.
+#[derive(Debug, Default)]
+struct Measurement {
+    report: SectionsReport,
+    tallies: Tallies,
+}
+
+impl Measurement {
+    /// Detects the structure of one article's text and tallies it against the truth.
+    fn add(&mut self, article: &TaggedArticle) {
+        let structure = Structure::detect(&article.text);
+        self.report.articles += 1;
+        self.report.inline_quotations += structure.quotations.iter().filter(|q| !q.block).count();
+        self.tallies.add(article, &structure);
+    }
+
+    fn unreadable(&mut self, name: String, reason: String) {
+        self.report.unreadable.push((name, reason));
     }
 }
 
@@ -261,32 +282,20 @@ pub fn evaluate_sections(dir: &Path) -> Result<SectionsReport, SectionsError> {
     if paths.is_empty() {
         return Err(SectionsError::Empty(dir.display().to_string()));
     }
-    let mut tallies = Tallies::default();
-    let mut report = SectionsReport {
-        articles: 0,
-        unreadable: Vec::new(),
-        inline_quotations: 0,
-        rows: Vec::new(),
-    };
+    let mut measured = Measurement::default();
     for path in paths {
         let name = path.display().to_string();
         let xml = std::fs::read_to_string(&path).map_err(|source| SectionsError::Read {
             path: name.clone(),
             source,
         })?;
-        let article = match read_jats(&xml) {
-            Ok(article) => article,
-            Err(e) => {
-                report.unreadable.push((name, e.to_string()));
-                continue;
-            }
-        };
-        let structure = Structure::detect(&article.text);
-        report.articles += 1;
-        report.inline_quotations += structure.quotations.iter().filter(|q| !q.block).count();
-        tallies.add(&article, &structure);
+        match read_jats(&xml) {
+            Ok(article) => measured.add(&article),
+            Err(e) => measured.unreadable(name, e.to_string()),
+        }
     }
-    report.rows = tallies.rows();
+    let mut report = measured.report;
+    report.rows = measured.tallies.rows();
     Ok(report)
 }
 
@@ -422,33 +431,20 @@ pub fn evaluate_anchored(dir: &Path, truth: &Path) -> Result<SectionsReport, Sec
             reason: "it names no file".to_string(),
         });
     }
-    let mut tallies = Tallies::default();
-    let mut report = SectionsReport {
-        articles: 0,
-        unreadable: Vec::new(),
-        inline_quotations: 0,
-        rows: Vec::new(),
-    };
+    let mut measured = Measurement::default();
     for (name, parts) in &files {
         let path = dir.join(name);
         let bytes = std::fs::read(&path).map_err(|source| SectionsError::Read {
             path: path.display().to_string(),
             source,
         })?;
-        let text = match extract(&bytes, &ExtractLimits::default()) {
-            Ok(document) => document.text,
-            Err(e) => {
-                report.unreadable.push((name.clone(), e.to_string()));
-                continue;
-            }
-        };
-        let article = anchored_article(name, text, parts)?;
-        let structure = Structure::detect(&article.text);
-        report.articles += 1;
-        report.inline_quotations += structure.quotations.iter().filter(|q| !q.block).count();
-        tallies.add(&article, &structure);
+        match extract(&bytes, &ExtractLimits::default()) {
+            Ok(document) => measured.add(&anchored_article(name, document.text, parts)?),
+            Err(e) => measured.unreadable(name.clone(), e.to_string()),
+        }
     }
-    report.rows = tallies.part_rows();
+    let mut report = measured.report;
+    report.rows = measured.tallies.part_rows();
     Ok(report)
 }
 
@@ -456,22 +452,29 @@ pub fn evaluate_anchored(dir: &Path, truth: &Path) -> Result<SectionsReport, Sec
 /// and for finding out why a row is low.
 pub fn explain_file(bytes: &[u8]) -> Result<String, crate::extract::ExtractError> {
     let text = extract(bytes, &ExtractLimits::default())?.text;
-    let structure = Structure::detect(&text);
+    Ok(explain_lines(&text, None))
+}
+
+/// Each non-blank line of `text` with its detected part (and, given `tagged`, the truth's
+/// class at its start), cut to a readable width.
+fn explain_lines(text: &str, tagged: Option<&dyn Fn(usize) -> &'static str>) -> String {
+    let structure = Structure::detect(text);
     let mut out = String::new();
     let mut offset = 0;
     for line in text.split('\n') {
         let chars = line.chars().count();
         if !line.trim().is_empty() {
             let at = offset + line.chars().take_while(|c| c.is_whitespace()).count();
-            let head: String = line.chars().take(100).collect();
-            out.push_str(&format!(
-                "{:<18} {head}\n",
-                format!("{:?}", structure.part_at(at))
-            ));
+            let head: String = line.chars().take(90).collect();
+            let part = format!("{:?}", structure.part_at(at));
+            match tagged {
+                Some(tagged) => out.push_str(&format!("{:<9} {part:<18} {head}\n", tagged(at))),
+                None => out.push_str(&format!("{part:<18} {head}\n")),
+            }
         }
         offset += chars + 1;
     }
-    Ok(out)
+    out
 }
 
 /// The report as a Markdown table.
@@ -499,7 +502,6 @@ pub fn print_sections(report: &SectionsReport) {
 /// out why a row is low.
 pub fn explain_article(xml: &str) -> Result<String, super::jats::JatsError> {
     let article = read_jats(xml)?;
-    let structure = Structure::detect(&article.text);
     let tagged = |offset: usize| -> &'static str {
         let lists: [(&'static str, &Vec<Span>); 6] = [
             ("front", &article.front_matter),
@@ -514,20 +516,5 @@ pub fn explain_article(xml: &str) -> Result<String, super::jats::JatsError> {
             .find(|(_, spans)| spans.iter().any(|s| s.start <= offset && offset < s.end))
             .map_or("-", |(name, _)| *name)
     };
-    let mut out = String::new();
-    let mut offset = 0;
-    for line in article.text.split('\n') {
-        let chars = line.chars().count();
-        if !line.trim().is_empty() {
-            let at = offset + line.chars().take_while(|c| c.is_whitespace()).count();
-            let head: String = line.chars().take(90).collect();
-            out.push_str(&format!(
-                "{:<9} {:<18} {head}\n",
-                tagged(at),
-                format!("{:?}", structure.part_at(at)),
-            ));
-        }
-        offset += chars + 1;
-    }
-    Ok(out)
+    Ok(explain_lines(&article.text, Some(&tagged)))
 }
