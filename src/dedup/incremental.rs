@@ -10,6 +10,7 @@ use crate::check::check_stored;
 use crate::clock::unix_now;
 use crate::index::DocKey;
 use crate::library::Catalog;
+use std::time::{Duration, Instant};
 
 /// Checks the documents `doc_ids` just written to `library` against it; returns the alerts
 /// recorded (documents with matches).
@@ -26,6 +27,8 @@ pub fn arrived(
     if !store.active() {
         return Ok(Vec::new());
     }
+    let started = Instant::now();
+    let mut checking = Duration::ZERO;
     let lock = store.lock();
     let mut cache = lock.lock();
     let view = index.view();
@@ -40,7 +43,10 @@ pub fn arrived(
         if let Some(set) = set.as_mut() {
             changes.extend(set.remove_document(doc_id, &lookup));
         }
-        let Some(checked) = check_stored(catalog, library, &view, DocKey::of(doc_id))? else {
+        let check_started = Instant::now();
+        let checked = check_stored(catalog, library, &view, DocKey::of(doc_id))?;
+        checking += check_started.elapsed();
+        let Some(checked) = checked else {
             continue;
         };
         let settings = &catalog.config().dedup;
@@ -95,6 +101,17 @@ pub fn arrived(
         alerts.push(alert);
     }
     store.record(&mut cache, &changes)?;
+    // What an arrival adds to its ingest, split into its checks and the rest (reading the
+    // clusters, recording alerts and cluster changes durably).
+    let took = started.elapsed();
+    tracing::debug!(
+        library,
+        documents = doc_ids.len(),
+        alerts = alerts.len(),
+        check_ms = checking.as_secs_f64() * 1e3,
+        rest_ms = took.saturating_sub(checking).as_secs_f64() * 1e3,
+        "arrivals checked"
+    );
     Ok(alerts)
 }
 

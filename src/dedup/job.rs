@@ -10,7 +10,7 @@ use std::sync::mpsc;
 
 use super::DedupError;
 use super::clusters::{ClusterSet, Link};
-use super::store::{Checkpoint, DedupStore, EdgeRecord, EdgeVerdict, append_lines};
+use super::store::{Checkpoint, DedupStore, EdgeRecord, EdgeVerdict, Sync, append_lines};
 use crate::check::check_stored;
 use crate::clock::unix_now;
 use crate::index::{DocKey, LibraryIndex};
@@ -239,7 +239,7 @@ struct Written<'a> {
 impl Written<'_> {
     fn write(&mut self, edges: &[EdgeRecord], chunk: &[DocKey]) -> Result<(), DedupError> {
         let file = self.file.try_clone().map_err(DedupError::io(&self.path))?;
-        append_lines(file, &self.path, edges)?;
+        append_lines(file, &self.path, edges, Sync::Now)?;
         self.edges += edges.len() as u64;
         self.checkpoint.done += chunk.len() as u64;
         self.checkpoint.last_key = chunk.last().map(|k| k.0).or(self.checkpoint.last_key);

@@ -307,7 +307,7 @@ impl DedupStore {
         if changes.is_empty() {
             return Ok(());
         }
-        append_to(&self.changes_path(), changes)?;
+        append_to(&self.changes_path(), changes, Sync::Soon)?;
         cache.changes += changes.len();
         cache.stamp = Some(self.stamp());
         if cache.changes >= COMPACT_AFTER
@@ -394,7 +394,7 @@ impl DedupStore {
     /// Appends edges to `path` (durably).
     pub(super) fn append(&self, path: &Path, edges: &[EdgeRecord]) -> Result<(), DedupError> {
         self.ensure_dir()?;
-        append_to(path, edges)
+        append_to(path, edges, Sync::Now)
     }
 
     /// Every edge of `path`, in file order; `visit` sees each.
@@ -408,7 +408,7 @@ impl DedupStore {
 
     pub(super) fn add_alert(&self, alert: &Alert) -> Result<(), DedupError> {
         self.ensure_dir()?;
-        append_to(&self.alerts_path(), std::slice::from_ref(alert))
+        append_to(&self.alerts_path(), std::slice::from_ref(alert), Sync::Soon)
     }
 
     /// Every alert of this library, oldest first.
@@ -436,20 +436,32 @@ pub fn alerts(catalog: &Catalog, library: Option<&str>) -> Result<Vec<Alert>, De
     Ok(all)
 }
 
+/// When an append reaches the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sync {
+    /// Before the append returns: what a job's checkpoint vouches for.
+    Now,
+    /// Within [`crate::durable::SYNC_SOON`]: an arrival's alert and cluster change, which a
+    /// kill never loses and a power cut loses only for the last second (the next job finds
+    /// those duplicates again), so that an ingest does not wait for a disk flush.
+    Soon,
+}
+
 /// Appends `items` to the JSON Lines file at `path`, creating it.
-fn append_to<T: Serialize>(path: &Path, items: &[T]) -> Result<(), DedupError> {
+fn append_to<T: Serialize>(path: &Path, items: &[T], sync: Sync) -> Result<(), DedupError> {
     let file = OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .map_err(DedupError::io(path))?;
-    append_lines(file, path, items)
+    append_lines(file, path, items, sync)
 }
 
 pub(super) fn append_lines<T: Serialize>(
     file: File,
     path: &Path,
     items: &[T],
+    sync: Sync,
 ) -> Result<(), DedupError> {
     let mut out = BufWriter::new(file);
     for item in items {
@@ -460,7 +472,13 @@ pub(super) fn append_lines<T: Serialize>(
         out.write_all(b"\n").map_err(DedupError::io(path))?;
     }
     out.flush().map_err(DedupError::io(path))?;
-    out.get_ref().sync_data().map_err(DedupError::io(path))
+    match sync {
+        Sync::Now => out.get_ref().sync_data().map_err(DedupError::io(path)),
+        Sync::Soon => {
+            crate::durable::sync_soon(path);
+            Ok(())
+        }
+    }
 }
 
 /// Reads a JSON Lines file; a missing file has no lines. A last line cut short by a kill is
