@@ -1,0 +1,485 @@
+//! Several `dupfinder serve` processes on one PostgreSQL database, started as real processes on
+//! a real server: a library created and written through one is seen, read and checked through
+//! the other at once; a re-index runs in one process only (the other answers `409
+//! job_running_elsewhere`), is taken over by the other when its process is killed, with exact
+//! statistics afterwards, and is left alone once an operator aborted it; what is not built on
+//! PostgreSQL answers `501 unsupported_on_backend`.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::{PgServer, ServerProcess, http, start_server, synthetic_text};
+
+/// The library every test here works on.
+const LIBRARY: &str = "journal";
+
+/// A database and the folder holding each server's data directory and configuration.
+struct Shared {
+    pg: PgServer,
+    url: String,
+    dir: tempfile::TempDir,
+}
+
+impl Shared {
+    fn start(test: &str) -> Option<Shared> {
+        let pg = PgServer::start(test)?;
+        let url = pg.create_database("dupfinder");
+        Some(Shared {
+            pg,
+            url,
+            dir: tempfile::tempdir().unwrap(),
+        })
+    }
+
+    /// Starts a server named `name` on the database, with `reindex` settings (TOML lines of the
+    /// `[reindex]` table) beside a one-second resume sweep.
+    fn serve(&self, name: &str, reindex: &str) -> ServerProcess {
+        let config = self.dir.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                "[storage]\nbackend = \"postgres\"\n\n[storage.postgres]\nurl = \"{}\"\n\
+                 max_connections = 8\n\n[reindex]\nauto_drift = 0.0\nresume_interval_secs = 1\n{reindex}\n",
+                self.url
+            ),
+        )
+        .unwrap();
+        let data: PathBuf = self.dir.path().join(name);
+        start_server(&data, &[("DUPFINDER_CONFIG", config.to_str().unwrap())])
+    }
+
+    /// One value of a query run on the database.
+    fn sql(&self, query: &str) -> String {
+        self.pg.psql("dupfinder", query)
+    }
+}
+
+fn call(server: &ServerProcess, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let response = http(server.addr, method, path, "application/json", body.as_bytes()).unwrap();
+    let value = serde_json::from_str(&response.body).unwrap_or(Value::String(response.body));
+    (response.status, value)
+}
+
+/// Documents `first..first + count` of the library as JSON Lines, `words` words each.
+fn documents(first: u64, count: u64, words: usize) -> String {
+    (first..first + count)
+        .map(|i| {
+            json!({"id": format!("d{i}"), "title": format!("Paper {i}"), "lang": "en",
+                   "text": synthetic_text(i, words)})
+            .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn import(server: &ServerProcess, first: u64, count: u64) {
+    let response = http(
+        server.addr,
+        "POST",
+        &format!("/api/v1/libraries/{LIBRARY}/documents"),
+        "application/x-ndjson",
+        documents(first, count, 120).as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(response.status, 200, "{}", response.body);
+    let report: Value = serde_json::from_str(&response.body).unwrap();
+    assert_eq!(report["accepted"], count, "{report}");
+}
+
+fn create_library(server: &ServerProcess) {
+    let (status, body) = call(
+        server,
+        "POST",
+        "/api/v1/libraries",
+        Some(json!({"id": LIBRARY, "name": "The Journal",
+                    "clarifications": ["/article/"]})),
+    );
+    assert_eq!(status, 201, "{body}");
+}
+
+/// Waits until `done` answers `Some`, for at most `limit`.
+fn wait_for<T>(limit: Duration, what: &str, mut done: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(value) = done() {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The re-index jobs a server knows of for the library.
+fn reindex_jobs(server: &ServerProcess) -> Vec<Value> {
+    let (status, body) = call(server, "GET", "/api/v1/jobs", None);
+    assert_eq!(status, 200, "{body}");
+    body["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|job| job["kind"] == "reindex" && job["library"] == LIBRARY)
+        .cloned()
+        .collect()
+}
+
+fn job(server: &ServerProcess, job: &str) -> Value {
+    let (status, body) = call(server, "GET", &format!("/api/v1/jobs/{job}"), None);
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// Starts a re-index on `server` and waits until it has signed at least `signed` documents.
+fn reindex_until(server: &ServerProcess, signed: u64) -> String {
+    let (status, body) = call(
+        server,
+        "POST",
+        &format!("/api/v1/libraries/{LIBRARY}/reindex"),
+        None,
+    );
+    assert_eq!(status, 202, "{body}");
+    let name = body["job"].as_str().unwrap().to_string();
+    wait_for(Duration::from_secs(60), "the re-index to get going", || {
+        let status = job(server, &name);
+        assert_ne!(status["state"], "failed", "{status}");
+        (status["done"].as_u64().unwrap() >= signed).then_some(())
+    });
+    name
+}
+
+/// What a check answers, without what differs between two asks (time, report id).
+fn check(server: &ServerProcess, text: &str) -> Value {
+    let (status, mut body) = call(
+        server,
+        "POST",
+        "/api/v1/check",
+        Some(json!({"text": text, "libraries": [LIBRARY], "passages": true, "store": false})),
+    );
+    assert_eq!(status, 200, "{body}");
+    let object = body.as_object_mut().unwrap();
+    object.remove("took_ms");
+    object.remove("report_id");
+    body
+}
+
+/// The library's live generation and whether its term statistics, `N` and signatures are
+/// exactly those counted afresh from its live documents now.
+fn statistics_are_exact(shared: &Shared) -> (u64, bool) {
+    let generation: u64 = shared
+        .sql(&format!(
+            "SELECT generation FROM libraries WHERE library = '{LIBRARY}'"
+        ))
+        .parse()
+        .unwrap();
+    let differing = shared.sql(&format!(
+        "WITH fresh AS (SELECT t.term, count(*) AS df, sum(t.tf) AS cf \
+                        FROM documents d CROSS JOIN LATERAL unnest(d.terms, d.tfs) AS t(term, tf) \
+                        WHERE d.library = '{LIBRARY}' GROUP BY t.term), \
+              kept AS (SELECT term, df, cf FROM term_stats \
+                       WHERE library = '{LIBRARY}' AND generation = {generation}) \
+         SELECT (SELECT count(*) FROM ((SELECT * FROM fresh EXCEPT SELECT * FROM kept) \
+                                       UNION ALL (SELECT * FROM kept EXCEPT SELECT * FROM fresh)) x) \
+              || ' ' || (SELECT count(*) FROM fresh) \
+              || ' ' || (SELECT docs FROM generations \
+                         WHERE library = '{LIBRARY}' AND generation = {generation}) \
+              || ' ' || (SELECT count(*) FROM documents WHERE library = '{LIBRARY}') \
+              || ' ' || (SELECT count(*) FROM signatures \
+                         WHERE library = '{LIBRARY}' AND generation = {generation})"
+    ));
+    let figures: Vec<u64> = differing
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let [wrong_terms, terms, n, documents, signatures] = figures[..] else {
+        panic!("unexpected figures {differing}");
+    };
+    (
+        generation,
+        wrong_terms == 0 && terms > 0 && n == documents && signatures == documents,
+    )
+}
+
+/// Signatures already committed into the generation being built.
+fn signed_in_building_generation(shared: &Shared) -> u64 {
+    shared
+        .sql(&format!(
+            "SELECT count(*) FROM signatures s JOIN libraries l ON l.library = s.library \
+             WHERE s.library = '{LIBRARY}' AND s.generation = l.generation + 1"
+        ))
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn two_servers_on_one_database_see_each_others_libraries_and_writes_at_once() {
+    let Some(shared) = Shared::start("two_servers_share_a_database") else {
+        return;
+    };
+    let a = shared.serve("a", "");
+    let b = shared.serve("b", "");
+
+    create_library(&a);
+    let (status, library) = call(&b, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
+    assert_eq!(status, 200, "{library}");
+    assert_eq!(library["name"], "The Journal");
+    assert_eq!(library["clarifications"], json!(["/article/"]));
+    let (status, body) = call(
+        &b,
+        "POST",
+        "/api/v1/libraries",
+        Some(json!({"id": LIBRARY})),
+    );
+    assert_eq!((status, body["error"]["code"].clone()), (409, json!("library_exists")));
+
+    import(&a, 0, 40);
+    let (_, library) = call(&b, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
+    assert_eq!(library["documents"], 40, "{library}");
+    assert_eq!(library["stats_generation"], 1, "{library}");
+    assert!(library["last_indexed"].as_u64().is_some(), "{library}");
+    let (status, document) = call(
+        &b,
+        "GET",
+        &format!("/api/v1/libraries/{LIBRARY}/documents/d7"),
+        None,
+    );
+    assert_eq!(status, 200, "{document}");
+    assert_eq!(document["text"], synthetic_text(7, 120));
+    let (_, page) = call(
+        &b,
+        "GET",
+        &format!("/api/v1/libraries/{LIBRARY}/documents?sort=doc_id&limit=3"),
+        None,
+    );
+    assert_eq!(page["total"], 40, "{page}");
+    assert_eq!(page["items"][0]["doc_id"], "d0", "{page}");
+
+    // The same check answers the same through both servers, and finds the copied document.
+    let copied = synthetic_text(12, 120);
+    let through_a = check(&a, &copied);
+    let through_b = check(&b, &copied);
+    assert_eq!(through_a, through_b);
+    assert_eq!(through_b["verdict"], "duplicate", "{through_b}");
+    assert_eq!(through_b["matches"][0]["doc_id"], "d12", "{through_b}");
+    let unrelated = check(&b, &synthetic_text(9_999, 120));
+    assert_eq!(unrelated["verdict"], "original", "{unrelated}");
+
+    // A document written through B is checkable through A when B has answered.
+    let response = http(
+        b.addr,
+        "POST",
+        &format!("/api/v1/libraries/{LIBRARY}/documents"),
+        "application/json",
+        json!({"id": "late", "text": synthetic_text(500, 120), "lang": "en"})
+            .to_string()
+            .as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(response.status, 200, "{}", response.body);
+    let late = check(&a, &synthetic_text(500, 120));
+    assert_eq!(late["matches"][0]["doc_id"], "late", "{late}");
+
+    // Deletes through one are seen by the other.
+    let (status, _) = call(
+        &b,
+        "DELETE",
+        &format!("/api/v1/libraries/{LIBRARY}/documents/d12"),
+        None,
+    );
+    assert_eq!(status, 204);
+    let after = check(&a, &copied);
+    assert!(
+        after["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["doc_id"] != "d12"),
+        "{after}"
+    );
+    let (status, _) = call(&a, "DELETE", &format!("/api/v1/libraries/{LIBRARY}"), None);
+    assert_eq!(status, 204);
+    let (status, body) = call(&b, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
+    assert_eq!((status, body["error"]["code"].clone()), (404, json!("library_not_found")));
+    let (_, listed) = call(&b, "GET", "/api/v1/libraries", None);
+    assert_eq!(listed["libraries"], json!([]));
+}
+
+#[test]
+fn what_is_not_built_on_postgres_answers_501_naming_the_backend() {
+    let Some(shared) = Shared::start("unsupported_on_postgres") else {
+        return;
+    };
+    let a = shared.serve("a", "");
+    create_library(&a);
+    import(&a, 0, 12);
+    let library = format!("/api/v1/libraries/{LIBRARY}");
+    let requests: Vec<(&str, String, Option<Value>)> = vec![
+        ("GET", format!("{library}/search?q=kalomir"), None),
+        ("POST", format!("{library}/dedup"), None),
+        ("GET", format!("{library}/duplicates"), None),
+        ("GET", format!("{library}/documents/d1/duplicates"), None),
+        ("GET", "/api/v1/alerts".to_string(), None),
+        ("GET", format!("{library}/phrases"), None),
+        (
+            "POST",
+            format!("{library}/phrases"),
+            Some(json!({"text": "funded by the foundation of the journal"})),
+        ),
+        ("POST", "/api/v1/backup".to_string(), None),
+        ("POST", "/api/v1/queue".to_string(), Some(json!({"library": LIBRARY}))),
+        ("POST", format!("{library}/writer"), None),
+    ];
+    for (method, path, body) in requests {
+        let (status, answer) = call(&a, method, &path, body);
+        assert_eq!(status, 501, "{method} {path}: {answer}");
+        assert_eq!(answer["error"]["code"], "unsupported_on_backend", "{path}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("backend = \"postgres\""), "{path}: {message}");
+    }
+    // What is built keeps answering.
+    let (status, _) = call(&a, "GET", "/healthz", None);
+    assert_eq!(status, 200);
+    assert_eq!(check(&a, &synthetic_text(3, 120))["matches"][0]["doc_id"], "d3");
+    let (status, metrics) = call(&a, "GET", "/metrics", None);
+    assert_eq!(status, 200);
+    let metrics = metrics.as_str().unwrap();
+    assert!(metrics.contains("dupfinder_library_documents{library=\"journal\"} 12"), "{metrics}");
+    assert!(!metrics.contains("dupfinder_library_disk_bytes{"), "{metrics}");
+}
+
+#[test]
+fn a_reindex_asked_of_one_server_while_another_runs_it_is_refused_with_409() {
+    let Some(shared) = Shared::start("reindex_runs_once") else {
+        return;
+    };
+    let a = shared.serve("a", "max_docs_per_second = 40\ncommit_every = 10");
+    let b = shared.serve("b", "");
+    create_library(&a);
+    import(&a, 0, 200);
+    let running = reindex_until(&a, 10);
+
+    let (status, body) = call(
+        &b,
+        "POST",
+        &format!("/api/v1/libraries/{LIBRARY}/reindex"),
+        None,
+    );
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["error"]["code"], "job_running_elsewhere");
+    assert!(reindex_jobs(&b).is_empty(), "B started a job of its own");
+    assert_eq!(job(&a, &running)["state"], "running");
+
+    // Once A lets go (an abort), B may run it.
+    let (status, _) = call(&a, "DELETE", &format!("/api/v1/jobs/{running}"), None);
+    assert_eq!(status, 202);
+    wait_for(Duration::from_secs(30), "the abort", || {
+        (job(&a, &running)["state"] == "aborted").then_some(())
+    });
+    let (status, body) = call(
+        &b,
+        "POST",
+        &format!("/api/v1/libraries/{LIBRARY}/reindex"),
+        None,
+    );
+    assert_eq!(status, 202, "{body}");
+}
+
+#[test]
+fn a_reindex_of_a_killed_server_is_resumed_by_the_other_with_exact_statistics() {
+    let Some(shared) = Shared::start("reindex_resumed_elsewhere") else {
+        return;
+    };
+    let mut a = shared.serve("a", "max_docs_per_second = 40\ncommit_every = 10");
+    let b = shared.serve("b", "commit_every = 10");
+    create_library(&a);
+    // The first documents make generation 1; those after it drift from it, so the re-index's
+    // statistics differ from generation 1's.
+    import(&a, 0, 150);
+    import(&a, 150, 150);
+    let (before, exact) = statistics_are_exact(&shared);
+    assert_eq!(before, 1);
+    assert!(!exact, "generation 1 already counted every document");
+
+    // Progress counts documents signed; they are committed ten at a time.
+    reindex_until(&a, 40);
+    a.kill();
+    let left = signed_in_building_generation(&shared);
+    assert!(left >= 30, "only {left} signatures were committed before the kill");
+    assert!(left < 300, "the re-index had finished before the kill");
+
+    let resumed = wait_for(Duration::from_secs(30), "B to take the re-index over", || {
+        reindex_jobs(&b).into_iter().next()
+    });
+    assert_eq!(resumed["trigger"], "resume", "{resumed}");
+    let name = resumed["job"].as_str().unwrap().to_string();
+    let finished = wait_for(Duration::from_secs(60), "the resumed re-index", || {
+        let status = job(&b, &name);
+        (status["state"] != "running" && status["state"] != "queued").then_some(status)
+    });
+    assert_eq!(finished["state"], "done", "{finished}");
+    assert_eq!(finished["done"], 300, "{finished}");
+
+    let (after, exact) = statistics_are_exact(&shared);
+    assert_eq!(after, 2);
+    assert!(exact, "the resumed generation's statistics are not those of its documents");
+    let (_, library) = call(&b, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
+    assert_eq!(library["stats_generation"], 2, "{library}");
+    assert_eq!(library["drift"], 0.0, "{library}");
+    for i in [3, 160, 299] {
+        let answer = check(&b, &synthetic_text(i, 120));
+        assert_eq!(answer["matches"][0]["doc_id"], format!("d{i}"), "{answer}");
+        assert_eq!(answer["generations"][LIBRARY], 2, "{answer}");
+    }
+}
+
+#[test]
+fn an_aborted_reindex_is_left_alone_by_the_resume_sweep_until_asked_again() {
+    let Some(shared) = Shared::start("aborted_reindex_paused") else {
+        return;
+    };
+    let a = shared.serve("a", "max_docs_per_second = 40\ncommit_every = 10");
+    let b = shared.serve("b", "commit_every = 10");
+    create_library(&a);
+    import(&a, 0, 200);
+    let running = reindex_until(&a, 20);
+    let (status, _) = call(&a, "DELETE", &format!("/api/v1/jobs/{running}"), None);
+    assert_eq!(status, 202);
+    wait_for(Duration::from_secs(30), "the abort", || {
+        (job(&a, &running)["state"] == "aborted").then_some(())
+    });
+    assert_eq!(
+        shared.sql(&format!(
+            "SELECT paused FROM generations WHERE library = '{LIBRARY}' AND state = 'building'"
+        )),
+        "t"
+    );
+    let signed = signed_in_building_generation(&shared);
+    assert!(signed > 0 && signed < 200, "{signed} signed");
+
+    // Several sweeps of both servers pass (one a second).
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(reindex_jobs(&b).is_empty(), "B resumed a paused re-index");
+    assert_eq!(reindex_jobs(&a).len(), 1, "A resumed a paused re-index");
+    assert_eq!(signed_in_building_generation(&shared), signed);
+    let (_, library) = call(&b, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
+    assert_eq!(library["stats_generation"], 1, "{library}");
+
+    // An operator asking again resumes it, from where it stopped.
+    let (status, body) = call(
+        &b,
+        "POST",
+        &format!("/api/v1/libraries/{LIBRARY}/reindex"),
+        None,
+    );
+    assert_eq!(status, 202, "{body}");
+    let name = body["job"].as_str().unwrap().to_string();
+    let finished = wait_for(Duration::from_secs(60), "the asked re-index", || {
+        let status = job(&b, &name);
+        (status["state"] != "running" && status["state"] != "queued").then_some(status)
+    });
+    assert_eq!(finished["state"], "done", "{finished}");
+    let (generation, exact) = statistics_are_exact(&shared);
+    assert_eq!(generation, 2);
+    assert!(exact);
+}
