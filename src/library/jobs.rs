@@ -465,7 +465,9 @@ impl Jobs {
             {
                 match self.start_reindex(&id, JobTrigger::Drift) {
                     Ok(_) | Err(LibraryError::JobRunningElsewhere(_)) => {}
-                    Err(e) => tracing::warn!(library = %id, error = %e, "could not start a re-index"),
+                    Err(e) => {
+                        tracing::warn!(library = %id, error = %e, "could not start a re-index")
+                    }
                 }
             }
         }
@@ -521,7 +523,9 @@ fn run_reindex(
         max_docs_per_second: settings.max_docs_per_second,
         commit_every: settings.commit_every,
     };
-    let outcome = claim.reindex(&control, &mut |done| job.done.store(done, Ordering::Relaxed));
+    let outcome = claim.reindex(&control, &mut |done| {
+        job.done.store(done, Ordering::Relaxed)
+    });
     let library = job.status().library;
     if matches!(outcome, Ok(RebuildOutcome::Cancelled { .. }))
         && job.pause.load(Ordering::Relaxed)

@@ -58,7 +58,14 @@ impl Shared {
 
 fn call(server: &ServerProcess, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
     let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let response = http(server.addr, method, path, "application/json", body.as_bytes()).unwrap();
+    let response = http(
+        server.addr,
+        method,
+        path,
+        "application/json",
+        body.as_bytes(),
+    )
+    .unwrap();
     let value = serde_json::from_str(&response.body).unwrap_or(Value::String(response.body));
     (response.status, value)
 }
@@ -188,10 +195,7 @@ fn statistics_are_exact(shared: &Shared) -> (u64, bool) {
               || ' ' || (SELECT count(*) FROM signatures \
                          WHERE library = '{LIBRARY}' AND generation = {generation})"
     ));
-    let figures: Vec<u64> = differing
-        .split(' ')
-        .map(|n| n.parse().unwrap())
-        .collect();
+    let figures: Vec<u64> = differing.split(' ').map(|n| n.parse().unwrap()).collect();
     let [wrong_terms, terms, n, documents, signatures] = figures[..] else {
         panic!("unexpected figures {differing}");
     };
@@ -231,7 +235,10 @@ fn two_servers_on_one_database_see_each_others_libraries_and_writes_at_once() {
         "/api/v1/libraries",
         Some(json!({"id": LIBRARY})),
     );
-    assert_eq!((status, body["error"]["code"].clone()), (409, json!("library_exists")));
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (409, json!("library_exists"))
+    );
 
     import(&a, 0, 40);
     let (_, library) = call(&b, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
@@ -300,7 +307,10 @@ fn two_servers_on_one_database_see_each_others_libraries_and_writes_at_once() {
     let (status, _) = call(&a, "DELETE", &format!("/api/v1/libraries/{LIBRARY}"), None);
     assert_eq!(status, 204);
     let (status, body) = call(&b, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
-    assert_eq!((status, body["error"]["code"].clone()), (404, json!("library_not_found")));
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (404, json!("library_not_found"))
+    );
     let (_, listed) = call(&b, "GET", "/api/v1/libraries", None);
     assert_eq!(listed["libraries"], json!([]));
 }
@@ -327,7 +337,11 @@ fn what_is_not_built_on_postgres_answers_501_naming_the_backend() {
             Some(json!({"text": "funded by the foundation of the journal"})),
         ),
         ("POST", "/api/v1/backup".to_string(), None),
-        ("POST", "/api/v1/queue".to_string(), Some(json!({"library": LIBRARY}))),
+        (
+            "POST",
+            "/api/v1/queue".to_string(),
+            Some(json!({"library": LIBRARY})),
+        ),
         ("POST", format!("{library}/writer"), None),
     ];
     for (method, path, body) in requests {
@@ -335,17 +349,29 @@ fn what_is_not_built_on_postgres_answers_501_naming_the_backend() {
         assert_eq!(status, 501, "{method} {path}: {answer}");
         assert_eq!(answer["error"]["code"], "unsupported_on_backend", "{path}");
         let message = answer["error"]["message"].as_str().unwrap();
-        assert!(message.contains("backend = \"postgres\""), "{path}: {message}");
+        assert!(
+            message.contains("backend = \"postgres\""),
+            "{path}: {message}"
+        );
     }
     // What is built keeps answering.
     let (status, _) = call(&a, "GET", "/healthz", None);
     assert_eq!(status, 200);
-    assert_eq!(check(&a, &synthetic_text(3, 120))["matches"][0]["doc_id"], "d3");
+    assert_eq!(
+        check(&a, &synthetic_text(3, 120))["matches"][0]["doc_id"],
+        "d3"
+    );
     let (status, metrics) = call(&a, "GET", "/metrics", None);
     assert_eq!(status, 200);
     let metrics = metrics.as_str().unwrap();
-    assert!(metrics.contains("dupfinder_library_documents{library=\"journal\"} 12"), "{metrics}");
-    assert!(!metrics.contains("dupfinder_library_disk_bytes{"), "{metrics}");
+    assert!(
+        metrics.contains("dupfinder_library_documents{library=\"journal\"} 12"),
+        "{metrics}"
+    );
+    assert!(
+        !metrics.contains("dupfinder_library_disk_bytes{"),
+        "{metrics}"
+    );
 }
 
 #[test]
@@ -405,12 +431,17 @@ fn a_reindex_of_a_killed_server_is_resumed_by_the_other_with_exact_statistics() 
     reindex_until(&a, 40);
     a.kill();
     let left = signed_in_building_generation(&shared);
-    assert!(left >= 30, "only {left} signatures were committed before the kill");
+    assert!(
+        left >= 30,
+        "only {left} signatures were committed before the kill"
+    );
     assert!(left < 300, "the re-index had finished before the kill");
 
-    let resumed = wait_for(Duration::from_secs(30), "B to take the re-index over", || {
-        reindex_jobs(&b).into_iter().next()
-    });
+    let resumed = wait_for(
+        Duration::from_secs(30),
+        "B to take the re-index over",
+        || reindex_jobs(&b).into_iter().next(),
+    );
     assert_eq!(resumed["trigger"], "resume", "{resumed}");
     let name = resumed["job"].as_str().unwrap().to_string();
     let finished = wait_for(Duration::from_secs(60), "the resumed re-index", || {
@@ -422,7 +453,10 @@ fn a_reindex_of_a_killed_server_is_resumed_by_the_other_with_exact_statistics() 
 
     let (after, exact) = statistics_are_exact(&shared);
     assert_eq!(after, 2);
-    assert!(exact, "the resumed generation's statistics are not those of its documents");
+    assert!(
+        exact,
+        "the resumed generation's statistics are not those of its documents"
+    );
     let (_, library) = call(&b, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
     assert_eq!(library["stats_generation"], 2, "{library}");
     assert_eq!(library["drift"], 0.0, "{library}");

@@ -19,7 +19,10 @@ pub(super) fn create(postgres: &PgStorage, record: &LibraryRecord) -> Result<(),
 
 /// The record of library `id`, if it exists. A library created without one (by an earlier
 /// release, or through the storage seam alone) is described by its id.
-pub(super) fn record(postgres: &PgStorage, id: &str) -> Result<Option<LibraryRecord>, LibraryError> {
+pub(super) fn record(
+    postgres: &PgStorage,
+    id: &str,
+) -> Result<Option<LibraryRecord>, LibraryError> {
     let Some(json) = postgres.record(id)? else {
         return Ok(None);
     };

@@ -23,10 +23,7 @@ pub struct PgReindexClaim {
 impl PgLibrary {
     /// Takes the library's re-index lock: waits for it when `wait`, else answers `None` at
     /// once when another session holds it.
-    pub(super) fn claim(
-        self: Arc<Self>,
-        wait: bool,
-    ) -> Result<Option<PgReindexClaim>, IndexError> {
+    pub(super) fn claim(self: Arc<Self>, wait: bool) -> Result<Option<PgReindexClaim>, IndexError> {
         let shared = self.shared.clone();
         let client = shared.block_on(async {
             let client = shared.client().await?;
