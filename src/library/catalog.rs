@@ -800,14 +800,14 @@ impl Catalog {
         prepared: Vec<PreparedDocument>,
         rejected: Vec<RejectedLine>,
     ) -> Result<IngestReport, LibraryError> {
-        if self.postgres.is_some() {
-            return self.write_through_store(id, prepared, rejected);
-        }
-        let index = self.index(id)?;
         let mut report = IngestReport {
             accepted: 0,
             rejected,
         };
+        if self.postgres.is_some() {
+            return self.write_through_store(id, prepared, report);
+        }
+        let index = self.index(id)?;
         if prepared.is_empty() {
             return Ok(report);
         }
@@ -844,19 +844,16 @@ impl Catalog {
         Ok(report)
     }
 
-    /// Writes documents through the storage seam (PostgreSQL): the first documents of a library
-    /// also make its first statistics snapshot, unless another process is making it already.
+    /// Writes documents through the storage seam (PostgreSQL), counting them in `report`: the
+    /// first documents of a library also make its first statistics snapshot, unless another
+    /// process is making it already.
     fn write_through_store(
         &self,
         id: &str,
         prepared: Vec<PreparedDocument>,
-        rejected: Vec<RejectedLine>,
+        mut report: IngestReport,
     ) -> Result<IngestReport, LibraryError> {
         let store = self.store(id)?;
-        let mut report = IngestReport {
-            accepted: 0,
-            rejected,
-        };
         if prepared.is_empty() {
             return Ok(report);
         }

@@ -400,14 +400,7 @@ impl Jobs {
             Err(e) => tracing::error!(error = %e, "the unfinished batches could not be read"),
         }
         self.resume_interrupted_reindexes();
-        let ids = match self.catalog.ids() {
-            Ok(ids) => ids,
-            Err(e) => {
-                tracing::error!(error = %e, "the libraries could not be listed");
-                return;
-            }
-        };
-        for id in ids {
+        for id in self.library_ids() {
             let unfinished_dedup = self
                 .catalog
                 .index(&id)
@@ -418,17 +411,19 @@ impl Jobs {
         }
     }
 
+    /// Every library's id for a background sweep: none when they cannot be listed now (the
+    /// failure is logged; the next sweep tries again).
+    fn library_ids(&self) -> Vec<String> {
+        self.catalog.ids().unwrap_or_else(|e| {
+            tracing::error!(error = %e, "the libraries could not be listed");
+            Vec::new()
+        })
+    }
+
     /// Starts a re-index of every library whose last one was interrupted (not paused by an
     /// operator) and which no process re-indexes now: the resume sweep.
     pub fn resume_interrupted_reindexes(&self) {
-        let ids = match self.catalog.ids() {
-            Ok(ids) => ids,
-            Err(e) => {
-                tracing::error!(error = %e, "the libraries could not be listed");
-                return;
-            }
-        };
-        for id in ids {
+        for id in self.library_ids() {
             let interrupted = self
                 .catalog
                 .store(&id)
@@ -451,7 +446,7 @@ impl Jobs {
         if settings.auto_drift <= 0.0 {
             return;
         }
-        for id in self.catalog.ids().unwrap_or_default() {
+        for id in self.library_ids() {
             let Ok(store) = self.catalog.store(&id) else {
                 continue;
             };
@@ -476,25 +471,26 @@ impl Jobs {
     /// Runs the resume sweep every `reindex.resume_interval_secs` until the process ends: on a
     /// shared database, a re-index another process left unfinished is taken over.
     pub async fn watch_unfinished(self: Arc<Self>) {
-        let every = Duration::from_secs(self.settings().resume_interval_secs.max(1));
-        let mut ticks = tokio::time::interval(every);
-        ticks.tick().await;
-        loop {
-            ticks.tick().await;
-            let jobs = self.clone();
-            let _ = tokio::task::spawn_blocking(move || jobs.resume_interrupted_reindexes()).await;
-        }
+        let seconds = self.settings().resume_interval_secs;
+        self.sweep_every(seconds, Jobs::resume_interrupted_reindexes)
+            .await
     }
 
     /// Looks at the libraries' drift every `reindex.check_interval_secs` until the process ends.
     pub async fn watch_drift(self: Arc<Self>) {
-        let every = Duration::from_secs(self.settings().check_interval_secs.max(1));
-        let mut ticks = tokio::time::interval(every);
+        let seconds = self.settings().check_interval_secs;
+        self.sweep_every(seconds, Jobs::reindex_drifted).await
+    }
+
+    /// Runs `sweep` on the blocking pool every `seconds` (at least one), the first time after
+    /// one period, until the process ends.
+    async fn sweep_every(self: Arc<Self>, seconds: u64, sweep: fn(&Jobs)) {
+        let mut ticks = tokio::time::interval(Duration::from_secs(seconds.max(1)));
         ticks.tick().await;
         loop {
             ticks.tick().await;
             let jobs = self.clone();
-            let _ = tokio::task::spawn_blocking(move || jobs.reindex_drifted()).await;
+            let _ = tokio::task::spawn_blocking(move || sweep(&jobs)).await;
         }
     }
 }

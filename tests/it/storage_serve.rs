@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{PgServer, ServerProcess, http, start_server, synthetic_text};
+use crate::support::{PgServer, ServerProcess, call_json, http, start_server, synthetic_text};
 
 /// The library every test here works on.
 const LIBRARY: &str = "journal";
@@ -57,17 +57,7 @@ impl Shared {
 }
 
 fn call(server: &ServerProcess, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let response = http(
-        server.addr,
-        method,
-        path,
-        "application/json",
-        body.as_bytes(),
-    )
-    .unwrap();
-    let value = serde_json::from_str(&response.body).unwrap_or(Value::String(response.body));
-    (response.status, value)
+    call_json(server, method, path, &body.unwrap_or(Value::Null))
 }
 
 /// Documents `first..first + count` of the library as JSON Lines, `words` words each.
@@ -140,12 +130,7 @@ fn job(server: &ServerProcess, job: &str) -> Value {
 
 /// Starts a re-index on `server` and waits until it has signed at least `signed` documents.
 fn reindex_until(server: &ServerProcess, signed: u64) -> String {
-    let (status, body) = call(
-        server,
-        "POST",
-        &format!("/api/v1/libraries/{LIBRARY}/reindex"),
-        None,
-    );
+    let (status, body) = ask_reindex(server);
     assert_eq!(status, 202, "{body}");
     let name = body["job"].as_str().unwrap().to_string();
     wait_for(Duration::from_secs(60), "the re-index to get going", || {
@@ -154,6 +139,42 @@ fn reindex_until(server: &ServerProcess, signed: u64) -> String {
         (status["done"].as_u64().unwrap() >= signed).then_some(())
     });
     name
+}
+
+/// Asks `server` for a re-index of the library.
+fn ask_reindex(server: &ServerProcess) -> (u16, Value) {
+    call(
+        server,
+        "POST",
+        &format!("/api/v1/libraries/{LIBRARY}/reindex"),
+        None,
+    )
+}
+
+/// Aborts the job `name` of `server` as an operator does, and waits until it has stopped.
+fn abort(server: &ServerProcess, name: &str) {
+    let (status, body) = call(server, "DELETE", &format!("/api/v1/jobs/{name}"), None);
+    assert_eq!(status, 202, "{body}");
+    wait_for(Duration::from_secs(30), "the abort", || {
+        (job(server, name)["state"] == "aborted").then_some(())
+    });
+}
+
+/// Waits until the job `name` of `server` has ended; its last status.
+fn finished(server: &ServerProcess, name: &str) -> Value {
+    wait_for(Duration::from_secs(60), "the job to end", || {
+        let status = job(server, name);
+        (status["state"] != "running" && status["state"] != "queued").then_some(status)
+    })
+}
+
+/// Server A, whose re-indexes go slowly (40 documents a second, committed ten at a time), and
+/// server B with `b_reindex` settings, on the database with the library created.
+fn slow_and_other(shared: &Shared, b_reindex: &str) -> (ServerProcess, ServerProcess) {
+    let a = shared.serve("a", "max_docs_per_second = 40\ncommit_every = 10");
+    let b = shared.serve("b", b_reindex);
+    create_library(&a);
+    (a, b)
 }
 
 /// What a check answers, without what differs between two asks (time, report id).
@@ -361,9 +382,9 @@ fn what_is_not_built_on_postgres_answers_501_naming_the_backend() {
         check(&a, &synthetic_text(3, 120))["matches"][0]["doc_id"],
         "d3"
     );
-    let (status, metrics) = call(&a, "GET", "/metrics", None);
-    assert_eq!(status, 200);
-    let metrics = metrics.as_str().unwrap();
+    let metrics = http(a.addr, "GET", "/metrics", "text/plain", b"").unwrap();
+    assert_eq!(metrics.status, 200);
+    let metrics = metrics.body;
     assert!(
         metrics.contains("dupfinder_library_documents{library=\"journal\"} 12"),
         "{metrics}"
@@ -379,35 +400,19 @@ fn a_reindex_asked_of_one_server_while_another_runs_it_is_refused_with_409() {
     let Some(shared) = Shared::start("reindex_runs_once") else {
         return;
     };
-    let a = shared.serve("a", "max_docs_per_second = 40\ncommit_every = 10");
-    let b = shared.serve("b", "");
-    create_library(&a);
+    let (a, b) = slow_and_other(&shared, "");
     import(&a, 0, 200);
     let running = reindex_until(&a, 10);
 
-    let (status, body) = call(
-        &b,
-        "POST",
-        &format!("/api/v1/libraries/{LIBRARY}/reindex"),
-        None,
-    );
+    let (status, body) = ask_reindex(&b);
     assert_eq!(status, 409, "{body}");
     assert_eq!(body["error"]["code"], "job_running_elsewhere");
     assert!(reindex_jobs(&b).is_empty(), "B started a job of its own");
     assert_eq!(job(&a, &running)["state"], "running");
 
     // Once A lets go (an abort), B may run it.
-    let (status, _) = call(&a, "DELETE", &format!("/api/v1/jobs/{running}"), None);
-    assert_eq!(status, 202);
-    wait_for(Duration::from_secs(30), "the abort", || {
-        (job(&a, &running)["state"] == "aborted").then_some(())
-    });
-    let (status, body) = call(
-        &b,
-        "POST",
-        &format!("/api/v1/libraries/{LIBRARY}/reindex"),
-        None,
-    );
+    abort(&a, &running);
+    let (status, body) = ask_reindex(&b);
     assert_eq!(status, 202, "{body}");
 }
 
@@ -416,9 +421,7 @@ fn a_reindex_of_a_killed_server_is_resumed_by_the_other_with_exact_statistics() 
     let Some(shared) = Shared::start("reindex_resumed_elsewhere") else {
         return;
     };
-    let mut a = shared.serve("a", "max_docs_per_second = 40\ncommit_every = 10");
-    let b = shared.serve("b", "commit_every = 10");
-    create_library(&a);
+    let (mut a, b) = slow_and_other(&shared, "commit_every = 10");
     // The first documents make generation 1; those after it drift from it, so the re-index's
     // statistics differ from generation 1's.
     import(&a, 0, 150);
@@ -443,13 +446,9 @@ fn a_reindex_of_a_killed_server_is_resumed_by_the_other_with_exact_statistics() 
         || reindex_jobs(&b).into_iter().next(),
     );
     assert_eq!(resumed["trigger"], "resume", "{resumed}");
-    let name = resumed["job"].as_str().unwrap().to_string();
-    let finished = wait_for(Duration::from_secs(60), "the resumed re-index", || {
-        let status = job(&b, &name);
-        (status["state"] != "running" && status["state"] != "queued").then_some(status)
-    });
-    assert_eq!(finished["state"], "done", "{finished}");
-    assert_eq!(finished["done"], 300, "{finished}");
+    let ended = finished(&b, resumed["job"].as_str().unwrap());
+    assert_eq!(ended["state"], "done", "{ended}");
+    assert_eq!(ended["done"], 300, "{ended}");
 
     let (after, exact) = statistics_are_exact(&shared);
     assert_eq!(after, 2);
@@ -472,16 +471,10 @@ fn an_aborted_reindex_is_left_alone_by_the_resume_sweep_until_asked_again() {
     let Some(shared) = Shared::start("aborted_reindex_paused") else {
         return;
     };
-    let a = shared.serve("a", "max_docs_per_second = 40\ncommit_every = 10");
-    let b = shared.serve("b", "commit_every = 10");
-    create_library(&a);
+    let (a, b) = slow_and_other(&shared, "commit_every = 10");
     import(&a, 0, 200);
     let running = reindex_until(&a, 20);
-    let (status, _) = call(&a, "DELETE", &format!("/api/v1/jobs/{running}"), None);
-    assert_eq!(status, 202);
-    wait_for(Duration::from_secs(30), "the abort", || {
-        (job(&a, &running)["state"] == "aborted").then_some(())
-    });
+    abort(&a, &running);
     assert_eq!(
         shared.sql(&format!(
             "SELECT paused FROM generations WHERE library = '{LIBRARY}' AND state = 'building'"
@@ -500,19 +493,10 @@ fn an_aborted_reindex_is_left_alone_by_the_resume_sweep_until_asked_again() {
     assert_eq!(library["stats_generation"], 1, "{library}");
 
     // An operator asking again resumes it, from where it stopped.
-    let (status, body) = call(
-        &b,
-        "POST",
-        &format!("/api/v1/libraries/{LIBRARY}/reindex"),
-        None,
-    );
+    let (status, body) = ask_reindex(&b);
     assert_eq!(status, 202, "{body}");
-    let name = body["job"].as_str().unwrap().to_string();
-    let finished = wait_for(Duration::from_secs(60), "the asked re-index", || {
-        let status = job(&b, &name);
-        (status["state"] != "running" && status["state"] != "queued").then_some(status)
-    });
-    assert_eq!(finished["state"], "done", "{finished}");
+    let ended = finished(&b, body["job"].as_str().unwrap());
+    assert_eq!(ended["state"], "done", "{ended}");
     let (generation, exact) = statistics_are_exact(&shared);
     assert_eq!(generation, 2);
     assert!(exact);
