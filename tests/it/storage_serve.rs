@@ -3,7 +3,8 @@
 //! the other at once; a re-index runs in one process only (the other answers `409
 //! job_running_elsewhere`), is taken over by the other when its process is killed, with exact
 //! statistics afterwards, and is left alone once an operator aborted it; what is not built on
-//! PostgreSQL answers `501 unsupported_on_backend`.
+//! PostgreSQL answers `501 unsupported_on_backend`; the data-directory commands built on the
+//! storage seam run on the same database.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -33,9 +34,9 @@ impl Shared {
         })
     }
 
-    /// Starts a server named `name` on the database, with `reindex` settings (TOML lines of the
-    /// `[reindex]` table) beside a one-second resume sweep.
-    fn serve(&self, name: &str, reindex: &str) -> ServerProcess {
+    /// Writes the configuration of a process named `name` on the database, with `reindex`
+    /// settings (TOML lines of the `[reindex]` table) beside a one-second resume sweep.
+    fn config(&self, name: &str, reindex: &str) -> PathBuf {
         let config = self.dir.path().join(format!("{name}.toml"));
         std::fs::write(
             &config,
@@ -46,8 +47,45 @@ impl Shared {
             ),
         )
         .unwrap();
+        config
+    }
+
+    /// Starts a server named `name` on the database (see [`Shared::config`]).
+    fn serve(&self, name: &str, reindex: &str) -> ServerProcess {
+        let config = self.config(name, reindex);
         let data: PathBuf = self.dir.path().join(name);
         start_server(&data, &[("DUPFINDER_CONFIG", config.to_str().unwrap())])
+    }
+
+    /// Runs a data-directory command of a process named `name` on the database, with `stdin`;
+    /// its exit code, standard output and standard error.
+    fn command(&self, name: &str, args: &[&str], stdin: &str) -> (i32, String, String) {
+        use std::io::Write;
+        let config = self.config(name, "");
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dupfinder"))
+            .arg("--config")
+            .arg(&config)
+            .arg("--data-dir")
+            .arg(self.dir.path().join(name))
+            .args(args)
+            .env("DUPFINDER_LOG", "warn")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        (
+            output.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
     }
 
     /// One value of a query run on the database.
@@ -334,6 +372,52 @@ fn two_servers_on_one_database_see_each_others_libraries_and_writes_at_once() {
     );
     let (_, listed) = call(&b, "GET", "/api/v1/libraries", None);
     assert_eq!(listed["libraries"], json!([]));
+}
+
+/// `stats`, `check` and `reindex` run from the command line on the database a server writes;
+/// `import` says it is not available there yet.
+#[test]
+fn the_commands_built_on_the_seam_run_on_the_shared_database() {
+    let Some(shared) = Shared::start("commands_on_postgres") else {
+        return;
+    };
+    let a = shared.serve("a", "");
+    create_library(&a);
+    import(&a, 0, 30);
+    import(&a, 30, 10);
+
+    let (code, stdout, stderr) = shared.command("cli", &["stats", "--library", LIBRARY], "");
+    assert_eq!(code, 0, "{stderr}");
+    let stats: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(stats["documents"], 40, "{stats}");
+    assert_eq!(stats["name"], "The Journal", "{stats}");
+
+    let (code, stdout, stderr) = shared.command(
+        "cli",
+        &["check", "--library", LIBRARY, "-"],
+        &synthetic_text(33, 120),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let answer: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer["matches"][0]["doc_id"], "d33", "{answer}");
+
+    let (code, _, stderr) = shared.command("cli", &["reindex", "--library", LIBRARY], "");
+    assert_eq!(code, 0, "{stderr}");
+    let (_, library) = call(&a, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
+    assert_eq!(library["stats_generation"], 2, "{library}");
+    assert_eq!(statistics_are_exact(&shared), (2, true));
+
+    let corpus = shared.dir.path().join("more.jsonl");
+    std::fs::write(&corpus, documents(100, 3, 120)).unwrap();
+    let (code, _, stderr) = shared.command(
+        "cli",
+        &["import", "--library", LIBRARY, corpus.to_str().unwrap()],
+        "",
+    );
+    assert_ne!(code, 0);
+    assert!(stderr.contains("backend = \"postgres\""), "{stderr}");
+    let (_, library) = call(&a, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
+    assert_eq!(library["documents"], 40, "{library}");
 }
 
 #[test]

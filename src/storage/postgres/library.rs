@@ -611,10 +611,10 @@ impl LibraryStore for PgLibrary {
         control: &RebuildControl<'_>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<RebuildOutcome, IndexError> {
-        let claim = Arc::new(PgLibrary::new(self.shared.clone(), self.library.clone()))
+        let library = Arc::new(PgLibrary::new(self.shared.clone(), self.library.clone()));
+        let mut claim = library
             .claim(true)?
-            .expect("a waiting claim is always granted");
-        let mut claim = claim;
+            .expect("a claim that waits for the lock is always granted");
         claim.reindex(control, progress)
     }
 
