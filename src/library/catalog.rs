@@ -223,7 +223,12 @@ impl Catalog {
             )?),
         };
         let data_dir = config.storage.data_dir.clone();
-        std::fs::create_dir_all(data_dir.join("libraries")).map_err(|source| LibraryError::Io {
+        // With PostgreSQL the data directory holds no library: no `libraries/` folder.
+        let folder = match postgres {
+            None => data_dir.join("libraries"),
+            Some(_) => data_dir.clone(),
+        };
+        std::fs::create_dir_all(folder).map_err(|source| LibraryError::Io {
             path: data_dir.clone(),
             source,
         })?;

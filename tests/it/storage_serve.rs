@@ -372,6 +372,10 @@ fn two_servers_on_one_database_see_each_others_libraries_and_writes_at_once() {
     );
     let (_, listed) = call(&b, "GET", "/api/v1/libraries", None);
     assert_eq!(listed["libraries"], json!([]));
+    // Nothing of the libraries was kept in the processes' data directories.
+    for name in ["a", "b"] {
+        assert!(!shared.dir.path().join(name).join("libraries").exists());
+    }
 }
 
 /// `stats`, `check` and `reindex` run from the command line on the database a server writes;
