@@ -863,7 +863,9 @@ impl Catalog {
             return Ok(report);
         }
         store.write(&prepared)?;
-        if store.summary()?.generation == 0
+        // A view's generation is one indexed row; the summary would count the documents.
+        let first = store.view()?.generation() == 0;
+        if first
             && let Some(mut claim) = store.clone().claim_reindex()?
         {
             claim.reindex(&RebuildControl::default(), &mut |_| {})?;
