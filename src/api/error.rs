@@ -223,14 +223,7 @@ impl From<LibraryError> for ApiError {
             LibraryError::Unsupported { .. } => ErrorCode::UnsupportedOnBackend,
             LibraryError::JobRunningElsewhere(_) => ErrorCode::JobRunningElsewhere,
             // Deleted by another process between the lookup and the statement.
-            LibraryError::Index(crate::index::IndexError::Storage(
-                crate::storage::StorageError::NoSuchLibrary(id),
-            )) => {
-                return ApiError::new(
-                    ErrorCode::LibraryNotFound,
-                    format!("library `{id}` does not exist"),
-                );
-            }
+            e if e.is_not_found() => ErrorCode::LibraryNotFound,
             LibraryError::Storage {
                 fault: StorageFault::Full,
                 ..

@@ -74,6 +74,20 @@ pub enum LibraryError {
     JobRunningElsewhere(String),
 }
 
+impl LibraryError {
+    /// Whether the library does not exist (any more): looked up and not found, or deleted by
+    /// another process while a statement on it ran.
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            LibraryError::NotFound(_)
+                | LibraryError::Index(IndexError::Storage(
+                    crate::storage::StorageError::NoSuchLibrary(_)
+                ))
+        )
+    }
+}
+
 mod on_postgres;
 
 /// A new library as declared by an operator.
@@ -696,7 +710,7 @@ impl Catalog {
         for id in self.ids()? {
             match self.describe(&id) {
                 Ok(info) => libraries.push(info),
-                Err(LibraryError::NotFound(_)) => {}
+                Err(e) if e.is_not_found() => {}
                 Err(e) => return Err(e),
             }
         }
@@ -865,9 +879,7 @@ impl Catalog {
         store.write(&prepared)?;
         // A view's generation is one indexed row; the summary would count the documents.
         let first = store.view()?.generation() == 0;
-        if first
-            && let Some(mut claim) = store.clone().claim_reindex()?
-        {
+        if first && let Some(mut claim) = store.clone().claim_reindex()? {
             claim.reindex(&RebuildControl::default(), &mut |_| {})?;
         }
         report.accepted = prepared.len();

@@ -433,7 +433,8 @@ impl Jobs {
                 continue;
             }
             match self.start_reindex(&id, JobTrigger::Resume) {
-                Ok(_) | Err(LibraryError::JobRunningElsewhere(_) | LibraryError::NotFound(_)) => {}
+                Ok(_) | Err(LibraryError::JobRunningElsewhere(_)) => {}
+                Err(e) if e.is_not_found() => {}
                 Err(e) => tracing::warn!(library = %id, error = %e, "could not resume a re-index"),
             }
         }
