@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::files::{content_type, multipart};
 use crate::support::{PgServer, ServerProcess, call_json, http, start_server, synthetic_text};
 
 /// The library every test here works on.
@@ -345,6 +346,32 @@ fn two_servers_on_one_database_see_each_others_libraries_and_writes_at_once() {
     assert_eq!(response.status, 200, "{}", response.body);
     let late = check(&a, &synthetic_text(500, 120));
     assert_eq!(late["matches"][0]["doc_id"], "late", "{late}");
+
+    // Files: one stored through A, checked as a file through B; the report is B's own.
+    let paper = synthetic_text(700, 150);
+    let response = http(
+        a.addr,
+        "POST",
+        &format!("/api/v1/libraries/{LIBRARY}/documents"),
+        &content_type(),
+        &multipart(&[("file", Some("paper.txt"), paper.as_bytes())]),
+    )
+    .unwrap();
+    assert_eq!(response.status, 200, "{}", response.body);
+    let response = http(
+        b.addr,
+        "POST",
+        "/api/v1/check",
+        &content_type(),
+        &multipart(&[("file", Some("manuscript.txt"), paper.as_bytes())]),
+    )
+    .unwrap();
+    assert_eq!(response.status, 200, "{}", response.body);
+    let answer: Value = serde_json::from_str(&response.body).unwrap();
+    assert_eq!(answer["matches"][0]["doc_id"], "paper.txt", "{answer}");
+    let report = format!("/api/v1/reports/{}", answer["report_id"].as_str().unwrap());
+    assert_eq!(call(&b, "GET", &report, None).0, 200);
+    assert_eq!(call(&a, "GET", &report, None).0, 404);
 
     // Deletes through one are seen by the other.
     let (status, _) = call(
