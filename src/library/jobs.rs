@@ -502,7 +502,19 @@ fn run_reindex(
     mut claim: Box<dyn ReindexClaim>,
     settings: &ReindexConfig,
 ) {
+    let library = job.status().library;
+    // An operator's abort pauses what is left unfinished, whether the job ran or was queued
+    // behind another (a resumed generation it was about to take up).
+    let pause_if_asked = |claim: &mut Box<dyn ReindexClaim>| {
+        if job.pause.load(Ordering::Relaxed)
+            && let Err(e) = claim.set_paused(true)
+        {
+            tracing::error!(%library, error = %e, "could not mark the aborted re-index paused");
+        }
+    };
     if job.cancel.load(Ordering::Relaxed) {
+        pause_if_asked(&mut claim);
+        drop(claim);
         job.update(|s| {
             s.state = JobState::Aborted;
             s.finished_at = Some(unix_now());
@@ -523,12 +535,8 @@ fn run_reindex(
     let outcome = claim.reindex(&control, &mut |done| {
         job.done.store(done, Ordering::Relaxed)
     });
-    let library = job.status().library;
-    if matches!(outcome, Ok(RebuildOutcome::Cancelled { .. }))
-        && job.pause.load(Ordering::Relaxed)
-        && let Err(e) = claim.set_paused(true)
-    {
-        tracing::error!(%library, error = %e, "could not mark the aborted re-index paused");
+    if matches!(outcome, Ok(RebuildOutcome::Cancelled { .. })) {
+        pause_if_asked(&mut claim);
     }
     // The claim goes before the job says it has finished: whoever sees it finished may claim.
     drop(claim);
