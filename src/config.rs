@@ -319,6 +319,9 @@ pub struct ReindexConfig {
     pub auto_min_documents: u64,
     /// How often the server looks at the libraries' drift, in seconds.
     pub check_interval_secs: u64,
+    /// With PostgreSQL: how often the server looks for a re-index another process left
+    /// unfinished (stopped or killed) and takes it over, in seconds.
+    pub resume_interval_secs: u64,
     /// Documents signed per second at most (0: as fast as it can), to leave room for checks.
     pub max_docs_per_second: u32,
     /// Documents signed between two commits of an unfinished generation: what a resume after a
@@ -332,6 +335,7 @@ impl Default for ReindexConfig {
             auto_drift: 0.2,
             auto_min_documents: 100,
             check_interval_secs: 60,
+            resume_interval_secs: 10,
             max_docs_per_second: 0,
             commit_every: 100_000,
         }

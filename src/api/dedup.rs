@@ -38,10 +38,14 @@ impl From<DedupError> for ApiError {
     }
 }
 
+/// What the dedup endpoints are called in a `501 unsupported_on_backend` answer.
+const DEDUP: &str = "finding the duplicates inside a library (dedup, duplicates, alerts)";
+
 pub(super) async fn start_dedup(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<JobStatus>), ApiError> {
+    state.catalog.require_tantivy(DEDUP)?;
     let job = state.jobs.start_dedup(&id, JobTrigger::Request)?;
     Ok((StatusCode::ACCEPTED, Json(job)))
 }
@@ -71,6 +75,7 @@ pub(super) async fn list_duplicates(
     let params: PageParams = query_params(raw.as_deref().unwrap_or_default())?;
     let limit = page_limit(params.limit, 20)?;
     let offset = page_offset(params.offset, MAX_OFFSET)?;
+    state.catalog.require_tantivy(DEDUP)?;
     let index = state.catalog.index(&id)?;
     let set = tokio::task::spawn_blocking(move || DedupStore::of(&index).clusters()).await??;
     let Some(set) = set else {
@@ -103,6 +108,7 @@ pub(super) async fn document_duplicates(
     id: String,
     doc_id: String,
 ) -> Result<Json<Value>, ApiError> {
+    state.catalog.require_tantivy(DEDUP)?;
     let index = state.catalog.index(&id)?;
     let (exists, set) = tokio::task::spawn_blocking({
         let (index, doc_id) = (index.clone(), doc_id.clone());
@@ -161,6 +167,7 @@ pub(super) async fn list_alerts(
     let params: AlertParams = query_params(raw.as_deref().unwrap_or_default())?;
     let limit = page_limit(params.limit, 20)?;
     let offset = page_offset(params.offset, MAX_OFFSET)?;
+    state.catalog.require_tantivy(DEDUP)?;
     if let Some(library) = &params.library {
         state.catalog.index(library)?;
     }

@@ -40,7 +40,7 @@ pub(super) async fn add_documents(
 ) -> Result<Json<IngestReport>, ApiError> {
     LibraryId::parse(&id).map_err(|m| ApiError::new(ErrorCode::InvalidLibraryId, m))?;
     // The library must exist before the body is worth analyzing.
-    state.catalog.index(&id)?;
+    state.catalog.store(&id)?;
     if is_multipart(request.headers()) {
         return add_files(state, id, request).await;
     }
@@ -148,13 +148,18 @@ async fn asks_for_duplicates(state: &AppState, id: &str, doc_id: &str) -> bool {
     if !doc_id.ends_with(DUPLICATES_SUFFIX) {
         return false;
     }
-    let Ok(index) = state.catalog.index(id) else {
+    let Ok(store) = state.catalog.store(id) else {
         return true;
     };
     let literal = doc_id.to_string();
-    !tokio::task::spawn_blocking(move || index.contains(&literal).unwrap_or(false))
-        .await
-        .unwrap_or(false)
+    !tokio::task::spawn_blocking(move || {
+        store
+            .view()
+            .and_then(|view| view.document(&literal))
+            .is_ok_and(|document| document.is_some())
+    })
+    .await
+    .unwrap_or(false)
 }
 
 pub(super) async fn get_document(
@@ -169,9 +174,9 @@ pub(super) async fn get_document(
             .into_response());
     }
     let catalog = state.catalog.clone();
-    let index = catalog.index(&id)?;
+    let store = catalog.store(&id)?;
     let doc_id_for_error = doc_id.clone();
-    let document = tokio::task::spawn_blocking(move || index.document(&doc_id))
+    let document = tokio::task::spawn_blocking(move || store.view()?.document(&doc_id))
         .await?
         .map_err(crate::library::LibraryError::from)?;
     document.map(|d| Json(d).into_response()).ok_or_else(|| {
@@ -220,8 +225,8 @@ pub(super) async fn list_documents(
     };
     let limit = page_limit(params.limit, 20)?;
     let offset = page_offset(params.offset, MAX_LIST_OFFSET)?;
-    let index = state.catalog.index(&id)?;
-    let page = tokio::task::spawn_blocking(move || index.browse(sort, order, limit, offset))
+    let store = state.catalog.store(&id)?;
+    let page = tokio::task::spawn_blocking(move || store.browse(sort, order, limit, offset))
         .await?
         .map_err(LibraryError::from)?;
     Ok(Json(page))

@@ -102,6 +102,7 @@ error_codes! {
     NotQueued = "not_queued" => NOT_FOUND,
     CrawlBusy = "crawl_busy" => CONFLICT,
     JobNotFound = "job_not_found" => NOT_FOUND,
+    JobRunningElsewhere = "job_running_elsewhere" => CONFLICT,
     // Batches.
     TooManyFiles = "too_many_files" => PAYLOAD_TOO_LARGE,
     BatchTooLarge = "batch_too_large" => PAYLOAD_TOO_LARGE,
@@ -138,6 +139,7 @@ error_codes! {
     StorageFull = "storage_full" => INSUFFICIENT_STORAGE,
     StorageUnavailable = "storage_unavailable" => SERVICE_UNAVAILABLE,
     TransientFault = "transient_fault" => SERVICE_UNAVAILABLE,
+    UnsupportedOnBackend = "unsupported_on_backend" => NOT_IMPLEMENTED,
     Internal = "internal" => INTERNAL_SERVER_ERROR,
 }
 
@@ -218,6 +220,10 @@ impl From<LibraryError> for ApiError {
             LibraryError::NotFound(_) => ErrorCode::LibraryNotFound,
             LibraryError::Registry(RegistryError::Exists(_)) => ErrorCode::LibraryExists,
             LibraryError::WriterStopped(_) => return writer_stopped(),
+            LibraryError::Unsupported { .. } => ErrorCode::UnsupportedOnBackend,
+            LibraryError::JobRunningElsewhere(_) => ErrorCode::JobRunningElsewhere,
+            // Deleted by another process between the lookup and the statement.
+            e if e.is_not_found() => ErrorCode::LibraryNotFound,
             LibraryError::Storage {
                 fault: StorageFault::Full,
                 ..

@@ -175,13 +175,15 @@ pub(super) fn render_state(state: &AppState) -> String {
         "gauge",
         "Bytes the library's files take on disk.",
     );
+    // A library kept in PostgreSQL has no files here: no sample rather than a false zero.
     for library in &libraries {
-        let _ = writeln!(
-            out,
-            "dupfinder_library_disk_bytes{{library=\"{}\"}} {}",
-            library.id,
-            catalog.disk_bytes(&library.id)
-        );
+        if let Some(bytes) = catalog.disk_bytes(&library.id) {
+            let _ = writeln!(
+                out,
+                "dupfinder_library_disk_bytes{{library=\"{}\"}} {bytes}",
+                library.id,
+            );
+        }
     }
     family(
         &mut out,

@@ -39,7 +39,10 @@ pub(super) async fn method_not_allowed() -> ApiError {
 /// `POST /api/v1/backup` (admin): a consistent backup of the data directory, streamed as a
 /// `.tar.gz` while it is written (see [`crate::backup`]). Writers to a library wait only while
 /// that library's files are linked into the copy.
-pub(super) async fn backup(State(state): State<AppState>) -> impl IntoResponse {
+pub(super) async fn backup(State(state): State<AppState>) -> axum::response::Response {
+    if let Err(e) = state.catalog.require_tantivy("a backup of the server") {
+        return ApiError::from(e).into_response();
+    }
     let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<Vec<u8>>>(8);
     tokio::task::spawn_blocking(move || {
         let out = std::io::BufWriter::with_capacity(1 << 16, ChannelWriter(tx.clone()));
@@ -66,6 +69,7 @@ pub(super) async fn backup(State(state): State<AppState>) -> impl IntoResponse {
         ],
         axum::body::Body::from_stream(body),
     )
+        .into_response()
 }
 
 /// Bytes written to it go to the response body; a client gone away fails the write, which

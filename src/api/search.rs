@@ -25,6 +25,9 @@ pub(super) async fn search_library(
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<SearchResults>, ApiError> {
+    state
+        .catalog
+        .require_tantivy("full-text search of a library")?;
     let params: SearchParams = query_params(raw.as_deref().unwrap_or_default())?;
     let query = params.q.unwrap_or_default();
     if query.trim().is_empty() {

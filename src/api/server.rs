@@ -74,6 +74,10 @@ pub async fn serve(
     // A re-index a crash interrupted goes on from its last commit.
     jobs.resume_unfinished();
     let drift = tokio::spawn(jobs.clone().watch_drift());
+    // On a database other processes serve too, a re-index one of them left unfinished is taken
+    // over. (A data directory has one process, whose unfinished re-indexes resumed above.)
+    let sweep = (catalog.backend() == crate::storage::Backend::Postgres)
+        .then(|| tokio::spawn(jobs.clone().watch_unfinished()));
     let retention = tokio::spawn(drop_old_reports(catalog.clone()));
     // Events a crash or a stop left in the outbox go out first.
     let deliveries = tokio::spawn(crate::webhooks::deliver_forever(catalog.clone()));
@@ -92,6 +96,9 @@ pub async fn serve(
     .await;
     stop_crawling.cancel();
     drift.abort();
+    if let Some(sweep) = sweep {
+        sweep.abort();
+    }
     retention.abort();
     deliveries.abort();
     if crawler.await.is_err() {

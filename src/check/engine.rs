@@ -41,15 +41,15 @@ pub fn check_cancellable(
     let ids = match request.distinct_libraries() {
         Some(ids) if ids.is_empty() => return Err(CheckError::NoLibraries),
         Some(ids) => ids,
-        None => catalog.ids(),
+        None => catalog.ids()?,
     };
     let libraries = ids
         .iter()
-        .map(|id| catalog.index(id).map(|index| (id.as_str(), index)))
+        .map(|id| catalog.store(id).map(|store| (id.as_str(), store)))
         .collect::<Result<Vec<_>, _>>()?;
     let stores: Vec<(&str, &dyn LibraryStore)> = libraries
         .iter()
-        .map(|(id, index)| (*id, index.as_ref() as &dyn LibraryStore))
+        .map(|(id, store)| (*id, store.as_ref()))
         .collect();
     check_stores(
         catalog.analyzer(),

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -11,6 +11,7 @@ use super::config::{GlobalArgs, configure, open_catalog};
 use super::remote::{Remote, segment};
 use dupfinder::index::{RebuildControl, RebuildOutcome};
 use dupfinder::library::Catalog;
+use dupfinder::storage::UnfinishedReindex;
 
 #[derive(Args)]
 pub(crate) struct ReindexArgs {
@@ -26,7 +27,7 @@ pub(crate) fn run(args: ReindexArgs, global: &GlobalArgs) -> Result<ExitCode> {
     }
     let catalog = open_catalog(&configure(global, None)?)?;
     let ids = if args.all {
-        catalog.ids()
+        catalog.ids()?
     } else {
         args.library.into_iter().collect()
     };
@@ -39,14 +40,14 @@ fn reindex_with_progress(catalog: &Catalog, ids: &[String]) -> Result<ExitCode> 
     let cancel = super::stop_on_ctrl_c("stopping: committing what was signed")?;
     let settings = &catalog.config().reindex;
     for id in ids {
-        let index = catalog.index(id)?;
-        let total = index.summary().documents;
+        let store = catalog.store(id)?;
+        let total = store.summary()?.documents;
         let bar = ProgressBar::new(total).with_style(
             ProgressStyle::with_template("re-signing {msg} {bar:40} {pos}/{len} {per_sec}")
                 .expect("valid template"),
         );
         bar.set_message(id.clone());
-        if index.has_unfinished_rebuild() {
+        if store.unfinished_reindex()? != UnfinishedReindex::None {
             eprintln!("resuming the unfinished re-index of `{id}`");
         }
         let control = RebuildControl {
@@ -55,7 +56,11 @@ fn reindex_with_progress(catalog: &Catalog, ids: &[String]) -> Result<ExitCode> 
             commit_every: settings.commit_every,
         };
         let started = std::time::Instant::now();
-        let outcome = index.rebuild(&control, |done| bar.set_position(done))?;
+        let Some(mut claim) = store.clone().claim_reindex()? else {
+            bar.finish_and_clear();
+            bail!("`{id}` is being re-indexed by a server on the same database; follow it there");
+        };
+        let outcome = claim.reindex(&control, &mut |done| bar.set_position(done))?;
         bar.finish_and_clear();
         match outcome {
             RebuildOutcome::Finished { generation } => eprintln!(

@@ -190,7 +190,7 @@ impl CrawlService {
     /// longer exist is dropped.
     pub fn open(catalog: Arc<Catalog>) -> Result<Arc<CrawlService>, CrawlError> {
         let store = CrawlStore::open(&catalog.data_dir().join("crawl.redb"))?;
-        let known = catalog.ids();
+        let known = catalog.ids()?;
         let mut ids = store.queue()?;
         ids.extend(store.libraries()?);
         for id in ids {

@@ -423,7 +423,7 @@ impl DedupStore {
 pub fn alerts(catalog: &Catalog, library: Option<&str>) -> Result<Vec<Alert>, DedupError> {
     let ids = match library {
         Some(id) => vec![id.to_string()],
-        None => catalog.ids(),
+        None => catalog.ids()?,
     };
     let mut all = Vec::new();
     for id in ids {

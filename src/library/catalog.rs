@@ -1,5 +1,12 @@
-//! The catalog: every library of a data directory — its registry record and its open indexes —
-//! and the operations the API and the CLI share.
+//! The catalog: every library the service serves — its registry record and its storage — and
+//! the operations the API and the CLI share.
+//!
+//! With the embedded backend (tantivy) the registry is a redb file of the data directory and
+//! the catalog keeps each library's indexes open. With PostgreSQL the registry is in the
+//! database (`libraries.record`) and every lookup reads it there, so that several processes
+//! serving one database see each other's libraries at once; the data directory then keeps only
+//! what is the process's own (keys, reports, webhooks, the crawl queue). Features still built
+//! on the tantivy index alone answer [`LibraryError::Unsupported`] on PostgreSQL.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -11,18 +18,17 @@ use serde::Serialize;
 
 use super::LibraryId;
 use super::fault::StorageFault;
-use super::ingest::{DocumentError, DocumentInput, prepare};
+use super::ingest::DocumentError;
 use super::keys::{KeyError, KeyStore};
 use super::registry::{LibraryRecord, Registry, RegistryError};
 use crate::analysis::Analyzer;
 use crate::batch::BatchStore;
 use crate::clock::unix_now;
 use crate::config::Config;
-use crate::index::{
-    IndexError, IndexOptions, IndexSummary, LibraryIndex, PreparedDocument, default_analyzer,
-};
+use crate::index::{IndexError, IndexOptions, IndexSummary, LibraryIndex, default_analyzer};
 use crate::reports::{Report, ReportError, ReportStore};
-use crate::storage::{Backend, StorageError};
+use crate::storage::postgres::PgStorage;
+use crate::storage::{Backend, LibraryStore, Storage};
 use crate::webhooks::{Event, WebhookStore};
 
 /// What can go wrong at the catalog level.
@@ -54,7 +60,33 @@ pub enum LibraryError {
     /// A write failed because of the data directory (see [`Catalog::write_failed`]).
     #[error("{fault:?} storage: {reason}")]
     Storage { fault: StorageFault, reason: String },
+    /// What was asked is not built on the configured backend yet.
+    #[error("{what} is not available with [storage] backend = \"{backend}\" yet")]
+    Unsupported { backend: &'static str, what: String },
+    /// Another process serving the same database runs the re-index of this library.
+    #[error(
+        "library `{0}` is being re-indexed by another server process on the same database; \
+         follow it there, or ask again when it has finished"
+    )]
+    JobRunningElsewhere(String),
 }
+
+impl LibraryError {
+    /// Whether the library does not exist (any more): looked up and not found, or deleted by
+    /// another process while a statement on it ran.
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            LibraryError::NotFound(_)
+                | LibraryError::Index(IndexError::Storage(
+                    crate::storage::StorageError::NoSuchLibrary(_)
+                ))
+        )
+    }
+}
+
+mod on_postgres;
+mod write;
 
 /// A new library as declared by an operator.
 #[derive(Debug, Clone, Default)]
@@ -164,23 +196,7 @@ fn new_folder_name(id: &str) -> String {
     format!("{id}.{nanos:x}")
 }
 
-/// The catalog serves its libraries from tantivy. The PostgreSQL backend implements the
-/// storage seam (`storage/`) and passes the same contract suite, but the catalog, the jobs and
-/// the API do not reach libraries through the seam yet: a configuration that asks for it is
-/// refused rather than silently served from the data directory.
-fn refuse_unserved_backend(config: &Config) -> Result<(), LibraryError> {
-    match config.storage.backend {
-        Backend::Tantivy => Ok(()),
-        Backend::Postgres => Err(IndexError::from(StorageError::Config(
-            "[storage] backend = \"postgres\" is not served by `dupfinder serve` and the \
-             data-directory commands yet; use backend = \"tantivy\""
-                .to_string(),
-        ))
-        .into()),
-    }
-}
-
-/// Every library of one data directory.
+/// Every library the service serves, and the process's own stores.
 pub struct Catalog {
     data_dir: PathBuf,
     registry: Registry,
@@ -190,6 +206,9 @@ pub struct Catalog {
     batches: BatchStore,
     analyzer: Analyzer,
     config: Config,
+    /// The libraries' database when `[storage] backend = "postgres"`; `None`: tantivy, the
+    /// open indexes below.
+    postgres: Option<PgStorage>,
     indexes: RwLock<HashMap<String, Arc<LibraryIndex>>>,
     /// Libraries whose index writer failed a write for a cause other than a storage fault
     /// (damage, or a cause not known): they refuse writes until an operator reopens the writer
@@ -205,11 +224,23 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// Opens the data directory (creating it when missing) and every library in it.
+    /// Opens the data directory (creating it when missing) and every library in it, or, with
+    /// PostgreSQL, connects to the database and applies its migrations.
     pub fn open(config: &Config) -> Result<Catalog, LibraryError> {
-        refuse_unserved_backend(config)?;
+        let postgres = match config.storage.backend {
+            Backend::Tantivy => None,
+            Backend::Postgres => Some(PgStorage::connect(
+                &config.storage.postgres,
+                config.signatures.scheme(),
+            )?),
+        };
         let data_dir = config.storage.data_dir.clone();
-        std::fs::create_dir_all(data_dir.join("libraries")).map_err(|source| LibraryError::Io {
+        // With PostgreSQL the data directory holds no library: no `libraries/` folder.
+        let folder = match postgres {
+            None => data_dir.join("libraries"),
+            Some(_) => data_dir.clone(),
+        };
+        std::fs::create_dir_all(folder).map_err(|source| LibraryError::Io {
             path: data_dir.clone(),
             source,
         })?;
@@ -237,11 +268,17 @@ impl Catalog {
             batches,
             analyzer: default_analyzer(),
             config: config.clone(),
+            postgres,
             indexes: RwLock::new(HashMap::new()),
             stopped_writers: RwLock::new(HashSet::new()),
             writers_to_reset: RwLock::new(HashSet::new()),
             ingested: Default::default(),
         };
+        if catalog.postgres.is_some() {
+            // The libraries live in the database; the data directory's `libraries/` folder is
+            // not theirs (it may hold a tantivy data directory's libraries): left untouched.
+            return Ok(catalog);
+        }
         let records = catalog.registry.list()?;
         for record in &records {
             let index = catalog.open_index(record)?;
@@ -279,6 +316,7 @@ impl Catalog {
     /// must not exist), while the server goes on; answers each library's documents in the copy.
     /// Writes to one library wait while that library is copied.
     pub fn snapshot_to(&self, dest: &Path) -> Result<Vec<(String, u64)>, LibraryError> {
+        self.require_tantivy("a backup of the data directory")?;
         let libraries_dir = dest.join("libraries");
         std::fs::create_dir_all(&libraries_dir).map_err(|source| LibraryError::Io {
             path: libraries_dir.clone(),
@@ -432,10 +470,14 @@ impl Catalog {
             .collect()
     }
 
-    /// Bytes the files of library `id` take on disk.
-    pub fn disk_bytes(&self, id: &str) -> u64 {
+    /// Bytes the files of library `id` take on disk; `None` when its storage is not files of
+    /// this machine (PostgreSQL).
+    pub fn disk_bytes(&self, id: &str) -> Option<u64> {
+        if self.postgres.is_some() {
+            return None;
+        }
         let Ok(index) = self.index(id) else {
-            return 0;
+            return Some(0);
         };
         let mut total = 0;
         let mut pending = vec![index.dir().to_path_buf()];
@@ -451,42 +493,7 @@ impl Catalog {
                 }
             }
         }
-        total
-    }
-
-    /// What a failed write answers: a fault of the data directory (found in the error, or by
-    /// probing the directory when the index library reported it as text) as
-    /// [`LibraryError::Storage`]; a killed index writer as [`LibraryError::WriterStopped`];
-    /// anything else as it is. Every write of the catalog passes its failure through here.
-    fn write_failed(&self, id: &str, error: LibraryError) -> LibraryError {
-        let storage = |fault, error: &dyn std::fmt::Display| {
-            tracing::error!(library = id, %error, ?fault, "storage fault");
-            LibraryError::Storage {
-                fault,
-                reason: error.to_string(),
-            }
-        };
-        match error {
-            LibraryError::InvalidId(_)
-            | LibraryError::NotFound(_)
-            | LibraryError::Storage { .. }
-            | LibraryError::Registry(RegistryError::Exists(_)) => error,
-            error => {
-                if let Some(fault) = StorageFault::of(&error) {
-                    return storage(fault, &error);
-                }
-                if let Err(probe) = self.probe_storage()
-                    && let Some(fault) = StorageFault::of(&probe)
-                {
-                    return storage(fault, &error);
-                }
-                if error.to_string().contains("index writer was killed") {
-                    tracing::error!(library = id, %error, "index writer stopped");
-                    return LibraryError::WriterStopped(id.to_string());
-                }
-                error
-            }
-        }
+        Some(total)
     }
 
     /// Declares a new library and creates its (empty) indexes.
@@ -509,8 +516,15 @@ impl Catalog {
             oai_set: spec.oai_set,
             created_at: unix_now(),
             last_indexed: None,
-            dir: Some(new_folder_name(id.as_str())),
+            dir: self
+                .postgres
+                .is_none()
+                .then(|| new_folder_name(id.as_str())),
         };
+        if let Some(postgres) = &self.postgres {
+            on_postgres::create(postgres, &record)?;
+            return self.describe(id.as_str());
+        }
         let mut indexes = self.indexes.write();
         self.registry.insert(&record)?;
         let index = match self.open_index(&record) {
@@ -528,6 +542,7 @@ impl Catalog {
     /// The library `id`, created with default settings when it does not exist yet (the import
     /// command's behaviour).
     pub fn get_or_create(&self, id: &str) -> Result<Arc<LibraryIndex>, LibraryError> {
+        self.require_tantivy("importing into a library from the command line")?;
         match self.index(id) {
             Err(LibraryError::NotFound(_)) => {
                 match self.create(NewLibrary {
@@ -542,9 +557,31 @@ impl Catalog {
         }
     }
 
-    /// The open indexes of library `id`.
+    /// Library `id` through the storage seam, whichever backend keeps it. With PostgreSQL it is
+    /// looked up in the database at each call: a library another process deleted is not found.
+    pub fn store(&self, id: &str) -> Result<Arc<dyn LibraryStore>, LibraryError> {
+        let Some(postgres) = &self.postgres else {
+            let index: Arc<dyn LibraryStore> = self.index(id)?;
+            return Ok(index);
+        };
+        LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
+        postgres
+            .open(id)?
+            .ok_or_else(|| LibraryError::NotFound(id.to_string()))
+    }
+
+    /// The open tantivy indexes of library `id`, for the features built on them alone. With
+    /// PostgreSQL: [`LibraryError::NotFound`] for a library that does not exist, else
+    /// [`LibraryError::Unsupported`].
     pub fn index(&self, id: &str) -> Result<Arc<LibraryIndex>, LibraryError> {
         LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
+        if self.postgres.is_some() {
+            self.store(id)?;
+            return Err(self.unsupported(
+                "this operation (it reads the library's tantivy index, which the database does \
+                 not hold)",
+            ));
+        }
         self.indexes
             .read()
             .get(id)
@@ -552,29 +589,57 @@ impl Catalog {
             .ok_or_else(|| LibraryError::NotFound(id.to_string()))
     }
 
+    /// The backend that keeps the libraries.
+    pub fn backend(&self) -> Backend {
+        if self.postgres.is_some() {
+            Backend::Postgres
+        } else {
+            Backend::Tantivy
+        }
+    }
+
+    /// [`LibraryError::Unsupported`] for `what` on this catalog's backend.
+    pub fn unsupported(&self, what: &str) -> LibraryError {
+        LibraryError::Unsupported {
+            backend: self.backend().name(),
+            what: what.to_string(),
+        }
+    }
+
+    /// Fails with [`LibraryError::Unsupported`] naming `what` unless the libraries are kept by
+    /// tantivy: the features not built on the storage seam yet.
+    pub fn require_tantivy(&self, what: &str) -> Result<(), LibraryError> {
+        match self.postgres {
+            None => Ok(()),
+            Some(_) => Err(self.unsupported(what)),
+        }
+    }
+
     /// Ids of every library, sorted.
-    pub fn ids(&self) -> Vec<String> {
+    pub fn ids(&self) -> Result<Vec<String>, LibraryError> {
+        if let Some(postgres) = &self.postgres {
+            return Ok(postgres.list()?);
+        }
         let mut ids: Vec<String> = self.indexes.read().keys().cloned().collect();
         ids.sort();
-        ids
+        Ok(ids)
     }
 
     /// A library's registry record: how it was declared.
     pub fn record(&self, id: &str) -> Result<LibraryRecord, LibraryError> {
         LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
-        self.registry
-            .get(id)?
-            .ok_or_else(|| LibraryError::NotFound(id.to_string()))
+        let record = match &self.postgres {
+            Some(postgres) => on_postgres::record(postgres, id)?,
+            None => self.registry.get(id)?,
+        };
+        record.ok_or_else(|| LibraryError::NotFound(id.to_string()))
     }
 
     /// A library with its figures.
     pub fn describe(&self, id: &str) -> Result<LibraryInfo, LibraryError> {
-        let index = self.index(id)?;
-        let record = self
-            .registry
-            .get(id)?
-            .ok_or_else(|| LibraryError::NotFound(id.to_string()))?;
-        let summary: IndexSummary = index.summary();
+        let store = self.store(id)?;
+        let record = self.record(id)?;
+        let summary: IndexSummary = store.summary()?;
         Ok(LibraryInfo {
             id: record.id,
             name: record.name,
@@ -597,9 +662,18 @@ impl Catalog {
         })
     }
 
-    /// Every library with its figures, sorted by id.
+    /// Every library with its figures, sorted by id. A library deleted meanwhile (by another
+    /// process on a shared database) is left out.
     pub fn list(&self) -> Result<Vec<LibraryInfo>, LibraryError> {
-        self.ids().iter().map(|id| self.describe(id)).collect()
+        let mut libraries = Vec::new();
+        for id in self.ids()? {
+            match self.describe(&id) {
+                Ok(info) => libraries.push(info),
+                Err(e) if e.is_not_found() => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(libraries)
     }
 
     /// Removes a library: its record, its indexes and its files.
@@ -610,6 +684,12 @@ impl Catalog {
 
     fn delete_library(&self, id: &str) -> Result<(), LibraryError> {
         LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
+        if let Some(postgres) = &self.postgres {
+            return match postgres.delete(id)? {
+                true => Ok(()),
+                false => Err(LibraryError::NotFound(id.to_string())),
+            };
+        }
         let mut indexes = self.indexes.write();
         let Some(index) = indexes.remove(id) else {
             return Err(LibraryError::NotFound(id.to_string()));
@@ -629,176 +709,12 @@ impl Catalog {
         }
         Ok(())
     }
-
-    /// Removes document `doc_id` of library `id`; returns whether it existed. When this returns,
-    /// the document is gone from checks, search and listings.
-    pub fn delete_document(&self, id: &str, doc_id: &str) -> Result<bool, LibraryError> {
-        let index = self.index(id)?;
-        self.ready_to_write(id, &index)?;
-        let deleted = index.delete(doc_id);
-        {
-            let indexes = self.indexes.read();
-            if !self.is_current(&indexes, id, &index) {
-                return Err(LibraryError::NotFound(id.to_string()));
-            }
-        }
-        let deleted = deleted.map_err(|e| self.after_failed_write(id, e))?;
-        if deleted {
-            self.touch(id)?;
-            if let Err(e) = crate::dedup::removed(self, id, doc_id) {
-                tracing::error!(library = id, doc_id, error = %e, "could not update the clusters");
-            }
-        }
-        Ok(deleted)
-    }
-
-    /// Validates and analyzes documents, writes the good ones durably, and reports the others by
-    /// line. The first documents of a library also build its first statistics snapshot, so that
-    /// signatures are meaningful from the start.
-    pub fn ingest(
-        &self,
-        id: &str,
-        lines: Vec<(usize, Result<DocumentInput, DocumentError>)>,
-    ) -> Result<IngestReport, LibraryError> {
-        let mut prepared: Vec<PreparedDocument> = Vec::with_capacity(lines.len());
-        let mut rejected = Vec::new();
-        for (line, input) in lines {
-            match input.and_then(|input| prepare(&self.analyzer, &self.config.limits, input)) {
-                Ok(document) => prepared.push(document),
-                Err(e) => rejected.push(RejectedLine {
-                    line,
-                    error: RejectedReason::from(&e),
-                }),
-            }
-        }
-        self.ingest_prepared(id, prepared, rejected)
-    }
-
-    /// Writes documents that are already prepared; `rejected` is passed through to the report.
-    pub fn ingest_prepared(
-        &self,
-        id: &str,
-        prepared: Vec<PreparedDocument>,
-        rejected: Vec<RejectedLine>,
-    ) -> Result<IngestReport, LibraryError> {
-        self.write_prepared(id, prepared, rejected)
-            .map_err(|e| self.write_failed(id, e))
-    }
-
-    fn write_prepared(
-        &self,
-        id: &str,
-        prepared: Vec<PreparedDocument>,
-        rejected: Vec<RejectedLine>,
-    ) -> Result<IngestReport, LibraryError> {
-        let index = self.index(id)?;
-        let mut report = IngestReport {
-            accepted: 0,
-            rejected,
-        };
-        if prepared.is_empty() {
-            return Ok(report);
-        }
-        self.ready_to_write(id, &index)?;
-        let added = index.add(&prepared);
-        // The first documents of a library also make its first statistics snapshot.
-        let signed = match &added {
-            Ok(()) if index.signatures().generation() == 0 => {
-                index.rebuild_statistics(|_| {}).map(drop)
-            }
-            _ => Ok(()),
-        };
-        {
-            // Under the catalog's lock, so that a delete cannot come between the question and
-            // the stop.
-            let indexes = self.indexes.read();
-            if !self.is_current(&indexes, id, &index) {
-                // Deleted (and perhaps created again) while this wrote into the old folder.
-                return Err(LibraryError::NotFound(id.to_string()));
-            }
-            if let Err(e) = added {
-                return Err(self.after_failed_write(id, e));
-            }
-        }
-        signed?;
-        report.accepted = prepared.len();
-        self.touch(id)?;
-        // The documents are written; checking them against the library only keeps its
-        // clusters current, so its failure fails no ingest.
-        let doc_ids: Vec<String> = prepared.into_iter().map(|d| d.doc_id).collect();
-        if let Err(e) = crate::dedup::arrived(self, id, &doc_ids) {
-            tracing::error!(library = id, error = %e, "could not check arriving documents");
-        }
-        Ok(report)
-    }
-
-    /// Whether library `id` takes a write now: a stopped writer refuses it; after a storage
-    /// fault the writers are first put back to their last commit, and when that fails too (the
-    /// fault persists) the write fails the same way and the next one tries again.
-    fn ready_to_write(&self, id: &str, index: &LibraryIndex) -> Result<(), LibraryError> {
-        if self.stopped_writers.read().contains(id) {
-            return Err(LibraryError::WriterStopped(id.to_string()));
-        }
-        if self.writers_to_reset.read().contains(id) {
-            if let Err(e) = index.reset_writers() {
-                return Err(self.after_failed_write(id, e));
-            }
-            self.writers_to_reset.write().remove(id);
-            tracing::info!(
-                library = id,
-                "index writers reset to the last commit; writes resume"
-            );
-        }
-        Ok(())
-    }
-
-    /// What a failed write of library `id` leaves behind: after a storage fault its writers are
-    /// reset before the next write; after any other failure they stop taking writes until an
-    /// operator reopens them.
-    fn after_failed_write(&self, id: &str, error: IndexError) -> LibraryError {
-        let error = self.write_failed(id, error.into());
-        if let LibraryError::Storage { fault, .. } = &error {
-            tracing::warn!(
-                library = id,
-                ?fault,
-                "write failed; the writers are reset before the next one"
-            );
-            self.writers_to_reset.write().insert(id.to_string());
-        } else {
-            tracing::error!(library = id, %error, "write failed; the library takes no more writes until its writer is reopened");
-            self.stopped_writers.write().insert(id.to_string());
-        }
-        error
-    }
-
-    /// Reopens the writers of library `id` at their last commit, whatever stopped them, so that
-    /// it takes writes again without a restart. Fails (and the library stays as it was) when
-    /// the writers cannot be opened.
-    pub fn reopen_writer(&self, id: &str) -> Result<(), LibraryError> {
-        let index = self.index(id)?;
-        index
-            .reset_writers()
-            .map_err(|e| self.write_failed(id, e.into()))?;
-        self.stopped_writers.write().remove(id);
-        self.writers_to_reset.write().remove(id);
-        tracing::info!(library = id, "index writers reopened at the last commit");
-        Ok(())
-    }
-
-    /// Records that library `id` was just written to.
-    pub fn touch(&self, id: &str) -> Result<(), LibraryError> {
-        if let Some(mut record) = self.registry.get(id)? {
-            record.last_indexed = Some(unix_now());
-            self.registry.update(&record)?;
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::library::IdValue;
+    use crate::library::{DocumentInput, IdValue};
 
     fn line(id: &str, seed: usize) -> (usize, Result<DocumentInput, DocumentError>) {
         let text = (0..60)

@@ -2,6 +2,13 @@
 //! resume one a crash interrupted; finding the duplicates inside a library (dedup). Jobs run one at a time on their own thread; each can be
 //! followed (`done` of `total` documents) and aborted, and an aborted or interrupted re-index
 //! resumes from its last commit the next time one is started for the library.
+//!
+//! A re-index runs under its library's claim ([`crate::storage::ReindexClaim`]): on a database
+//! several processes serve, a job runs in one of them, and another asked for it answers
+//! [`LibraryError::JobRunningElsewhere`]. There a resume sweep (every
+//! `[reindex] resume_interval_secs`) takes over a generation left unfinished by a process that
+//! stopped or was killed; one an operator aborted is paused, and left alone until an operator
+//! asks for a re-index again.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,6 +23,7 @@ use super::catalog::{Catalog, LibraryError};
 use crate::clock::unix_now;
 use crate::config::ReindexConfig;
 use crate::index::{RebuildControl, RebuildOutcome};
+use crate::storage::{LibraryStore, ReindexClaim, UnfinishedReindex};
 
 /// Finished jobs kept for `GET /api/v1/jobs` beyond the running ones.
 const KEPT_FINISHED: usize = 100;
@@ -102,6 +110,9 @@ struct Job {
     status: Mutex<JobStatus>,
     done: AtomicU64,
     cancel: AtomicBool,
+    /// Set with `cancel` by an operator's abort (not by a shutdown or a deletion): the
+    /// unfinished generation is then marked paused.
+    pause: AtomicBool,
 }
 
 impl Job {
@@ -172,7 +183,11 @@ impl Jobs {
         library: &str,
         trigger: JobTrigger,
     ) -> Result<JobStatus, LibraryError> {
-        let index = self.catalog.index(library)?;
+        let store = self.catalog.store(library)?;
+        if kind == JobKind::Dedup {
+            // Dedup is built on the tantivy index alone.
+            self.catalog.index(library)?;
+        }
         let mut table = self.table.lock();
         if let Some(job) = table.values().find(|job| {
             let status = job.status.lock();
@@ -180,6 +195,19 @@ impl Jobs {
         }) {
             return Ok(job.status());
         }
+        let claim = match kind {
+            JobKind::Reindex => {
+                let Some(mut claim) = store.clone().claim_reindex()? else {
+                    return Err(LibraryError::JobRunningElsewhere(library.to_string()));
+                };
+                if trigger == JobTrigger::Request {
+                    // An operator asking again resumes a generation paused by an abort.
+                    claim.set_paused(false)?;
+                }
+                Some(claim)
+            }
+            JobKind::Dedup | JobKind::Batch => None,
+        };
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let job = Arc::new(Job {
             status: Mutex::new(JobStatus {
@@ -189,7 +217,7 @@ impl Jobs {
                 state: JobState::Queued,
                 trigger,
                 done: 0,
-                total: index.summary().documents,
+                total: store.summary()?.documents,
                 created_at: unix_now(),
                 finished_at: None,
                 generation: None,
@@ -197,12 +225,13 @@ impl Jobs {
             }),
             done: AtomicU64::new(0),
             cancel: AtomicBool::new(false),
+            pause: AtomicBool::new(false),
         });
         table.insert(number, job.clone());
         forget_old(&mut table);
         drop(table);
 
-        let dir = index.dir().to_path_buf();
+        let dir = self.catalog.data_dir().to_path_buf();
         let control_settings = self.settings().clone();
         let runner = self.runner.clone();
         let catalog = self.catalog.clone();
@@ -212,10 +241,13 @@ impl Jobs {
             .name(format!("{}-{library}", kind.name()))
             .spawn(move || {
                 let _turn = runner.lock();
-                match kind {
-                    JobKind::Reindex => run_reindex(&job, &index, &control_settings),
-                    JobKind::Dedup => run_dedup(&job, &catalog),
-                    JobKind::Batch => unreachable!("batches start with `start_batch`"),
+                match (kind, claim) {
+                    (JobKind::Reindex, Some(claim)) => {
+                        run_reindex(&job, store.as_ref(), claim, &control_settings)
+                    }
+                    (JobKind::Reindex, None) => unreachable!("a re-index starts with its claim"),
+                    (JobKind::Dedup, _) => run_dedup(&job, &catalog),
+                    (JobKind::Batch, _) => unreachable!("batches start with `start_batch`"),
                 }
             })
             .map_err(|source| LibraryError::Io { path: dir, source })?;
@@ -248,6 +280,7 @@ impl Jobs {
             }),
             done: AtomicU64::new(done),
             cancel: AtomicBool::new(false),
+            pause: AtomicBool::new(false),
         });
         table.insert(number, entry.clone());
         forget_old(&mut table);
@@ -303,9 +336,10 @@ impl Jobs {
     }
 
     /// Asks job `job` to stop; returns its status, or `None` when it is unknown. A finished job
-    /// is left as it is.
+    /// is left as it is. A re-index stopped so is paused: no resume sweep takes it up again.
     pub fn abort(&self, job: &str) -> Option<JobStatus> {
         let found = self.find(job)?;
+        found.pause.store(true, Ordering::Relaxed);
         found.cancel.store(true, Ordering::Relaxed);
         Some(found.status())
     }
@@ -365,14 +399,8 @@ impl Jobs {
             }
             Err(e) => tracing::error!(error = %e, "the unfinished batches could not be read"),
         }
-        for id in self.catalog.ids() {
-            let unfinished = self
-                .catalog
-                .index(&id)
-                .is_ok_and(|index| index.has_unfinished_rebuild());
-            if unfinished && let Err(e) = self.start_reindex(&id, JobTrigger::Resume) {
-                tracing::warn!(library = %id, error = %e, "could not resume a re-index");
-            }
+        self.resume_interrupted_reindexes();
+        for id in self.library_ids() {
             let unfinished_dedup = self
                 .catalog
                 .index(&id)
@@ -383,41 +411,110 @@ impl Jobs {
         }
     }
 
-    /// Starts a re-index of every library whose drift passed `reindex.auto_drift`.
+    /// Every library's id for a background sweep: none when they cannot be listed now (the
+    /// failure is logged; the next sweep tries again).
+    fn library_ids(&self) -> Vec<String> {
+        self.catalog.ids().unwrap_or_else(|e| {
+            tracing::error!(error = %e, "the libraries could not be listed");
+            Vec::new()
+        })
+    }
+
+    /// Starts a re-index of every library whose last one was interrupted (not paused by an
+    /// operator) and which no process re-indexes now: the resume sweep.
+    pub fn resume_interrupted_reindexes(&self) {
+        for id in self.library_ids() {
+            let interrupted = self
+                .catalog
+                .store(&id)
+                .and_then(|store| Ok(store.unfinished_reindex()?))
+                .is_ok_and(|unfinished| unfinished == UnfinishedReindex::Interrupted);
+            if !interrupted {
+                continue;
+            }
+            match self.start_reindex(&id, JobTrigger::Resume) {
+                Ok(_) | Err(LibraryError::JobRunningElsewhere(_)) => {}
+                Err(e) if e.is_not_found() => {}
+                Err(e) => tracing::warn!(library = %id, error = %e, "could not resume a re-index"),
+            }
+        }
+    }
+
+    /// Starts a re-index of every library whose drift passed `reindex.auto_drift` (not one
+    /// whose re-index an operator paused).
     pub fn reindex_drifted(&self) {
         let settings = self.settings();
         if settings.auto_drift <= 0.0 {
             return;
         }
-        for id in self.catalog.ids() {
-            let Ok(index) = self.catalog.index(&id) else {
+        for id in self.library_ids() {
+            let Ok(store) = self.catalog.store(&id) else {
                 continue;
             };
-            let summary = index.summary();
+            let (Ok(summary), Ok(unfinished)) = (store.summary(), store.unfinished_reindex())
+            else {
+                continue;
+            };
             if summary.documents >= settings.auto_min_documents
                 && summary.drift > settings.auto_drift
-                && let Err(e) = self.start_reindex(&id, JobTrigger::Drift)
+                && unfinished != UnfinishedReindex::Paused
             {
-                tracing::warn!(library = %id, error = %e, "could not start a re-index");
+                match self.start_reindex(&id, JobTrigger::Drift) {
+                    Ok(_) | Err(LibraryError::JobRunningElsewhere(_)) => {}
+                    Err(e) => {
+                        tracing::warn!(library = %id, error = %e, "could not start a re-index")
+                    }
+                }
             }
         }
     }
 
+    /// Runs the resume sweep every `reindex.resume_interval_secs` until the process ends: on a
+    /// shared database, a re-index another process left unfinished is taken over.
+    pub async fn watch_unfinished(self: Arc<Self>) {
+        let seconds = self.settings().resume_interval_secs;
+        self.sweep_every(seconds, Jobs::resume_interrupted_reindexes)
+            .await
+    }
+
     /// Looks at the libraries' drift every `reindex.check_interval_secs` until the process ends.
     pub async fn watch_drift(self: Arc<Self>) {
-        let every = Duration::from_secs(self.settings().check_interval_secs.max(1));
-        let mut ticks = tokio::time::interval(every);
+        let seconds = self.settings().check_interval_secs;
+        self.sweep_every(seconds, Jobs::reindex_drifted).await
+    }
+
+    /// Runs `sweep` on the blocking pool every `seconds` (at least one), the first time after
+    /// one period, until the process ends.
+    async fn sweep_every(self: Arc<Self>, seconds: u64, sweep: fn(&Jobs)) {
+        let mut ticks = tokio::time::interval(Duration::from_secs(seconds.max(1)));
         ticks.tick().await;
         loop {
             ticks.tick().await;
             let jobs = self.clone();
-            let _ = tokio::task::spawn_blocking(move || jobs.reindex_drifted()).await;
+            let _ = tokio::task::spawn_blocking(move || sweep(&jobs)).await;
         }
     }
 }
 
-fn run_reindex(job: &Job, index: &crate::index::LibraryIndex, settings: &ReindexConfig) {
+fn run_reindex(
+    job: &Job,
+    store: &dyn LibraryStore,
+    mut claim: Box<dyn ReindexClaim>,
+    settings: &ReindexConfig,
+) {
+    let library = job.status().library;
+    // An operator's abort pauses what is left unfinished, whether the job ran or was queued
+    // behind another (a resumed generation it was about to take up).
+    let pause_if_asked = |claim: &mut Box<dyn ReindexClaim>| {
+        if job.pause.load(Ordering::Relaxed)
+            && let Err(e) = claim.set_paused(true)
+        {
+            tracing::error!(%library, error = %e, "could not mark the aborted re-index paused");
+        }
+    };
     if job.cancel.load(Ordering::Relaxed) {
+        pause_if_asked(&mut claim);
+        drop(claim);
         job.update(|s| {
             s.state = JobState::Aborted;
             s.finished_at = Some(unix_now());
@@ -426,15 +523,23 @@ fn run_reindex(job: &Job, index: &crate::index::LibraryIndex, settings: &Reindex
     }
     job.update(|s| {
         s.state = JobState::Running;
-        s.total = index.summary().documents;
+        if let Ok(summary) = store.summary() {
+            s.total = summary.documents;
+        }
     });
     let control = RebuildControl {
         cancel: Some(&job.cancel),
         max_docs_per_second: settings.max_docs_per_second,
         commit_every: settings.commit_every,
     };
-    let outcome = index.rebuild(&control, |done| job.done.store(done, Ordering::Relaxed));
-    let library = job.status().library;
+    let outcome = claim.reindex(&control, &mut |done| {
+        job.done.store(done, Ordering::Relaxed)
+    });
+    if matches!(outcome, Ok(RebuildOutcome::Cancelled { .. })) {
+        pause_if_asked(&mut claim);
+    }
+    // The claim goes before the job says it has finished: whoever sees it finished may claim.
+    drop(claim);
     job.update(|s| {
         s.finished_at = Some(unix_now());
         match outcome {

@@ -40,6 +40,16 @@ pub enum Backend {
     Postgres,
 }
 
+impl Backend {
+    /// The name `[storage] backend` spells it with.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Tantivy => "tantivy",
+            Backend::Postgres => "postgres",
+        }
+    }
+}
+
 /// One consistent read of a library: a statistics generation and the documents as of one
 /// moment. Writes and generation switches after the view was taken do not change what it reads.
 pub trait ReadView {
@@ -140,12 +150,47 @@ pub trait LibraryStore: Send + Sync {
     ) -> Result<DocumentPage, IndexError>;
 
     /// Re-indexes: counts statistics over live documents, signs every document into a new
-    /// generation and switches to it atomically; an interrupted re-index is resumed.
+    /// generation and switches to it atomically; an interrupted re-index is resumed. Waits while
+    /// another re-index of the library runs.
     fn reindex(
         &self,
         control: &RebuildControl<'_>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<RebuildOutcome, IndexError>;
+
+    /// The right to re-index the library, or `None` at once when a re-index of it holds that
+    /// right elsewhere (another process on a shared database). The server's jobs re-index
+    /// through a claim, so that a job runs once however many processes serve the library.
+    fn claim_reindex(self: Arc<Self>) -> Result<Option<Box<dyn ReindexClaim>>, IndexError>;
+
+    /// Whether a re-index of the library was left unfinished, and why.
+    fn unfinished_reindex(&self) -> Result<UnfinishedReindex, IndexError>;
+}
+
+/// The right to re-index one library, held until it is dropped: no other claim on the library
+/// is granted meanwhile.
+pub trait ReindexClaim: Send {
+    /// Re-indexes, as [`LibraryStore::reindex`] does, without waiting for anyone.
+    fn reindex(
+        &mut self,
+        control: &RebuildControl<'_>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<RebuildOutcome, IndexError>;
+
+    /// Marks the library's unfinished generation as paused by an operator (`true`), or takes
+    /// the mark away (`false`). A backend that keeps no such mark ignores it.
+    fn set_paused(&mut self, paused: bool) -> Result<(), IndexError>;
+}
+
+/// What is left of a library's last re-index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnfinishedReindex {
+    /// Nothing: the last re-index finished, or none was started.
+    None,
+    /// A generation was left half signed by a stop or a crash: the next re-index resumes it.
+    Interrupted,
+    /// A generation was left half signed by an operator's abort: resume sweeps leave it alone.
+    Paused,
 }
 
 /// The libraries of one backend.

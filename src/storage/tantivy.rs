@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::{LibraryStore, ReadView, Storage, StorageError};
+use super::{LibraryStore, ReadView, ReindexClaim, Storage, StorageError, UnfinishedReindex};
 use crate::analysis::Analyzer;
 use crate::index::{
     DocKey, DocumentPage, IndexError, IndexOptions, IndexSummary, LibraryIndex, LibraryView,
@@ -106,6 +106,38 @@ impl LibraryStore for LibraryIndex {
         progress: &mut dyn FnMut(u64),
     ) -> Result<RebuildOutcome, IndexError> {
         self.rebuild(control, progress)
+    }
+
+    /// One process owns a data directory, and its jobs start one re-index per library: the
+    /// claim is always granted (the index's own lock still serializes re-indexes).
+    fn claim_reindex(self: Arc<Self>) -> Result<Option<Box<dyn ReindexClaim>>, IndexError> {
+        Ok(Some(Box::new(TantivyClaim(self))))
+    }
+
+    /// An index keeps no pause mark: an unfinished generation is always resumable.
+    fn unfinished_reindex(&self) -> Result<UnfinishedReindex, IndexError> {
+        Ok(if self.has_unfinished_rebuild() {
+            UnfinishedReindex::Interrupted
+        } else {
+            UnfinishedReindex::None
+        })
+    }
+}
+
+/// The right to re-index a library of the data directory.
+struct TantivyClaim(Arc<LibraryIndex>);
+
+impl ReindexClaim for TantivyClaim {
+    fn reindex(
+        &mut self,
+        control: &RebuildControl<'_>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<RebuildOutcome, IndexError> {
+        self.0.rebuild(control, progress)
+    }
+
+    fn set_paused(&mut self, _paused: bool) -> Result<(), IndexError> {
+        Ok(())
     }
 }
 

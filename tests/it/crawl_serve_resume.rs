@@ -11,25 +11,7 @@ use serde_json::{Value, json};
 
 use crate::crawl_resume::{ARTICLES, site};
 use crate::support::sites::FixtureServer;
-use crate::support::{ServerProcess, http, start_server};
-
-fn call(server: &ServerProcess, method: &str, path: &str, body: &Value) -> (u16, Value) {
-    let body = if body.is_null() {
-        String::new()
-    } else {
-        body.to_string()
-    };
-    let response = http(
-        server.addr,
-        method,
-        path,
-        "application/json",
-        body.as_bytes(),
-    )
-    .unwrap();
-    let value = serde_json::from_str(&response.body).unwrap_or(Value::Null);
-    (response.status, value)
-}
+use crate::support::{call_json, start_server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_killed_while_crawling_resumes_the_queued_crawl_without_refetching() {
@@ -56,9 +38,9 @@ async fn a_server_killed_while_crawling_resumes_the_queued_crawl_without_refetch
         "start_url": site_server.url("/"),
         "clarifications": ["/article/n/"],
     });
-    let (status, body) = call(&server, "POST", "/api/v1/libraries", &library);
+    let (status, body) = call_json(&server, "POST", "/api/v1/libraries", &library);
     assert_eq!(status, 201, "{body}");
-    let (status, body) = call(
+    let (status, body) = call_json(
         &server,
         "POST",
         "/api/v1/queue",
@@ -110,7 +92,7 @@ async fn a_server_killed_while_crawling_resumes_the_queued_crawl_without_refetch
     let server = start_server(&data, &env);
     let started = Instant::now();
     let library = loop {
-        let (status, library) = call(&server, "GET", "/api/v1/libraries/resume", &Value::Null);
+        let (status, library) = call_json(&server, "GET", "/api/v1/libraries/resume", &Value::Null);
         assert_eq!(status, 200, "{library}");
         if library["status"] == "done" {
             break library;
@@ -132,6 +114,6 @@ async fn a_server_killed_while_crawling_resumes_the_queued_crawl_without_refetch
             "{path} was parsed before the kill and fetched again"
         );
     }
-    let (_, queue) = call(&server, "GET", "/api/v1/queue", &Value::Null);
+    let (_, queue) = call_json(&server, "GET", "/api/v1/queue", &Value::Null);
     assert_eq!(queue["size"], 0, "{queue}");
 }

@@ -20,7 +20,7 @@ fn file_bytes(name: &str) -> Vec<u8> {
 }
 
 /// A multipart body: each part is (part name, file name, bytes).
-fn multipart(parts: &[(&str, Option<&str>, &[u8])]) -> Vec<u8> {
+pub(crate) fn multipart(parts: &[(&str, Option<&str>, &[u8])]) -> Vec<u8> {
     let mut body = Vec::new();
     for (name, file_name, bytes) in parts {
         write!(
@@ -43,7 +43,7 @@ fn multipart(parts: &[(&str, Option<&str>, &[u8])]) -> Vec<u8> {
     body
 }
 
-fn content_type() -> String {
+pub(crate) fn content_type() -> String {
     format!("multipart/form-data; boundary={BOUNDARY}")
 }
 

@@ -29,6 +29,7 @@ mod signatures;
 mod storage;
 mod storage_contract;
 mod storage_partitions;
+mod storage_serve;
 mod structure;
 mod support;
 mod upgrade;

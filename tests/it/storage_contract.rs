@@ -554,19 +554,23 @@ fn one_check_spans_libraries_on_two_servers() {
     assert_eq!(report.generations.len(), 2);
 }
 
-/// The server and the data-directory commands do not serve libraries from PostgreSQL yet: a
-/// configuration asking for it is refused with a reason, never served from tantivy instead.
+/// A catalog asked to serve PostgreSQL without saying which server is refused with the reason,
+/// never served from the data directory instead.
 #[test]
-fn the_catalog_refuses_a_backend_it_does_not_serve() {
+fn the_catalog_refuses_postgres_without_a_url() {
     let dir = tempfile::tempdir().unwrap();
     let mut config = Config::default();
     config.storage.data_dir = dir.path().to_path_buf();
     config.storage.backend = dupfinder::storage::Backend::Postgres;
     let Err(error) = dupfinder::library::Catalog::open(&config) else {
-        panic!("a catalog opened on backend = \"postgres\"");
+        panic!("a catalog opened on backend = \"postgres\" without a url");
     };
     assert!(
-        error.to_string().contains("backend = \"postgres\""),
+        error.to_string().contains("[storage.postgres] url"),
         "{error}"
+    );
+    assert!(
+        !dir.path().join("libraries").exists(),
+        "the data directory was prepared for tantivy libraries"
     );
 }

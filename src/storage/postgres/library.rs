@@ -7,7 +7,7 @@
 //! **Locks.** A write takes the library's row in `libraries` `FOR SHARE` for its transaction;
 //! the re-index's two short steps that must see no write half done (the mark at its start, the
 //! switch at its end) take it `FOR UPDATE`. Re-indexes of one library are serialized across
-//! processes by a session advisory lock.
+//! processes by a session advisory lock (`claim.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -24,10 +24,7 @@ use crate::index::{
     RebuildControl, RebuildOutcome, SortKey, SortOrder, doc_key, encode_shingles, pace,
 };
 use crate::signature::{RobustScheme, StatsSnapshot, TermStats, all_signatures};
-use crate::storage::{LibraryStore, ReadView};
-
-/// The first key of the advisory lock that serializes a library's re-indexes ("dfri").
-const REINDEX_LOCK: i32 = 0x6466_7269;
+use crate::storage::{LibraryStore, ReadView, ReindexClaim, UnfinishedReindex};
 
 /// The most documents a re-index reads, signs and commits together (fewer when
 /// `RebuildControl::commit_every` asks for fewer).
@@ -35,8 +32,8 @@ const SIGN_BATCH: u64 = 2_000;
 
 /// One library of a PostgreSQL database.
 pub struct PgLibrary {
-    shared: Arc<Shared>,
-    library: String,
+    pub(super) shared: Arc<Shared>,
+    pub(super) library: String,
 }
 
 /// Signatures of documents, ready to insert: parallel columns.
@@ -183,7 +180,7 @@ impl PgLibrary {
     }
 
     /// The re-index's steps, on one connection that holds the re-index lock.
-    async fn reindex_locked(
+    pub(super) async fn reindex_locked(
         &self,
         client: &mut deadpool_postgres::Object,
         control: &RebuildControl<'_>,
@@ -614,26 +611,20 @@ impl LibraryStore for PgLibrary {
         control: &RebuildControl<'_>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<RebuildOutcome, IndexError> {
-        self.shared.block_on(async {
-            let mut client = self.shared.client().await?;
-            client
-                .execute(
-                    "SELECT pg_advisory_lock($1, hashtext($2))",
-                    &[&REINDEX_LOCK, &self.library],
-                )
-                .await?;
-            let outcome = self.reindex_locked(&mut client, control, progress).await;
-            let unlocked = client
-                .execute(
-                    "SELECT pg_advisory_unlock($1, hashtext($2))",
-                    &[&REINDEX_LOCK, &self.library],
-                )
-                .await;
-            if unlocked.is_err() {
-                // Closing the connection releases its locks.
-                let _ = deadpool_postgres::Object::take(client);
-            }
-            outcome
-        })
+        let library = Arc::new(PgLibrary::new(self.shared.clone(), self.library.clone()));
+        let mut claim = library
+            .claim(true)?
+            .expect("a claim that waits for the lock is always granted");
+        claim.reindex(control, progress)
+    }
+
+    fn claim_reindex(self: Arc<Self>) -> Result<Option<Box<dyn ReindexClaim>>, IndexError> {
+        Ok(self
+            .claim(false)?
+            .map(|claim| Box::new(claim) as Box<dyn ReindexClaim>))
+    }
+
+    fn unfinished_reindex(&self) -> Result<UnfinishedReindex, IndexError> {
+        self.unfinished()
     }
 }

@@ -5,8 +5,9 @@
 //! PostgreSQL driver of the Rust ecosystem, pipelining and prepared-statement caching included,
 //! and a pool without background threads. sqlx would add its query macros' machinery and its
 //! own runtime layer for nothing we use. The seam is synchronous (a check runs on the blocking
-//! pool), so the backend owns a small tokio runtime and blocks on it; its methods must not be
-//! called from an asynchronous task.
+//! pool), so the backend owns a small tokio runtime and blocks on it. Called from a task of the
+//! server's own (multi-threaded) runtime, it first hands the task's thread over
+//! (`block_in_place`), so that a database round trip never stalls the server's other requests.
 //!
 //! Text search is not delegated to PostgreSQL's `to_tsvector('russian' | 'english')`: the
 //! service's own analyzer already folds homoglyphs, `ё`, ligatures and picks a stemmer per word
@@ -14,8 +15,10 @@
 //! that one analysis, or a check on PostgreSQL would answer otherwise than on tantivy. So the
 //! database holds the analyzer's terms (`documents.terms`).
 
+mod claim;
 mod library;
 mod migrate;
+mod registry;
 mod view;
 
 use std::future::Future;
@@ -24,14 +27,13 @@ use std::sync::Arc;
 use deadpool_postgres::{ManagerConfig, Pool, PoolConfig, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
+pub use claim::PgReindexClaim;
 pub use library::PgLibrary;
 pub use view::PgView;
 
 use super::{LibraryStore, Storage, StorageError};
-use crate::clock::unix_now;
 use crate::config::PostgresConfig;
 use crate::index::IndexError;
-use crate::library::LibraryId;
 use crate::signature::RobustScheme;
 
 /// The libraries of one PostgreSQL database.
@@ -49,7 +51,12 @@ pub(crate) struct Shared {
 impl Shared {
     /// Runs `future` to completion on the backend's runtime.
     pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
-        self.runtime.block_on(future)
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(|| self.runtime.block_on(future))
+            }
+            _ => self.runtime.block_on(future),
+        }
     }
 
     /// A pooled connection.
@@ -112,28 +119,7 @@ impl PgStorage {
 
 impl Storage for PgStorage {
     fn create(&self, id: &str) -> Result<Arc<dyn LibraryStore>, IndexError> {
-        LibraryId::parse(id).map_err(StorageError::Config)?;
-        self.shared.block_on(async {
-            let mut client = self.shared.client().await?;
-            let tx = client.transaction().await?;
-            let created = tx
-                .execute(
-                    "INSERT INTO libraries (library, created_at) VALUES ($1, $2) \
-                     ON CONFLICT (library) DO NOTHING",
-                    &[&id, &(unix_now() as i64)],
-                )
-                .await?;
-            if created == 1 {
-                tx.execute(
-                    "INSERT INTO generations (library, generation, state, docs, mark) \
-                     VALUES ($1, 0, 'live', 0, 0)",
-                    &[&id],
-                )
-                .await?;
-            }
-            tx.commit().await?;
-            Ok::<_, IndexError>(())
-        })?;
+        self.insert_library(id, None)?;
         Ok(self.library(id))
     }
 

@@ -13,5 +13,7 @@ pub(crate) mod sites;
 pub(crate) use app::{app, error_code, json_request, send, send_with_token};
 pub(crate) use fixtures::{catalog, catalog_with, corpus, fixture, synthetic_text};
 pub(crate) use postgres::PgServer;
-pub(crate) use process::{ServerProcess, http, start_server, start_server_with_file_limit};
+pub(crate) use process::{
+    ServerProcess, call_json, http, start_server, start_server_with_file_limit,
+};
 pub(crate) use receiver::{WebhookReceiver, serve_in_process};

@@ -126,3 +126,28 @@ pub(crate) fn http(
             .expect("the HTTP client thread")
     })
 }
+
+/// Sends `body` as JSON (none when it is `null`) to a server process; answers the status and
+/// the answer's JSON (`null` when it is not JSON).
+pub(crate) fn call_json(
+    server: &ServerProcess,
+    method: &str,
+    path: &str,
+    body: &serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let body = if body.is_null() {
+        String::new()
+    } else {
+        body.to_string()
+    };
+    let response = http(
+        server.addr,
+        method,
+        path,
+        "application/json",
+        body.as_bytes(),
+    )
+    .unwrap();
+    let value = serde_json::from_str(&response.body).unwrap_or(serde_json::Value::Null);
+    (response.status, value)
+}
