@@ -274,6 +274,12 @@ impl PgLibrary {
             .await?;
         }
         tx.commit().await?;
+        // The planner's statistics of these tables still describe the old generation's rows
+        // (or none, after a first re-index): refreshed now, a check's lookups keep their index
+        // plans instead of waiting for autovacuum.
+        client
+            .batch_execute("ANALYZE term_stats, signatures, robust_signatures")
+            .await?;
         Ok(RebuildOutcome::Finished {
             generation: next as u64,
         })
