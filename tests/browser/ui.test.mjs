@@ -114,7 +114,9 @@ after(async () => {
 describe('the web UI', () => {
   it('shows the empty state, then creates a library', async () => {
     await page.goto(`${base}/`);
-    await page.getByText('No libraries yet').waitFor();
+    // The first page of a browser just installed and started can take longer than the rest
+    // (first-run work on a loaded machine); every later step keeps the 10 s default.
+    await page.getByText('No libraries yet').waitFor({ timeout: 60_000 });
     await shootBoth('01-libraries-empty');
 
     await page.getByLabel('Identifier').fill('Bad Id');
