@@ -4,7 +4,9 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, Once, OnceLock};
+use std::sync::{Once, OnceLock};
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 /// How long an append left to [`sync_soon`] may stay in the kernel's cache before it is synced.
@@ -33,10 +35,7 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()>
 /// made them waits for no disk flush (one costs milliseconds on some disks).
 pub(crate) fn sync_soon(path: &Path) {
     static FLUSHER: Once = Once::new();
-    pending()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(path.to_path_buf());
+    pending().lock().insert(path.to_path_buf());
     FLUSHER.call_once(|| {
         let started = std::thread::Builder::new()
             .name("sync-soon".into())
@@ -61,7 +60,7 @@ fn pending() -> &'static Mutex<HashSet<PathBuf>> {
 /// (a file the append created is only there for good once its folder is synced). A file
 /// deleted meanwhile (its library deleted) is skipped.
 pub(crate) fn sync_pending() {
-    let paths = std::mem::take(&mut *pending().lock().unwrap_or_else(|e| e.into_inner()));
+    let paths = std::mem::take(&mut *pending().lock());
     let folders: HashSet<&Path> = paths.iter().filter_map(|p| p.parent()).collect();
     let files = paths.iter().map(PathBuf::as_path);
     for path in files.chain(folders) {
@@ -89,7 +88,7 @@ mod tests {
         std::fs::remove_file(&gone).unwrap();
         // The flusher may have taken them already; either way none is left after this.
         sync_pending();
-        let pending = pending().lock().unwrap();
+        let pending = pending().lock();
         assert!(!pending.contains(&kept) && !pending.contains(&gone));
         assert_eq!(std::fs::read(&kept).unwrap(), b"{}\n");
     }
