@@ -25,9 +25,6 @@ pub(super) async fn search_library(
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<SearchResults>, ApiError> {
-    state
-        .catalog
-        .require_tantivy("full-text search of a library")?;
     let params: SearchParams = query_params(raw.as_deref().unwrap_or_default())?;
     let query = params.q.unwrap_or_default();
     if query.trim().is_empty() {
@@ -45,8 +42,8 @@ pub(super) async fn search_library(
     }
     let limit = page_limit(params.limit, 10)?;
     let offset = page_offset(params.offset, MAX_SEARCH_OFFSET)?;
-    let index = state.catalog.index(&id)?;
-    let results = tokio::task::spawn_blocking(move || index.search(&query, limit, offset))
+    let store = state.catalog.store(&id)?;
+    let results = tokio::task::spawn_blocking(move || store.search(&query, limit, offset))
         .await?
         .map_err(|e| match e {
             SearchError::InvalidQuery(message) => ApiError::new(ErrorCode::InvalidQuery, message),

@@ -31,7 +31,7 @@ pub(crate) fn run(args: SearchArgs, global: &GlobalArgs) -> Result<ExitCode> {
         None => {
             let catalog = open_catalog(&configure(global, None)?)?;
             let results = catalog
-                .index(&args.library)?
+                .store(&args.library)?
                 .search(&args.query, args.limit, 0)?;
             serde_json::to_value(results)?
         }

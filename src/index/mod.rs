@@ -32,7 +32,7 @@ pub use query::{QueryError, translate_query};
 pub(crate) use rebuild::pace;
 pub use rebuild::{RebuildControl, RebuildOutcome};
 pub use schema::{ContentSchema, SignatureSchema};
-pub use search::{SearchError, SearchHit, SearchResults};
+pub use search::{SNIPPET_CHARS, SearchError, SearchHit, SearchResults, snippet_html};
 pub use signatures::SignatureIndex;
 pub use stopwords::default_analyzer;
 pub use tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME};

@@ -11,7 +11,7 @@ use tantivy::snippet::SnippetGenerator;
 use super::{DocumentMeta, IndexError, LibraryIndex, QueryError, translate_query};
 
 /// Longest snippet, in characters.
-const SNIPPET_CHARS: usize = 240;
+pub const SNIPPET_CHARS: usize = 240;
 
 /// One search hit.
 #[derive(Debug, Clone, Serialize)]
@@ -95,20 +95,7 @@ impl LibraryIndex {
         let mut hits = Vec::with_capacity(top.len());
         for (score, address) in top {
             let document = self.stored(&searcher, address)?;
-            let snippet = snippets.snippet(&document.text);
-            let snippet = if snippet.highlighted().is_empty() {
-                opening(&document.text)
-            } else {
-                // Ellipses say that the fragment is cut out of a longer text.
-                let range = snippet.fragment_range();
-                let text = &document.text;
-                let cut = |rest: Option<&str>| match rest {
-                    Some(rest) if rest.trim().is_empty() => "",
-                    _ => "…",
-                };
-                let (before, after) = (cut(text.get(..range.start)), cut(text.get(range.end..)));
-                format!("{before}{}{after}", snippet.to_html())
-            };
+            let snippet = snippet_html(&snippets, &document.text);
             hits.push(SearchHit {
                 meta: document.meta,
                 score,
@@ -117,6 +104,23 @@ impl LibraryIndex {
         }
         Ok(SearchResults { total, hits })
     }
+}
+
+/// The snippet of `text` as a hit shows it: the fragment around the matches, HTML-escaped,
+/// matches in `<b>`, with ellipses where the text goes on; the text's beginning when nothing in
+/// it matched (only the title or filters did).
+pub fn snippet_html(snippets: &SnippetGenerator, text: &str) -> String {
+    let snippet = snippets.snippet(text);
+    if snippet.highlighted().is_empty() {
+        return opening(text);
+    }
+    let range = snippet.fragment_range();
+    let cut = |rest: Option<&str>| match rest {
+        Some(rest) if rest.trim().is_empty() => "",
+        _ => "…",
+    };
+    let (before, after) = (cut(text.get(..range.start)), cut(text.get(range.end..)));
+    format!("{before}{}{after}", snippet.to_html())
 }
 
 /// The first words of a text, HTML-escaped, cut at a word boundary.

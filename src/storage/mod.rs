@@ -21,7 +21,8 @@ use std::sync::Arc;
 
 use crate::index::{
     DocKey, DocumentPage, IndexError, IndexSummary, PreparedDocument, RebuildControl,
-    RebuildOutcome, ShingleSearch, SortKey, SortOrder, StoredDocument, StoredForCheck,
+    RebuildOutcome, SearchError, SearchResults, ShingleSearch, SortKey, SortOrder, StoredDocument,
+    StoredForCheck,
 };
 use crate::signature::{RobustScheme, StatsSnapshot};
 
@@ -148,6 +149,15 @@ pub trait LibraryStore: Send + Sync {
         limit: usize,
         offset: usize,
     ) -> Result<DocumentPage, IndexError>;
+
+    /// Searches the library's documents (the query language of [`crate::index::search`]);
+    /// `limit` hits from `offset`, best first.
+    fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        offset: usize,
+    ) -> Result<SearchResults, SearchError>;
 
     /// Re-indexes: counts statistics over live documents, signs every document into a new
     /// generation and switches to it atomically; an interrupted re-index is resumed. Waits while

@@ -14,8 +14,8 @@ use super::{LibraryStore, ReadView, ReindexClaim, Storage, StorageError, Unfinis
 use crate::analysis::Analyzer;
 use crate::index::{
     DocKey, DocumentPage, IndexError, IndexOptions, IndexSummary, LibraryIndex, LibraryView,
-    PreparedDocument, RebuildControl, RebuildOutcome, ShingleSearch, SortKey, SortOrder,
-    StoredDocument, StoredForCheck,
+    PreparedDocument, RebuildControl, RebuildOutcome, SearchError, SearchResults, ShingleSearch,
+    SortKey, SortOrder, StoredDocument, StoredForCheck,
 };
 use crate::library::LibraryId;
 use crate::signature::{RobustScheme, StatsSnapshot};
@@ -80,6 +80,15 @@ impl LibraryStore for LibraryIndex {
 
     fn write(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
         self.add(documents)
+    }
+
+    fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        offset: usize,
+    ) -> Result<SearchResults, SearchError> {
+        LibraryIndex::search(self, query, limit, offset)
     }
 
     fn delete(&self, doc_id: &str) -> Result<bool, IndexError> {

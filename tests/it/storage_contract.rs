@@ -88,6 +88,7 @@ contract!(
     a_view_keeps_its_generation_through_a_switch,
     an_interrupted_reindex_resumes,
     libraries_are_created_listed_and_deleted,
+    search_finds_words_phrases_and_fields,
 );
 
 fn analyzer() -> Analyzer {
@@ -491,6 +492,159 @@ fn checks_answer_the_same_on_both_backends() {
     assert!(
         with_matches >= texts.len(),
         "the corpus's own texts find themselves ({with_matches} of {})",
+        queries.len()
+    );
+}
+
+/// The fixture corpus as prepared documents, two of them with authors and other years.
+fn search_corpus() -> Vec<PreparedDocument> {
+    corpus()
+        .into_iter()
+        .map(|mut value| {
+            match value["id"].as_str().unwrap() {
+                "en-01" => value["authors"] = json!(["Anna Smith", "Boris Kalinin"]),
+                "en-02" => value["year"] = json!(2015),
+                _ => {}
+            }
+            let input = parse_document(&value.to_string()).unwrap();
+            prepare(&analyzer(), &Config::default().limits, input).unwrap()
+        })
+        .collect()
+}
+
+/// The ids a search finds (every hit), and the total it reports.
+fn found(store: &dyn LibraryStore, query: &str) -> Result<(BTreeSet<String>, usize), String> {
+    let results = store.search(query, 1000, 0).map_err(|e| e.to_string())?;
+    let ids = results.hits.iter().map(|h| h.meta.doc_id.clone()).collect();
+    Ok((ids, results.total))
+}
+
+fn search_finds_words_phrases_and_fields(storage: &dyn Storage) {
+    let store = storage.create("papers").unwrap();
+    let documents = search_corpus();
+    store.write(&documents).unwrap();
+    let ids = |query: &str| found(store.as_ref(), query).unwrap().0;
+    let set = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    let russian: BTreeSet<String> = documents
+        .iter()
+        .filter(|d| d.doc_id.starts_with("ru-"))
+        .map(|d| d.doc_id.clone())
+        .collect();
+
+    assert!(ids("nitrogen fixation").contains("en-01"));
+    assert_eq!(
+        ids("\"free-living nitrogen-fixing bacteria\""),
+        set(&["en-01"])
+    );
+    // Words combined with AND: no document speaks of both.
+    assert!(ids("nitrogen superconducting").is_empty());
+    assert_eq!(ids("title:fusion"), set(&["en-02"]));
+    assert_eq!(ids("author:smith"), set(&["en-01"]));
+    assert_eq!(ids("author:kalinin nitrogen"), set(&["en-01"]));
+    assert!(ids("author:nitrogen").is_empty());
+    assert_eq!(ids("lang:ru"), russian);
+    assert_eq!(ids("year:2015"), set(&["en-02"]));
+    assert_eq!(ids("year:..2016 loop"), set(&["en-02"]));
+    assert!(!ids("year:2016..").contains("en-02"));
+    assert!(!ids("nitrogen -wheat").contains("en-01"));
+    assert!(ids("nitrogen OR superconducting").len() >= 2);
+    // Stemmed as the analyzer stems: another form of the same word.
+    assert!(ids("мониторинг работников").contains("ru-01"));
+    // Stop words alone ask for nothing; exclusions alone are refused.
+    assert_eq!(
+        found(store.as_ref(), "the of and").unwrap(),
+        (BTreeSet::new(), 0)
+    );
+    assert!(found(store.as_ref(), "-wheat").is_err());
+    assert!(found(store.as_ref(), "colour:red").is_err());
+
+    // Snippets mark the words; pages keep the total.
+    let results = store.search("nitrogen", 1, 0).unwrap();
+    assert_eq!(results.hits.len(), 1);
+    assert!(
+        results.hits[0]
+            .snippet
+            .to_lowercase()
+            .contains("<b>nitrogen</b>"),
+        "{}",
+        results.hits[0].snippet
+    );
+    let total = results.total;
+    assert!(total >= 1, "{total}");
+    let past = store.search("nitrogen", 10, 500).unwrap();
+    assert_eq!((past.total, past.hits.len()), (total, 0));
+    // A title match ranks first.
+    let top = store.search("fusion", 10, 0).unwrap();
+    assert_eq!(top.hits[0].meta.doc_id, "en-02");
+
+    // A deleted document is not found; a replaced one is found by its new text.
+    assert!(store.delete("en-02").unwrap());
+    assert!(ids("title:fusion").is_empty());
+    let replaced = json!({
+        "id": "en-01",
+        "title": "Residue mulch",
+        "text": "Quasicrystal lattices of aluminium alloys grown by slow cooling show \
+                 tenfold diffraction symmetry, sharp Bragg peaks and phason strain relaxing \
+                 over weeks of annealing.",
+    });
+    let replaced = parse_document(&replaced.to_string()).unwrap();
+    let replaced = prepare(&analyzer(), &Config::default().limits, replaced).unwrap();
+    store.write(std::slice::from_ref(&replaced)).unwrap();
+    assert_eq!(ids("quasicrystal"), set(&["en-01"]));
+    assert!(!ids("nitrogen").contains("en-01"));
+}
+
+/// Both backends find the same documents, with the same totals, for queries made from the
+/// corpus: title words, phrases of the text, field filters and exclusions.
+#[test]
+fn searches_find_the_same_documents_on_both_backends() {
+    let Some(pg) = postgres("searches_find_the_same_documents_on_both_backends") else {
+        return;
+    };
+    let embedded = tantivy();
+    let documents = search_corpus();
+    let stores: Vec<_> = [&embedded, &pg]
+        .iter()
+        .map(|backend| {
+            let store = backend.storage.create("papers").unwrap();
+            store.write(&documents).unwrap();
+            store
+        })
+        .collect();
+    let mut queries = Vec::new();
+    for document in &documents {
+        let title: Vec<&str> = document
+            .title
+            .as_deref()
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter(|w| w.chars().count() > 4)
+            .collect();
+        let words: Vec<&str> = document.text.split_whitespace().collect();
+        if let [first, second, ..] = title[..] {
+            queries.push(format!("{first} {second}"));
+            queries.push(format!("title:{first}"));
+            queries.push(format!("{first} -{second}"));
+        }
+        if words.len() <= 40 {
+            continue;
+        }
+        queries.push(format!("\"{}\"", words[10..13].join(" ")));
+        queries.push(format!("{} lang:{}", words[20], document.lang.code()));
+        queries.push(format!("{} OR {}", words[30], words[40]));
+    }
+    let mut with_hits = 0;
+    for query in &queries {
+        let on_tantivy = found(stores[0].as_ref(), query);
+        let on_postgres = found(stores[1].as_ref(), query);
+        assert_eq!(on_tantivy, on_postgres, "the hits differ for: {query}");
+        if on_tantivy.is_ok_and(|(ids, _)| !ids.is_empty()) {
+            with_hits += 1;
+        }
+    }
+    assert!(
+        with_hits * 3 >= queries.len() * 2,
+        "most queries find something ({with_hits} of {})",
         queries.len()
     );
 }

@@ -321,6 +321,26 @@ fn two_servers_on_one_database_see_each_others_libraries_and_writes_at_once() {
     );
     assert_eq!(page["total"], 40, "{page}");
     assert_eq!(page["items"][0]["doc_id"], "d0", "{page}");
+    // A search through B finds what was written through A.
+    let words: Vec<String> = synthetic_text(7, 120)
+        .split_whitespace()
+        .take(8)
+        .map(String::from)
+        .collect();
+    let (status, results) = call(
+        &b,
+        "GET",
+        &format!("/api/v1/libraries/{LIBRARY}/search?q={}", words.join("+")),
+        None,
+    );
+    assert_eq!(status, 200, "{results}");
+    let found: Vec<&str> = results["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| hit["doc_id"].as_str().unwrap())
+        .collect();
+    assert!(found.contains(&"d7"), "{results}");
 
     // The same check answers the same through both servers, and finds the copied document.
     let copied = synthetic_text(12, 120);
@@ -432,6 +452,25 @@ fn the_commands_built_on_the_seam_run_on_the_shared_database() {
     let answer: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(answer["matches"][0]["doc_id"], "d33", "{answer}");
 
+    let text = synthetic_text(33, 120);
+    let query = text
+        .split_whitespace()
+        .take(8)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let (code, stdout, stderr) =
+        shared.command("cli", &["search", "--library", LIBRARY, &query], "");
+    assert_eq!(code, 0, "{stderr}");
+    let results: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(
+        results["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|hit| hit["doc_id"] == "d33"),
+        "{results}"
+    );
+
     let (code, _, stderr) = shared.command("cli", &["reindex", "--library", LIBRARY], "");
     assert_eq!(code, 0, "{stderr}");
     let (_, library) = call(&a, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
@@ -461,7 +500,6 @@ fn what_is_not_built_on_postgres_answers_501_naming_the_backend() {
     import(&a, 0, 12);
     let library = format!("/api/v1/libraries/{LIBRARY}");
     let requests: Vec<(&str, String, Option<Value>)> = vec![
-        ("GET", format!("{library}/search?q=kalomir"), None),
         ("POST", format!("{library}/dedup"), None),
         ("GET", format!("{library}/duplicates"), None),
         ("GET", format!("{library}/documents/d1/duplicates"), None),

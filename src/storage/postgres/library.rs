@@ -17,11 +17,11 @@ use std::time::Instant;
 use tokio_postgres::Transaction;
 
 use super::view::PgView;
-use super::{Shared, StorageError};
+use super::{META_COLUMNS, Shared, StorageError, meta_of};
 use crate::clock::unix_now;
 use crate::index::{
-    DocumentMeta, DocumentPage, DocumentSummary, IndexError, IndexSummary, PreparedDocument,
-    RebuildControl, RebuildOutcome, SortKey, SortOrder, doc_key, encode_shingles, pace,
+    DocumentPage, DocumentSummary, IndexError, IndexSummary, PreparedDocument, RebuildControl,
+    RebuildOutcome, SearchError, SearchResults, SortKey, SortOrder, doc_key, encode_shingles, pace,
 };
 use crate::signature::{RobustScheme, StatsSnapshot, TermStats, all_signatures};
 use crate::storage::{LibraryStore, ReadView, ReindexClaim, UnfinishedReindex};
@@ -447,9 +447,9 @@ impl LibraryStore for PgLibrary {
                 .prepare(
                     "INSERT INTO documents (library, doc_key, doc_id, url, title, authors, lang, \
                      year, words, tokens, content_hash, added_at, text, terms, tfs, shingle_seq, \
-                     pdf_url, doi) \
+                     pdf_url, doi, search) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
-                     $17, $18)",
+                     $17, $18, $19::text::tsvector)",
                 )
                 .await?;
             let added_at = unix_now() as i64;
@@ -459,6 +459,7 @@ impl LibraryStore for PgLibrary {
                 let terms: Vec<&str> = document.term_counts.iter().map(|(t, _)| t.as_str()).collect();
                 let tfs: Vec<i32> = document.term_counts.iter().map(|(_, c)| *c as i32).collect();
                 let tokens: i64 = tfs.iter().map(|&c| i64::from(c)).sum();
+                let search = super::search::search_vector(&self.shared.analyzer, document);
                 tx.execute(
                     &insert,
                     &[
@@ -480,6 +481,7 @@ impl LibraryStore for PgLibrary {
                         &encode_shingles(&document.shingle_seq),
                         &document.pdf_url,
                         &document.doi,
+                        &search,
                     ],
                 )
                 .await?;
@@ -500,6 +502,15 @@ impl LibraryStore for PgLibrary {
             tx.commit().await?;
             Ok(())
         })
+    }
+
+    fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        offset: usize,
+    ) -> Result<SearchResults, SearchError> {
+        PgLibrary::search(self, query, limit, offset)
     }
 
     fn delete(&self, doc_id: &str) -> Result<bool, IndexError> {
@@ -574,15 +585,15 @@ impl LibraryStore for PgLibrary {
             let tx_rows = client
                 .query(
                     &format!(
-                        "SELECT doc_id, url, title, authors, lang, year, words, added_at, \
-                           count(*) OVER (), pdf_url, doi FROM documents WHERE library = $1 \
+                        "SELECT {META_COLUMNS}, words, added_at, count(*) OVER () \
+                         FROM documents WHERE library = $1 \
                          ORDER BY {order_by} LIMIT $2 OFFSET $3"
                     ),
                     &[&self.library, &(limit as i64), &(offset as i64)],
                 )
                 .await?;
             let total = match tx_rows.first() {
-                Some(row) => row.get::<_, i64>(8) as u64,
+                Some(row) => row.get::<_, i64>(10) as u64,
                 None => client
                     .query_one(
                         "SELECT count(*) FROM documents WHERE library = $1",
@@ -594,18 +605,9 @@ impl LibraryStore for PgLibrary {
             let items = tx_rows
                 .iter()
                 .map(|r| DocumentSummary {
-                    meta: DocumentMeta {
-                        doc_id: r.get(0),
-                        url: r.get(1),
-                        title: r.get(2),
-                        authors: r.get(3),
-                        lang: r.get(4),
-                        year: r.get::<_, Option<i64>>(5).map(|y| y as u64),
-                        pdf_url: r.get(9),
-                        doi: r.get(10),
-                    },
-                    words: r.get::<_, i64>(6) as u64,
-                    added_at: r.get::<_, i64>(7) as u64,
+                    meta: meta_of(r),
+                    words: r.get::<_, i64>(8) as u64,
+                    added_at: r.get::<_, i64>(9) as u64,
                 })
                 .collect();
             Ok(DocumentPage { total, items })

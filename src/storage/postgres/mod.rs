@@ -13,12 +13,15 @@
 //! service's own analyzer already folds homoglyphs, `ё`, ligatures and picks a stemmer per word
 //! across every language it supports, and statistics, signatures and shingles must all come from
 //! that one analysis, or a check on PostgreSQL would answer otherwise than on tantivy. So the
-//! database holds the analyzer's terms (`documents.terms`).
+//! database holds the analyzer's terms (`documents.terms`), and the full-text search of a
+//! library runs PostgreSQL's text search over a `tsvector` of the analyzer's tokens
+//! (`documents.search`, see `search.rs`): a search finds on PostgreSQL what it finds on tantivy.
 
 mod claim;
 mod library;
 mod migrate;
 mod registry;
+mod search;
 mod view;
 
 use std::future::Future;
@@ -32,9 +35,28 @@ pub use library::PgLibrary;
 pub use view::PgView;
 
 use super::{LibraryStore, Storage, StorageError};
+use crate::analysis::Analyzer;
 use crate::config::PostgresConfig;
-use crate::index::IndexError;
+use crate::index::{DocumentMeta, IndexError};
 use crate::signature::RobustScheme;
+
+/// The columns of a document's [`DocumentMeta`], in the order [`meta_of`] reads them: every
+/// statement that shows documents selects them first.
+pub(crate) const META_COLUMNS: &str = "doc_id, url, title, authors, lang, year, pdf_url, doi";
+
+/// What names and describes a document, from the first columns of a row ([`META_COLUMNS`]).
+pub(crate) fn meta_of(row: &tokio_postgres::Row) -> DocumentMeta {
+    DocumentMeta {
+        doc_id: row.get(0),
+        url: row.get(1),
+        title: row.get(2),
+        authors: row.get(3),
+        lang: row.get(4),
+        year: row.get::<_, Option<i64>>(5).map(|y| y as u64),
+        pdf_url: row.get(6),
+        doi: row.get(7),
+    }
+}
 
 /// The libraries of one PostgreSQL database.
 pub struct PgStorage {
@@ -46,6 +68,8 @@ pub(crate) struct Shared {
     pub(crate) pool: Pool,
     runtime: tokio::runtime::Runtime,
     pub(crate) scheme: RobustScheme,
+    /// The analyzer of search vectors and queries (every library uses the default one).
+    pub(crate) analyzer: Analyzer,
 }
 
 impl Shared {
@@ -95,6 +119,7 @@ impl PgStorage {
             pool,
             runtime,
             scheme,
+            analyzer: crate::index::default_analyzer(),
         });
         shared.block_on(async {
             let mut client = shared.client().await?;

@@ -6,10 +6,10 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::Shared;
+use super::{Shared, meta_of};
 use crate::analysis::is_sampled;
 use crate::index::{
-    DocKey, DocumentMeta, IndexError, ShingleHits, ShingleSearch, StoredDocument, StoredForCheck,
+    DocKey, IndexError, ShingleHits, ShingleSearch, StoredDocument, StoredForCheck,
     decode_shingles, encode_term_counts,
 };
 use crate::signature::{RobustScheme, StatsSnapshot, TermStats};
@@ -25,8 +25,10 @@ pub struct PgView {
 }
 
 /// The columns of a stored document, in the order [`stored_of`] reads them.
+/// The columns of a stored document: [`META_COLUMNS`], then `words, content_hash, added_at,
+/// text` (columns 8 to 11).
 const STORED_COLUMNS: &str =
-    "doc_id, url, title, authors, lang, year, words, content_hash, added_at, text, pdf_url, doi";
+    "doc_id, url, title, authors, lang, year, pdf_url, doi, words, content_hash, added_at, text";
 
 impl PgView {
     /// Opens the transaction and reads the library's current generation in it.
@@ -121,20 +123,11 @@ impl Drop for PgView {
 /// A stored document from a row of [`STORED_COLUMNS`].
 fn stored_of(row: &tokio_postgres::Row) -> StoredDocument {
     StoredDocument {
-        meta: DocumentMeta {
-            doc_id: row.get(0),
-            url: row.get(1),
-            title: row.get(2),
-            authors: row.get(3),
-            lang: row.get(4),
-            year: row.get::<_, Option<i64>>(5).map(|y| y as u64),
-            pdf_url: row.get(10),
-            doi: row.get(11),
-        },
-        words: row.get::<_, i64>(6) as u64,
-        content_hash: row.get::<_, i64>(7) as u64,
-        added_at: row.get::<_, i64>(8) as u64,
-        text: row.get(9),
+        meta: meta_of(row),
+        words: row.get::<_, i64>(8) as u64,
+        content_hash: row.get::<_, i64>(9) as u64,
+        added_at: row.get::<_, i64>(10) as u64,
+        text: row.get(11),
     }
 }
 
@@ -419,5 +412,16 @@ impl ReadView for PgView {
                 .map(|r| DocKey(r.get::<_, i64>(0) as u64))
                 .collect())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::STORED_COLUMNS;
+    use crate::storage::postgres::META_COLUMNS;
+
+    #[test]
+    fn stored_columns_begin_with_the_meta_columns() {
+        assert!(STORED_COLUMNS.starts_with(&format!("{META_COLUMNS}, ")));
     }
 }
