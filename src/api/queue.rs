@@ -34,7 +34,6 @@ pub(super) async fn enqueue(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<EnqueueBody>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    state.catalog.require_tantivy("crawling a library")?;
     let position = state.crawl.enqueue(&body.library).await?;
     Ok((
         StatusCode::ACCEPTED,

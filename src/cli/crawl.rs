@@ -44,9 +44,8 @@ pub(crate) fn run(args: CrawlArgs, config: Config) -> Result<ExitCode> {
         oai_url,
     } = args;
     let catalog = Arc::new(open_catalog(&config)?);
-    catalog.require_tantivy("crawling a library")?;
     let declared = start_url.is_some() || sitemap_url.is_some() || oai_url.is_some();
-    let exists = catalog.index(&library).is_ok();
+    let exists = catalog.store(&library).is_ok();
     if declared && exists {
         eprintln!(
             "dupfinder: library `{library}` exists; its declared start URL and sources are used, the flags are ignored"

@@ -450,7 +450,7 @@ impl CrawlService {
 
     /// Records a crawl that failed before it started (its library was refused).
     fn record_refusal(&self, id: &str, error: &CrawlError) -> Result<(), CrawlError> {
-        if self.catalog.index(id).is_err() {
+        if self.catalog.store(id).is_err() {
             return Ok(());
         }
         let mut job = self.store.job(id)?.unwrap_or_else(|| JobRecord::new(id));

@@ -31,7 +31,7 @@ use super::sources;
 use super::store::{Failure, StoreError};
 use crate::clock::unix_now;
 use crate::config::CrawlConfig;
-use crate::index::PreparedDocument;
+use crate::index::{IndexError, PreparedDocument, RebuildControl, RebuildOutcome};
 use crate::library::{
     Authors, Catalog, DocumentInput, IdValue, IngestPath, LibraryRecord, parse_lang, prepare,
 };
@@ -287,24 +287,35 @@ async fn crawl(ctx: &Arc<CrawlContext>) -> Result<(), CrawlError> {
     .await
 }
 
-/// Refreshes the library's statistics snapshot and re-signs its documents.
+/// Refreshes the library's statistics snapshot and re-signs its documents. On a database
+/// another process is re-indexing, that re-index does it (the crawl's documents were written
+/// before it switches), and the crawl leaves it alone.
 async fn sign(ctx: &Arc<CrawlContext>) -> Result<(), CrawlError> {
-    let index = ctx.catalog.index(ctx.id())?;
-    if index.summary().documents == 0 {
-        return Ok(());
-    }
+    let store = ctx.catalog.store(ctx.id())?;
     let id = ctx.id().to_string();
-    let generation = tokio::task::spawn_blocking(move || index.rebuild_statistics(|_| {}))
-        .await
-        .map_err(|e| CrawlError::Worker {
-            id: id.clone(),
-            reason: e.to_string(),
-        })?
-        .map_err(|e| CrawlError::Index {
-            id,
-            source: e.into(),
-        })?;
-    tracing::info!(library = %ctx.id(), generation, "statistics and signatures refreshed");
+    let signed = tokio::task::spawn_blocking(move || {
+        if store.summary()?.documents == 0 {
+            return Ok(None);
+        }
+        let Some(mut claim) = store.claim_reindex()? else {
+            return Ok(None);
+        };
+        claim
+            .reindex(&RebuildControl::default(), &mut |_| {})
+            .map(Some)
+    })
+    .await
+    .map_err(|e| CrawlError::Worker {
+        id: id.clone(),
+        reason: e.to_string(),
+    })?
+    .map_err(|e: IndexError| CrawlError::Index {
+        id,
+        source: e.into(),
+    })?;
+    if let Some(RebuildOutcome::Finished { generation }) = signed {
+        tracing::info!(library = %ctx.id(), generation, "statistics and signatures refreshed");
+    }
     Ok(())
 }
 
