@@ -3,7 +3,8 @@
 //! (`initdb`/`pg_ctl` of the installed packages, a Unix socket, a temporary directory), then per
 //! backend: ingest docs/s (the write alone; analysis is the same for both and reported apart),
 //! re-index time, bytes per document, and check latency p50/p99 for exact copies and near
-//! copies (5 % of the words replaced), through the same check code; then where the PostgreSQL
+//! copies (5 % of the words replaced), through the same check code, and full-text search latency
+//! p50/p99 (two words of a document, and a three-word phrase of it); then where the PostgreSQL
 //! checks' time went on the server (pg_stat_statements: calls and time per statement).
 //!
 //! ```sh
@@ -157,12 +158,30 @@ fn run(size: u64, queries: usize, dir: &Path) {
         size as f64 / analysis
     );
     println!(
-        "| backend | ingest (write) docs/s | re-index s | bytes/doc | exact p50 / p99 ms | near p50 / p99 ms |"
+        "| backend | ingest (write) docs/s | re-index s | bytes/doc | exact p50 / p99 ms | near p50 / p99 ms | search p50 / p99 ms | phrase p50 / p99 ms |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let mut checks_ms = 0.0;
     for (i, (name, _)) in backends.iter().enumerate() {
         let store = stores[i].as_ref();
+        // Searches first: the server profile below is of the checks alone.
+        let words = |n: u64| -> Vec<String> {
+            let text = corpus.document(n);
+            text.split_whitespace()
+                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+                .filter(|w| w.chars().count() > 3)
+                .take(12)
+                .collect()
+        };
+        let search = search_latencies(store, queries, size, |n| {
+            let words = words(n);
+            format!("{} {}", words[2], words[7])
+        });
+        let phrase = search_latencies(store, queries, size, |n| {
+            let text = corpus.document(n);
+            let words: Vec<&str> = text.split_whitespace().skip(4).take(3).collect();
+            format!("\"{}\"", words.join(" ").replace('"', ""))
+        });
         if *name == "postgres" {
             server.psql(
                 "bench",
@@ -191,14 +210,18 @@ fn run(size: u64, queries: usize, dir: &Path) {
             checks_ms = began.elapsed().as_secs_f64() * 1000.0;
         }
         println!(
-            "| {name} | {:.0} | {:.1} | {:.0} | {:.2} / {:.2} | {:.2} / {:.2} |",
+            "| {name} | {:.0} | {:.1} | {:.0} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} |",
             size as f64 / write[i],
             reindex[i],
             bytes[i] as f64 / size as f64,
             exact.0,
             exact.1,
             near.0,
-            near.1
+            near.1,
+            search.0,
+            search.1,
+            phrase.0,
+            phrase.1
         );
     }
     server_profile(&server, checks_ms);
@@ -265,6 +288,30 @@ fn latencies(
         times.push(began.elapsed().as_secs_f64() * 1000.0);
         assert!(!report.matches.is_empty(), "query {q} found nothing");
     }
+    percentiles(times)
+}
+
+/// p50 and p99 of `queries` searches (the first page of ten hits) made by `query` from documents
+/// spread over the library, in ms.
+fn search_latencies(
+    store: &dyn LibraryStore,
+    queries: usize,
+    size: u64,
+    query: impl Fn(u64) -> String,
+) -> (f64, f64) {
+    let mut times = Vec::with_capacity(queries);
+    for q in 0..queries as u64 {
+        let n = (q * 7_919) % size;
+        let query = query(n);
+        let began = Instant::now();
+        let results = store.search(&query, 10, 0).unwrap();
+        times.push(began.elapsed().as_secs_f64() * 1000.0);
+        assert!(results.total > 0, "`{query}` found nothing");
+    }
+    percentiles(times)
+}
+
+fn percentiles(mut times: Vec<f64>) -> (f64, f64) {
     times.sort_by(f64::total_cmp);
     let at = |p: f64| times[((times.len() as f64 * p) as usize).min(times.len() - 1)];
     (at(0.50), at(0.99))
