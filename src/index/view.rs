@@ -35,7 +35,8 @@ pub struct ShingleSearch {
     /// Distinct query shingles ignored as library boilerplate.
     pub frequent: HashSet<u64>,
     /// How many live or deleted documents hold each sampled query shingle that any holds:
-    /// what tells a passage the library repeats from one it holds once.
+    /// what tells a passage the library repeats from one it holds once. Exact up to
+    /// `max_df + 1`; a backend may stop counting there (the shingle is then frequent anyway).
     pub doc_freq: HashMap<u64, u64>,
     /// Documents with enough hits, most hits first.
     pub hits: Vec<(DocKey, ShingleHits)>,

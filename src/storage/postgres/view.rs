@@ -286,19 +286,28 @@ impl ReadView for PgView {
             .collect();
         self.shared.block_on(async {
             let client = self.client();
+            // Each shingle's holders are counted up to one past `max_df` only: whether a
+            // shingle is frequent is all a check needs beyond that, and a common shingle of a
+            // large library has thousands of holders (counting them all was most of a check's
+            // time at a million documents).
             let frequencies = client
                 .prepare_cached(
-                    "SELECT shingle, count(*) FROM shingles \
-                     WHERE library = $1 AND shingle = ANY($2) GROUP BY shingle",
+                    "SELECT s, (SELECT count(*) FROM \
+                       (SELECT 1 FROM shingles WHERE library = $1 AND shingle = s LIMIT $3) c) \
+                     FROM unnest($2::bigint[]) AS s",
                 )
                 .await?;
+            let cap = i64::try_from(max_df.saturating_add(1)).unwrap_or(i64::MAX);
             let rows = client
-                .query(&frequencies, &[&self.library, &sampled])
+                .query(&frequencies, &[&self.library, &sampled, &cap])
                 .await?;
             let mut doc_freq = HashMap::new();
             let mut frequent = HashSet::new();
             for row in &rows {
                 let (shingle, df) = (row.get::<_, i64>(0) as u64, row.get::<_, i64>(1) as u64);
+                if df == 0 {
+                    continue;
+                }
                 doc_freq.insert(shingle, df);
                 if df > max_df {
                     frequent.insert(shingle);
