@@ -213,7 +213,7 @@ pub fn import_files(
     source: &FileSource,
     progress: &dyn ImportProgressSync,
 ) -> Result<FileImportSummary, LibraryError> {
-    let index = catalog.get_or_create(id)?;
+    let target = super::import::ImportTarget::open(catalog, id)?;
     let started = Instant::now();
     let config = catalog.config();
     let mut summary = FileImportSummary {
@@ -247,7 +247,7 @@ pub fn import_files(
             Err(error) => summary.rejected.push(RejectedFile { file: name, error }),
         }
         if batch.len() >= 200 && stage_error.is_none() {
-            match index.stage(&batch) {
+            match target.stage(&batch) {
                 Ok(()) => summary.accepted += batch.len(),
                 Err(e) => stage_error = Some(e),
             }
@@ -255,17 +255,16 @@ pub fn import_files(
         }
     });
     if let Some(e) = stage_error {
-        return Err(e.into());
+        return Err(e);
     }
     if !batch.is_empty() {
-        index.stage(&batch)?;
+        target.stage(&batch)?;
         summary.accepted += batch.len();
     }
-    index.commit_staged()?;
+    target.commit()?;
     summary.import_seconds = started.elapsed().as_secs_f64();
     let signing = Instant::now();
-    summary.stats_generation =
-        super::import::sign_imported(catalog, id, &index, summary.accepted, progress)?;
+    summary.stats_generation = target.sign(catalog, id, summary.accepted, progress)?;
     summary.signing_seconds = signing.elapsed().as_secs_f64();
     Ok(summary)
 }

@@ -6,14 +6,17 @@
 //! statistics are rebuilt and every document is re-signed.
 
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Instant;
 
 use serde::Serialize;
 
-use super::catalog::{Catalog, LibraryError, RejectedLine, RejectedReason};
+use super::catalog::{Catalog, LibraryError, NewLibrary, RejectedLine, RejectedReason};
 use super::corpus::CorpusReader;
 use super::ingest::prepare;
+use super::registry::RegistryError;
+use crate::index::{LibraryIndex, PreparedDocument, RebuildControl, RebuildOutcome};
+use crate::storage::{Backend, LibraryStore};
 
 const BATCH: usize = 2_000;
 /// Documents per commit.
@@ -45,25 +48,95 @@ pub trait ImportProgress {
 
 impl ImportProgress for () {}
 
-/// Imports a JSON Lines corpus file into library `id` (created when missing).
-/// After an import's last commit: counts the documents it brought and, when it brought any,
-/// merges the segments, counts new statistics and re-signs every document; answers the
-/// statistics generation the library is at.
-pub(super) fn sign_imported(
-    catalog: &Catalog,
-    id: &str,
-    index: &crate::index::LibraryIndex,
-    accepted: usize,
-    progress: &dyn ImportProgressSync,
-) -> Result<u64, LibraryError> {
-    catalog.count_ingested(super::IngestPath::Import, accepted as u64);
-    if accepted == 0 {
-        return Ok(index.signatures().generation());
+/// Where an import writes: a library's tantivy indexes, staged and committed in groups, or a
+/// library of the database, each batch written in one transaction.
+pub(super) enum ImportTarget {
+    Index(Arc<LibraryIndex>),
+    Store(Arc<dyn LibraryStore>),
+}
+
+impl ImportTarget {
+    /// Library `id` of the catalog's backend, created with default settings when missing.
+    pub(super) fn open(catalog: &Catalog, id: &str) -> Result<ImportTarget, LibraryError> {
+        if catalog.backend() == Backend::Tantivy {
+            return Ok(ImportTarget::Index(catalog.get_or_create(id)?));
+        }
+        match catalog.store(id) {
+            Err(LibraryError::NotFound(_)) => {
+                match catalog.create(NewLibrary {
+                    id: id.to_string(),
+                    ..Default::default()
+                }) {
+                    Ok(_) | Err(LibraryError::Registry(RegistryError::Exists(_))) => {}
+                    Err(e) => return Err(e),
+                }
+                Ok(ImportTarget::Store(catalog.store(id)?))
+            }
+            other => Ok(ImportTarget::Store(other?)),
+        }
     }
-    index.optimize()?;
-    let generation = index.rebuild_statistics(|done| progress.signing(done))?;
-    catalog.touch(id)?;
-    Ok(generation)
+
+    /// Whether the library was deduplicated, so that what arrives is checked against it.
+    fn checks_arrivals(&self) -> bool {
+        match self {
+            ImportTarget::Index(index) => crate::dedup::DedupStore::of(index).active(),
+            ImportTarget::Store(_) => false,
+        }
+    }
+
+    /// Writes a batch: staged for the next commit, or durably at once.
+    pub(super) fn stage(&self, batch: &[PreparedDocument]) -> Result<(), LibraryError> {
+        match self {
+            ImportTarget::Index(index) => index.stage(batch)?,
+            ImportTarget::Store(store) => store.write(batch)?,
+        }
+        Ok(())
+    }
+
+    /// Makes what was staged durable.
+    pub(super) fn commit(&self) -> Result<(), LibraryError> {
+        if let ImportTarget::Index(index) = self {
+            index.commit_staged()?;
+        }
+        Ok(())
+    }
+
+    /// After an import's last commit: counts the documents it brought and, when it brought
+    /// any, counts new statistics and re-signs every document (merging an index's segments
+    /// first); answers the statistics generation the library is at.
+    pub(super) fn sign(
+        &self,
+        catalog: &Catalog,
+        id: &str,
+        accepted: usize,
+        progress: &dyn ImportProgressSync,
+    ) -> Result<u64, LibraryError> {
+        catalog.count_ingested(super::IngestPath::Import, accepted as u64);
+        let generation = match self {
+            ImportTarget::Index(index) if accepted == 0 => {
+                return Ok(index.signatures().generation());
+            }
+            ImportTarget::Store(store) if accepted == 0 => return Ok(store.summary()?.generation),
+            ImportTarget::Index(index) => {
+                index.optimize()?;
+                index.rebuild_statistics(|done| progress.signing(done))?
+            }
+            // Waits while another process re-indexes the library, then signs what this import
+            // wrote since.
+            ImportTarget::Store(store) => {
+                match store.reindex(&RebuildControl::default(), &mut |done| {
+                    progress.signing(done)
+                })? {
+                    RebuildOutcome::Finished { generation } => generation,
+                    RebuildOutcome::Cancelled { .. } => {
+                        unreachable!("nothing can cancel this re-index")
+                    }
+                }
+            }
+        };
+        catalog.touch(id)?;
+        Ok(generation)
+    }
 }
 
 pub fn import_file(
@@ -72,7 +145,7 @@ pub fn import_file(
     path: &Path,
     progress: &dyn ImportProgressSync,
 ) -> Result<ImportSummary, LibraryError> {
-    let index = catalog.get_or_create(id)?;
+    let target = ImportTarget::open(catalog, id)?;
     let io_error = |source| LibraryError::Io {
         path: path.to_path_buf(),
         source,
@@ -104,7 +177,7 @@ pub fn import_file(
         stats_generation: 0,
     };
     // A deduplicated library checks what arrives; the ids are kept only then.
-    let checks_arrivals = crate::dedup::DedupStore::of(&index).active();
+    let checks_arrivals = target.checks_arrivals();
     let mut arrived: Vec<String> = Vec::new();
     let (sender, receiver) = mpsc::sync_channel(2);
     let prepare_result = std::thread::scope(|scope| -> Result<(), LibraryError> {
@@ -139,17 +212,17 @@ pub fn import_file(
                 if checks_arrivals {
                     arrived.extend(batch.iter().map(|d| d.doc_id.clone()));
                 }
-                index.stage(&batch)?;
+                target.stage(&batch)?;
                 uncommitted += batch.len();
                 if uncommitted >= COMMIT_EVERY {
-                    index.commit_staged()?;
+                    target.commit()?;
                     summary.accepted += uncommitted;
                     uncommitted = 0;
                 }
             }
             progress.read(consumed.load(std::sync::atomic::Ordering::Relaxed));
         }
-        index.commit_staged()?;
+        target.commit()?;
         summary.accepted += uncommitted;
         summary.bytes = preparer
             .join()
@@ -161,7 +234,7 @@ pub fn import_file(
     summary.import_seconds = started.elapsed().as_secs_f64();
 
     let signing = Instant::now();
-    summary.stats_generation = sign_imported(catalog, id, &index, summary.accepted, progress)?;
+    summary.stats_generation = target.sign(catalog, id, summary.accepted, progress)?;
     summary.signing_seconds = signing.elapsed().as_secs_f64();
     if let Err(e) = crate::dedup::arrived(catalog, id, &arrived) {
         tracing::error!(library = id, error = %e, "could not check imported documents");

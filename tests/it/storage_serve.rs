@@ -484,17 +484,38 @@ fn the_commands_built_on_the_seam_run_on_the_shared_database() {
     assert_eq!(library["stats_generation"], 2, "{library}");
     assert_eq!(statistics_are_exact(&shared), (2, true));
 
+    // A corpus imported from the command line (one document replaced, a bad line refused)
+    // is served by the running server at once, signed against fresh statistics.
     let corpus = shared.dir.path().join("more.jsonl");
-    std::fs::write(&corpus, documents(100, 3, 120)).unwrap();
-    let (code, _, stderr) = shared.command(
+    let lines = format!("{}\nnot json\n", documents(39, 5, 120));
+    std::fs::write(&corpus, lines).unwrap();
+    let (code, stdout, stderr) = shared.command(
         "cli",
         &["import", "--library", LIBRARY, corpus.to_str().unwrap()],
         "",
     );
-    assert_ne!(code, 0);
-    assert!(stderr.contains("backend = \"postgres\""), "{stderr}");
+    // Exit code 3: some lines were rejected.
+    assert_eq!(code, 3, "{stderr}");
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["accepted"], 5, "{summary}");
+    assert_eq!(summary["rejected_lines"], 1, "{summary}");
     let (_, library) = call(&a, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
-    assert_eq!(library["documents"], 40, "{library}");
+    assert_eq!(library["documents"], 44, "{library}");
+    assert_eq!(library["stats_generation"], 3, "{library}");
+    assert_eq!(statistics_are_exact(&shared), (3, true));
+    assert_eq!(
+        check(&a, &synthetic_text(42, 120))["matches"][0]["doc_id"],
+        "d42"
+    );
+    // A library the import names that does not exist is created.
+    let (code, _, stderr) = shared.command(
+        "cli",
+        &["import", "--library", "fresh", corpus.to_str().unwrap()],
+        "",
+    );
+    assert_eq!(code, 3, "{stderr}");
+    let (_, fresh) = call(&a, "GET", "/api/v1/libraries/fresh", None);
+    assert_eq!(fresh["documents"], 5, "{fresh}");
 }
 
 /// A library crawled through one process lands in the database: the other process lists its
