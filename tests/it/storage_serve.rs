@@ -466,12 +466,6 @@ fn what_is_not_built_on_postgres_answers_501_naming_the_backend() {
         ("GET", format!("{library}/duplicates"), None),
         ("GET", format!("{library}/documents/d1/duplicates"), None),
         ("GET", "/api/v1/alerts".to_string(), None),
-        ("GET", format!("{library}/phrases"), None),
-        (
-            "POST",
-            format!("{library}/phrases"),
-            Some(json!({"text": "funded by the foundation of the journal"})),
-        ),
         ("POST", "/api/v1/backup".to_string(), None),
         (
             "POST",

@@ -9,6 +9,8 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (1, include_str!("migrations/0001_libraries.sql")),
     (2, include_str!("migrations/0002_document_links.sql")),
     (3, include_str!("migrations/0003_shared_serving.sql")),
+    // Version 4 is `0004_search.sql`, added on another branch.
+    (5, include_str!("migrations/0005_dedup_and_phrases.sql")),
 ];
 
 /// The advisory lock key of migrations ("dupfinder" in the first bytes).

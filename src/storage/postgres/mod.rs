@@ -16,6 +16,7 @@
 //! database holds the analyzer's terms (`documents.terms`).
 
 mod claim;
+mod kept;
 mod library;
 mod migrate;
 mod registry;
@@ -150,6 +151,9 @@ impl Storage for PgStorage {
                 "signatures",
                 "robust_signatures",
                 "shingles",
+                "dedup_documents",
+                "dedup_lines",
+                "phrases",
             ] {
                 tx.execute(&format!("DELETE FROM {table} WHERE library = $1"), &[&id])
                     .await?;
