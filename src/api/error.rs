@@ -221,7 +221,7 @@ impl From<LibraryError> for ApiError {
             LibraryError::Registry(RegistryError::Exists(_)) => ErrorCode::LibraryExists,
             LibraryError::WriterStopped(_) => return writer_stopped(),
             LibraryError::Unsupported { .. } => ErrorCode::UnsupportedOnBackend,
-            LibraryError::JobRunningElsewhere(_) => ErrorCode::JobRunningElsewhere,
+            LibraryError::JobRunningElsewhere { .. } => ErrorCode::JobRunningElsewhere,
             // Deleted by another process between the lookup and the statement.
             e if e.is_not_found() => ErrorCode::LibraryNotFound,
             LibraryError::Storage {

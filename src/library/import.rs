@@ -104,7 +104,9 @@ pub fn import_file(
         stats_generation: 0,
     };
     // A deduplicated library checks what arrives; the ids are kept only then.
-    let checks_arrivals = crate::dedup::DedupStore::of(&index).active();
+    let checks_arrivals = crate::dedup::DedupStore::of(&*index)
+        .active()
+        .unwrap_or(true);
     let mut arrived: Vec<String> = Vec::new();
     let (sender, receiver) = mpsc::sync_channel(2);
     let prepare_result = std::thread::scope(|scope| -> Result<(), LibraryError> {

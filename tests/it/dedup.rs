@@ -65,7 +65,7 @@ fn set_of(ids: &[&str]) -> BTreeSet<String> {
 }
 
 fn clusters(catalog: &Catalog) -> ClusterSet {
-    DedupStore::of(&catalog.index("lib").unwrap())
+    DedupStore::of(catalog.store("lib").unwrap().as_ref())
         .clusters()
         .unwrap()
         .expect("the library was deduplicated")
@@ -192,8 +192,8 @@ fn an_aborted_job_resumes_where_it_stopped() {
     };
     assert_eq!(done, 64, "one chunk");
     let index = catalog.index("lib").unwrap();
-    assert!(dupfinder::dedup::has_unfinished(&index));
-    assert!(DedupStore::of(&index).clusters().unwrap().is_none());
+    assert!(dupfinder::dedup::has_unfinished(&*index));
+    assert!(DedupStore::of(&*index).clusters().unwrap().is_none());
 
     // The resumed run checks only what is left, and finds what a whole run finds.
     let first_seen = std::cell::Cell::new(None);
@@ -215,7 +215,7 @@ fn an_aborted_job_resumes_where_it_stopped() {
         panic!("not finished: {resumed:?}");
     };
     assert_eq!(documents, 303);
-    assert!(!dupfinder::dedup::has_unfinished(&index));
+    assert!(!dupfinder::dedup::has_unfinished(&*index));
     assert_eq!(groups(&clusters(&catalog)), expected_groups());
 
     let (_fresh_dir, fresh) = crate::support::catalog();
@@ -280,7 +280,7 @@ fn a_deleted_or_replaced_document_leaves_its_cluster() {
     assert!(groups(&clusters(&catalog)).contains(&set_of(&["d7", "copy-7"])));
     // What a restart reads — the clusters of the job with the change log replayed — is what
     // was kept in memory.
-    let store = DedupStore::of(&catalog.index("lib").unwrap());
+    let store = DedupStore::of(catalog.store("lib").unwrap().as_ref());
     assert_eq!(
         store.clusters_on_disk().unwrap(),
         store.clusters().unwrap(),

@@ -3,7 +3,8 @@
 //! the other at once; a re-index runs in one process only (the other answers `409
 //! job_running_elsewhere`), is taken over by the other when its process is killed, with exact
 //! statistics afterwards, and is left alone once an operator aborted it; what is not built on
-//! PostgreSQL answers `501 unsupported_on_backend`; the data-directory commands built on the
+//! PostgreSQL (search, crawling, backups, reopening a writer) answers `501
+//! unsupported_on_backend`; the data-directory commands built on the
 //! storage seam run on the same database.
 
 use std::path::PathBuf;
@@ -462,10 +463,6 @@ fn what_is_not_built_on_postgres_answers_501_naming_the_backend() {
     let library = format!("/api/v1/libraries/{LIBRARY}");
     let requests: Vec<(&str, String, Option<Value>)> = vec![
         ("GET", format!("{library}/search?q=kalomir"), None),
-        ("POST", format!("{library}/dedup"), None),
-        ("GET", format!("{library}/duplicates"), None),
-        ("GET", format!("{library}/documents/d1/duplicates"), None),
-        ("GET", "/api/v1/alerts".to_string(), None),
         ("POST", "/api/v1/backup".to_string(), None),
         (
             "POST",
