@@ -16,17 +16,17 @@ use crate::files::{content_type, multipart};
 use crate::support::{PgServer, ServerProcess, call_json, http, start_server, synthetic_text};
 
 /// The library every test here works on.
-const LIBRARY: &str = "journal";
+pub(crate) const LIBRARY: &str = "journal";
 
 /// A database and the folder holding each server's data directory and configuration.
-struct Shared {
+pub(crate) struct Shared {
     pg: PgServer,
-    url: String,
-    dir: tempfile::TempDir,
+    pub(crate) url: String,
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl Shared {
-    fn start(test: &str) -> Option<Shared> {
+    pub(crate) fn start(test: &str) -> Option<Shared> {
         let pg = PgServer::start(test)?;
         let url = pg.create_database("dupfinder");
         Some(Shared {
@@ -38,7 +38,7 @@ impl Shared {
 
     /// Writes the configuration of a process named `name` on the database, with `reindex`
     /// settings (TOML lines of the `[reindex]` table) beside a one-second resume sweep.
-    fn config(&self, name: &str, reindex: &str) -> PathBuf {
+    pub(crate) fn config(&self, name: &str, reindex: &str) -> PathBuf {
         let config = self.dir.path().join(format!("{name}.toml"));
         std::fs::write(
             &config,
@@ -53,7 +53,7 @@ impl Shared {
     }
 
     /// Starts a server named `name` on the database (see [`Shared::config`]).
-    fn serve(&self, name: &str, reindex: &str) -> ServerProcess {
+    pub(crate) fn serve(&self, name: &str, reindex: &str) -> ServerProcess {
         let config = self.config(name, reindex);
         let data: PathBuf = self.dir.path().join(name);
         start_server(&data, &[("DUPFINDER_CONFIG", config.to_str().unwrap())])
@@ -91,12 +91,17 @@ impl Shared {
     }
 
     /// One value of a query run on the database.
-    fn sql(&self, query: &str) -> String {
+    pub(crate) fn sql(&self, query: &str) -> String {
         self.pg.psql("dupfinder", query)
     }
 }
 
-fn call(server: &ServerProcess, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+pub(crate) fn call(
+    server: &ServerProcess,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
     call_json(server, method, path, &body.unwrap_or(Value::Null))
 }
 
@@ -112,7 +117,7 @@ fn documents(first: u64, count: u64, words: usize) -> String {
         .join("\n")
 }
 
-fn import(server: &ServerProcess, first: u64, count: u64) {
+pub(crate) fn import(server: &ServerProcess, first: u64, count: u64) {
     let response = http(
         server.addr,
         "POST",
@@ -126,7 +131,7 @@ fn import(server: &ServerProcess, first: u64, count: u64) {
     assert_eq!(report["accepted"], count, "{report}");
 }
 
-fn create_library(server: &ServerProcess) {
+pub(crate) fn create_library(server: &ServerProcess) {
     let (status, body) = call(
         server,
         "POST",
@@ -138,7 +143,7 @@ fn create_library(server: &ServerProcess) {
 }
 
 /// Waits until `done` answers `Some`, for at most `limit`.
-fn wait_for<T>(limit: Duration, what: &str, mut done: impl FnMut() -> Option<T>) -> T {
+pub(crate) fn wait_for<T>(limit: Duration, what: &str, mut done: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + limit;
     loop {
         if let Some(value) = done() {
@@ -162,7 +167,7 @@ fn reindex_jobs(server: &ServerProcess) -> Vec<Value> {
         .collect()
 }
 
-fn job(server: &ServerProcess, job: &str) -> Value {
+pub(crate) fn job(server: &ServerProcess, job: &str) -> Value {
     let (status, body) = call(server, "GET", &format!("/api/v1/jobs/{job}"), None);
     assert_eq!(status, 200, "{body}");
     body
@@ -201,7 +206,7 @@ fn abort(server: &ServerProcess, name: &str) {
 }
 
 /// Waits until the job `name` of `server` has ended; its last status.
-fn finished(server: &ServerProcess, name: &str) -> Value {
+pub(crate) fn finished(server: &ServerProcess, name: &str) -> Value {
     wait_for(Duration::from_secs(60), "the job to end", || {
         let status = job(server, name);
         (status["state"] != "running" && status["state"] != "queued").then_some(status)
@@ -218,7 +223,7 @@ fn slow_and_other(shared: &Shared, b_reindex: &str) -> (ServerProcess, ServerPro
 }
 
 /// What a check answers, without what differs between two asks (time, report id).
-fn check(server: &ServerProcess, text: &str) -> Value {
+pub(crate) fn check(server: &ServerProcess, text: &str) -> Value {
     let (status, mut body) = call(
         server,
         "POST",
