@@ -4,8 +4,8 @@
 //! job_running_elsewhere`), is taken over by the other when its process is killed, with exact
 //! statistics afterwards, and is left alone once an operator aborted it; what is not built on
 //! PostgreSQL (search, crawling, backups, reopening a writer) answers `501
-//! unsupported_on_backend`; the data-directory commands built on the
-//! storage seam run on the same database.
+//! unsupported_on_backend`; the data-directory commands built on the storage seam (among them
+//! `dedup` and `phrases`) run on the same database.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -443,6 +443,29 @@ fn the_commands_built_on_the_seam_run_on_the_shared_database() {
     let (_, library) = call(&a, "GET", &format!("/api/v1/libraries/{LIBRARY}"), None);
     assert_eq!(library["stats_generation"], 2, "{library}");
     assert_eq!(statistics_are_exact(&shared), (2, true));
+
+    // The dedup job and the phrases keep their state in the database: the server sees what
+    // the command did.
+    let (code, _, stderr) = shared.command("cli", &["dedup", "--library", LIBRARY], "");
+    assert_eq!(code, 0, "{stderr}");
+    let (_, duplicates) = call(
+        &a,
+        "GET",
+        &format!("/api/v1/libraries/{LIBRARY}/duplicates"),
+        None,
+    );
+    assert!(duplicates["updated_at"].is_u64(), "{duplicates}");
+    let phrase = "funded by the foundation of the journal";
+    let (code, _, stderr) =
+        shared.command("cli", &["phrases", "add", "--library", LIBRARY, phrase], "");
+    assert_eq!(code, 0, "{stderr}");
+    let (_, phrases) = call(
+        &a,
+        "GET",
+        &format!("/api/v1/libraries/{LIBRARY}/phrases"),
+        None,
+    );
+    assert_eq!(phrases["phrases"][0]["text"], phrase, "{phrases}");
 
     let corpus = shared.dir.path().join("more.jsonl");
     std::fs::write(&corpus, documents(100, 3, 120)).unwrap();
