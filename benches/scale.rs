@@ -618,7 +618,7 @@ fn measure_dedup(size: u64, options: &Options) {
         panic!("the dedup job did not finish: {outcome:?}");
     };
     let (rss, peak) = memory_mb();
-    let set = DedupStore::of(&index)
+    let set = DedupStore::of(&*index)
         .clusters()
         .unwrap()
         .expect("the job saved its clusters");

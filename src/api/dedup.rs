@@ -15,6 +15,7 @@ use super::auth::Identity;
 use super::params::{page_limit, page_offset, query_params};
 use super::{ApiError, AppState, ErrorCode};
 use crate::dedup::{Cluster, DedupError, DedupStore};
+use crate::index::DocKey;
 use crate::library::{JobStatus, JobTrigger, LibraryError};
 
 /// The suffix of a document path that asks for the document's duplicates.
@@ -38,14 +39,10 @@ impl From<DedupError> for ApiError {
     }
 }
 
-/// What the dedup endpoints are called in a `501 unsupported_on_backend` answer.
-const DEDUP: &str = "finding the duplicates inside a library (dedup, duplicates, alerts)";
-
 pub(super) async fn start_dedup(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<JobStatus>), ApiError> {
-    state.catalog.require_tantivy(DEDUP)?;
     let job = state.jobs.start_dedup(&id, JobTrigger::Request)?;
     Ok((StatusCode::ACCEPTED, Json(job)))
 }
@@ -75,9 +72,12 @@ pub(super) async fn list_duplicates(
     let params: PageParams = query_params(raw.as_deref().unwrap_or_default())?;
     let limit = page_limit(params.limit, 20)?;
     let offset = page_offset(params.offset, MAX_OFFSET)?;
-    state.catalog.require_tantivy(DEDUP)?;
-    let index = state.catalog.index(&id)?;
-    let set = tokio::task::spawn_blocking(move || DedupStore::of(&index).clusters()).await??;
+    let catalog = state.catalog.clone();
+    let set = tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
+        let store = catalog.store(&id)?;
+        Ok(DedupStore::of(store.as_ref()).clusters()?)
+    })
+    .await??;
     let Some(set) = set else {
         return Ok(Json(json!({
             "total": 0,
@@ -108,13 +108,16 @@ pub(super) async fn document_duplicates(
     id: String,
     doc_id: String,
 ) -> Result<Json<Value>, ApiError> {
-    state.catalog.require_tantivy(DEDUP)?;
-    let index = state.catalog.index(&id)?;
     let (exists, set) = tokio::task::spawn_blocking({
-        let (index, doc_id) = (index.clone(), doc_id.clone());
+        let (catalog, id, doc_id) = (state.catalog.clone(), id.clone(), doc_id.clone());
         move || -> Result<_, ApiError> {
-            let exists = index.contains(&doc_id).map_err(LibraryError::from)?;
-            Ok((exists, DedupStore::of(&index).clusters()?))
+            let store = catalog.store(&id)?;
+            let exists = store
+                .view()
+                .and_then(|view| view.stored(DocKey::of(&doc_id)))
+                .map_err(LibraryError::from)?
+                .is_some_and(|document| document.meta.doc_id == doc_id);
+            Ok((exists, DedupStore::of(store.as_ref()).clusters()?))
         }
     })
     .await??;
@@ -167,9 +170,8 @@ pub(super) async fn list_alerts(
     let params: AlertParams = query_params(raw.as_deref().unwrap_or_default())?;
     let limit = page_limit(params.limit, 20)?;
     let offset = page_offset(params.offset, MAX_OFFSET)?;
-    state.catalog.require_tantivy(DEDUP)?;
     if let Some(library) = &params.library {
-        state.catalog.index(library)?;
+        state.catalog.store(library)?;
     }
     let catalog = state.catalog.clone();
     let library = params.library.clone();

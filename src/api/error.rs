@@ -221,7 +221,7 @@ impl From<LibraryError> for ApiError {
             LibraryError::Registry(RegistryError::Exists(_)) => ErrorCode::LibraryExists,
             LibraryError::WriterStopped(_) => return writer_stopped(),
             LibraryError::Unsupported { .. } => ErrorCode::UnsupportedOnBackend,
-            LibraryError::JobRunningElsewhere(_) => ErrorCode::JobRunningElsewhere,
+            LibraryError::JobRunningElsewhere { .. } => ErrorCode::JobRunningElsewhere,
             // Deleted by another process between the lookup and the statement.
             e if e.is_not_found() => ErrorCode::LibraryNotFound,
             LibraryError::Storage {
@@ -272,13 +272,20 @@ impl From<KeyError> for ApiError {
 
 impl From<PhraseError> for ApiError {
     fn from(e: PhraseError) -> Self {
+        // The database's failures are the library's: a library deleted meanwhile is not found.
+        let e = match e {
+            PhraseError::Storage(e) => return LibraryError::from(e).into(),
+            e => e,
+        };
         let code = match &e {
             PhraseError::Empty | PhraseError::TooLong { .. } | PhraseError::TooShort { .. } => {
                 ErrorCode::InvalidPhrase
             }
             PhraseError::TooMany => ErrorCode::TooManyPhrases,
             PhraseError::NotFound(_) => ErrorCode::PhraseNotFound,
-            PhraseError::Io { .. } | PhraseError::Corrupt { .. } => return ApiError::internal(e),
+            PhraseError::Io { .. } | PhraseError::Corrupt { .. } | PhraseError::Storage(_) => {
+                return ApiError::internal(e);
+            }
         };
         ApiError::new(code, e.to_string())
     }

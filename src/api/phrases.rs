@@ -13,10 +13,6 @@ use super::body::JsonBody;
 use super::{ApiError, AppState};
 use crate::library::phrases;
 
-/// What the phrase endpoints are called in a `501 unsupported_on_backend` answer: a library's
-/// phrases live in its folder of the data directory.
-const PHRASES: &str = "a library's boilerplate phrases";
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct NewPhrase {
@@ -27,11 +23,10 @@ pub(super) async fn list_phrases(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    state.catalog.require_tantivy(PHRASES)?;
     let catalog = state.catalog.clone();
     let listed = tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
-        let index = catalog.index(&id)?;
-        Ok((id, phrases::list(index.dir())?))
+        let kept = catalog.store(&id)?.kept();
+        Ok((id, phrases::list(&kept)?))
     })
     .await??;
     let (library, phrases) = listed;
@@ -46,16 +41,10 @@ pub(super) async fn add_phrase(
     JsonBody(body): JsonBody<NewPhrase>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let by = identity.map_or_else(|| "-".to_string(), |Extension(i)| i.name);
-    state.catalog.require_tantivy(PHRASES)?;
     let catalog = state.catalog.clone();
     let (phrase, new) = tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
-        let index = catalog.index(&id)?;
-        Ok(phrases::add(
-            index.dir(),
-            &body.text,
-            &by,
-            catalog.analyzer(),
-        )?)
+        let kept = catalog.store(&id)?.kept();
+        Ok(phrases::add(&kept, &body.text, &by, catalog.analyzer())?)
     })
     .await??;
     let status = if new {
@@ -70,11 +59,10 @@ pub(super) async fn remove_phrase(
     State(state): State<AppState>,
     Path((id, phrase)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
-    state.catalog.require_tantivy(PHRASES)?;
     let catalog = state.catalog.clone();
     tokio::task::spawn_blocking(move || -> Result<_, ApiError> {
-        let index = catalog.index(&id)?;
-        Ok(phrases::remove(index.dir(), &phrase)?)
+        let kept = catalog.store(&id)?.kept();
+        Ok(phrases::remove(&kept, &phrase)?)
     })
     .await??;
     Ok(StatusCode::NO_CONTENT)

@@ -303,13 +303,9 @@ impl LibraryCheck<'_> {
         let config = &self.config.check;
         let view = self.store.view()?;
         let gathered = gather(view.as_ref(), self.query, config, false)?;
-        // The library's own boilerplate phrases, read afresh (a backend without a folder keeps
-        // none yet).
-        let phrases = self
-            .store
-            .folder()
-            .map(|dir| phrases::shingles_of(dir, self.analyzer, self.query.lang))
-            .unwrap_or_default();
+        // The library's own boilerplate phrases, read afresh: one added through another process
+        // on a shared database is honoured at once.
+        let phrases = phrases::shingles_of(&self.store.kept(), self.analyzer, self.query.lang);
         let query = Query {
             analyzed: self.query,
             text: self.query_text,

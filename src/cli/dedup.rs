@@ -38,9 +38,9 @@ pub(crate) fn run(args: DedupArgs, global: &GlobalArgs) -> Result<ExitCode> {
         return run_remote(args, &remote);
     }
     let catalog = open_catalog(&configure(global, None)?)?;
-    let index = catalog.index(&args.library)?;
+    let store = catalog.store(&args.library)?;
     let cancel = super::stop_on_ctrl_c("stopping: keeping what was checked")?;
-    if dupfinder::dedup::has_unfinished(&index) {
+    if dupfinder::dedup::has_unfinished(store.as_ref()) {
         eprintln!("resuming the unfinished dedup of `{}`", args.library);
     }
     let bar = ProgressBar::new(0).with_style(
@@ -75,7 +75,9 @@ pub(crate) fn run(args: DedupArgs, global: &GlobalArgs) -> Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     }
-    let set = DedupStore::of(&index).clusters()?.unwrap_or_default();
+    let set = DedupStore::of(store.as_ref())
+        .clusters()?
+        .unwrap_or_default();
     if let Some(path) = &args.truth {
         let truth = dupfinder::eval::read_truth(path)
             .with_context(|| format!("reading {}", path.display()))?;

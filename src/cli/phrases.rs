@@ -89,19 +89,19 @@ pub(crate) fn run(args: PhrasesArgs, global: &GlobalArgs) -> Result<ExitCode> {
     let catalog = open_catalog(&configure(global, None)?)?;
     match args.command {
         PhrasesCommand::List { library } => {
-            let listed = phrases::list(catalog.index(&library)?.dir())?;
+            let listed = phrases::list(&catalog.store(&library)?.kept())?;
             output.print(&json!({ "library": library, "phrases": listed }), lines);
         }
         PhrasesCommand::Add { library, text } => {
-            let index = catalog.index(&library)?;
-            let (phrase, new) = phrases::add(index.dir(), &text, "-", catalog.analyzer())?;
+            let kept = catalog.store(&library)?.kept();
+            let (phrase, new) = phrases::add(&kept, &text, "-", catalog.analyzer())?;
             output.print(&json!(phrase), |p| {
                 let verb = if new { "added" } else { "already listed:" };
                 format!("{verb} {}", p["id"].as_str().unwrap_or("?"))
             });
         }
         PhrasesCommand::Remove { library, id } => {
-            phrases::remove(catalog.index(&library)?.dir(), &id)?;
+            phrases::remove(&catalog.store(&library)?.kept(), &id)?;
             eprintln!("removed {id}");
         }
     }

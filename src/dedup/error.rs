@@ -19,8 +19,8 @@ pub enum DedupError {
         #[source]
         source: std::io::Error,
     },
-    #[error("damaged dedup file {path}: {reason}")]
-    Corrupt { path: PathBuf, reason: String },
+    #[error("damaged dedup state at {at}: {reason}")]
+    Corrupt { at: String, reason: String },
 }
 
 impl From<IndexError> for DedupError {

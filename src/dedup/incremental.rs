@@ -5,7 +5,7 @@
 
 use super::DedupError;
 use super::clusters::Link;
-use super::store::{Alert, AlertMatch, DedupStore, EdgeRecord};
+use super::store::{Alert, AlertMatch, DedupStore, EdgeRecord, Log, Sync};
 use crate::check::check_stored;
 use crate::clock::unix_now;
 use crate::index::DocKey;
@@ -22,20 +22,22 @@ pub fn arrived(
     if !catalog.config().dedup.incremental || doc_ids.is_empty() {
         return Ok(Vec::new());
     }
-    let index = catalog.index(library)?;
-    let store = DedupStore::of(&index);
-    if !store.active() {
+    let library_store = catalog.store(library)?;
+    let store = DedupStore::of(library_store.as_ref());
+    if !store.active()? {
         return Ok(Vec::new());
     }
     let started = Instant::now();
     let mut checking = Duration::ZERO;
     let lock = store.lock();
     let mut cache = lock.lock();
-    let view = index.view();
+    // Other processes on the same database change the clusters under the same lock.
+    let _shared = store.hold()?;
+    let view = library_store.view()?;
     let lookup = |doc: &str| view.document(doc).ok().flatten();
     // Before the first job finished there are no clusters to keep: the edges are kept for it.
     let mut set = store.current(&mut cache)?;
-    let job_running = store.job_running();
+    let job_running = store.job_running()?;
     let mut changes = Vec::new();
     let mut alerts = Vec::new();
     for doc_id in doc_ids {
@@ -44,7 +46,7 @@ pub fn arrived(
             changes.extend(set.remove_document(doc_id, &lookup));
         }
         let check_started = Instant::now();
-        let checked = check_stored(catalog, library, &view, DocKey::of(doc_id))?;
+        let checked = check_stored(catalog, library, view.as_ref(), DocKey::of(doc_id))?;
         checking += check_started.elapsed();
         let Some(checked) = checked else {
             continue;
@@ -61,7 +63,7 @@ pub fn arrived(
         // A running job builds its clusters from its edges and these; otherwise the clusters
         // are kept current here, and the next job finds these edges again.
         if job_running {
-            store.append(&store.arrivals_path(), &edges)?;
+            store.append(Log::Arrivals, &edges, Sync::Now)?;
         }
         let cluster = set.as_mut().and_then(|set| {
             let links = edges.iter().map(Link::of).collect();
@@ -117,11 +119,15 @@ pub fn arrived(
 
 /// Takes the deleted document `doc_id` out of `library`'s clusters.
 pub fn removed(catalog: &Catalog, library: &str, doc_id: &str) -> Result<(), DedupError> {
-    let index = catalog.index(library)?;
-    let store = DedupStore::of(&index);
+    let library_store = catalog.store(library)?;
+    let store = DedupStore::of(library_store.as_ref());
+    if !store.active()? {
+        return Ok(());
+    }
     let lock = store.lock();
     let mut cache = lock.lock();
-    let view = index.view();
+    let _shared = store.hold()?;
+    let view = library_store.view()?;
     let lookup = |doc: &str| view.document(doc).ok().flatten();
     let Some(set) = store.current(&mut cache)? else {
         return Ok(());

@@ -1,23 +1,30 @@
 //! The dedup job: every live document of a library checked against the library (the check's
-//! own candidate generation and verification, never all pairs), its matches appended to
-//! `edges.jsonl`, then the clusters built from the edges. Documents go in the order of their
-//! keys; a checkpoint every `dedup.checkpoint_every` documents records the last key done and
-//! the length of the edges file, so an aborted or killed job resumes from there.
+//! own candidate generation and verification, never all pairs), its matches appended to the
+//! edge log, then the clusters built from the edges. Documents go in the order of their keys; a
+//! checkpoint every `dedup.checkpoint_every` documents records the last key done and the mark of
+//! the edge log, so an aborted or killed job resumes from there.
+//!
+//! The job reads the library through the storage seam, so it runs on either backend. It runs
+//! under a claim (see [`claim_dedup`]): on a shared database, once across every process.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use super::DedupError;
 use super::clusters::{ClusterSet, Link};
-use super::store::{Checkpoint, DedupStore, EdgeRecord, EdgeVerdict, Sync, append_lines};
+use super::store::{Checkpoint, DedupStore, EdgeRecord, EdgeVerdict, Log, Sync};
 use crate::check::check_stored;
 use crate::clock::unix_now;
-use crate::index::{DocKey, LibraryIndex};
-use crate::library::Catalog;
+use crate::index::{DocKey, StoredDocument};
+use crate::library::{Catalog, JobKind, LibraryError};
+use crate::storage::{Held, LibraryStore};
 
 /// Documents handed to a checking thread at a time.
 const CHUNK: usize = 64;
+/// Documents read in one go to build the clusters.
+const LOOKUP_BATCH: usize = 500;
 
 /// How a job may be stopped.
 #[derive(Default)]
@@ -38,11 +45,39 @@ pub enum DedupOutcome {
     Cancelled { done: u64 },
 }
 
-/// Whether a dedup job of the library `index` was stopped before it finished.
-pub fn has_unfinished(index: &LibraryIndex) -> bool {
-    DedupStore::of(index)
+/// Whether a dedup job of the library `store` was stopped before it finished.
+pub fn has_unfinished(store: &dyn LibraryStore) -> bool {
+    DedupStore::of(store)
         .checkpoint()
         .is_ok_and(|c| c.is_some())
+}
+
+/// The right to run the dedup job of one library, held until dropped.
+pub struct DedupClaim {
+    library: String,
+    store: Arc<dyn LibraryStore>,
+    dedup: DedupStore,
+    _held: Held,
+}
+
+/// Claims the right to run the dedup job of `library`: refused with
+/// [`LibraryError::JobRunningElsewhere`] while another process serving the same database runs
+/// it.
+pub fn claim_dedup(catalog: &Catalog, library: &str) -> Result<DedupClaim, LibraryError> {
+    let store = catalog.store(library)?;
+    let dedup = DedupStore::of(store.as_ref());
+    let Some(held) = dedup.claim_job()? else {
+        return Err(LibraryError::JobRunningElsewhere {
+            library: library.to_string(),
+            job: JobKind::Dedup,
+        });
+    };
+    Ok(DedupClaim {
+        library: library.to_string(),
+        store,
+        dedup,
+        _held: held,
+    })
 }
 
 /// Finds the duplicates inside `library`, resuming an unfinished run; `progress` is told the
@@ -53,34 +88,44 @@ pub fn run_dedup(
     control: &DedupControl<'_>,
     progress: impl Fn(u64, u64),
 ) -> Result<DedupOutcome, DedupError> {
-    let index = catalog.index(library)?;
-    let store = DedupStore::of(&index);
+    let claim = claim_dedup(catalog, library)?;
+    run_claimed(catalog, &claim, control, progress)
+}
+
+/// [`run_dedup`] under a claim taken before.
+pub fn run_claimed(
+    catalog: &Catalog,
+    claim: &DedupClaim,
+    control: &DedupControl<'_>,
+    progress: impl Fn(u64, u64),
+) -> Result<DedupOutcome, DedupError> {
+    let (library, store, dedup) = (claim.library.as_str(), &claim.store, &claim.dedup);
     let settings = &catalog.config().dedup;
-    let lock = store.lock();
+    let lock = dedup.lock();
     let checkpoint = {
         let _guard = lock.lock();
-        match store.checkpoint()? {
+        let _shared = dedup.hold()?;
+        match dedup.checkpoint()? {
             Some(checkpoint) => {
                 tracing::info!(library, done = checkpoint.done, "resuming a dedup job");
                 checkpoint
             }
             None => {
                 // A fresh run: what arrivals found so far is found again by this run.
-                store.open_cut(&store.arrivals_path(), 0)?;
+                dedup.cut(Log::Arrivals, 0)?;
                 let checkpoint = Checkpoint {
                     last_key: None,
                     done: 0,
-                    edges_bytes: 0,
+                    edges_mark: 0,
                     started_at: unix_now(),
                 };
-                store.save_checkpoint(&checkpoint)?;
+                dedup.save_checkpoint(&checkpoint)?;
                 checkpoint
             }
         }
     };
-    let edges_path = store.edges_path();
-    let edges_file = store.open_cut(&edges_path, checkpoint.edges_bytes)?;
-    let mut keys = index.view().keys()?;
+    dedup.cut(Log::Edges, checkpoint.edges_mark)?;
+    let mut keys = store.view()?.keys()?;
     keys.sort_unstable();
     if let Some(last) = checkpoint.last_key {
         keys.retain(|k| k.0 > last);
@@ -99,9 +144,7 @@ pub fn run_dedup(
     let (sender, receiver) =
         mpsc::sync_channel::<(usize, Result<Vec<EdgeRecord>, DedupError>)>(threads * 4);
     let mut state = Written {
-        store: &store,
-        file: edges_file,
-        path: edges_path.clone(),
+        store: dedup,
         checkpoint,
         since_checkpoint: 0,
         every: settings.checkpoint_every.max(1),
@@ -110,7 +153,8 @@ pub fn run_dedup(
     let outcome = std::thread::scope(|scope| -> Result<Option<()>, DedupError> {
         for _ in 0..threads {
             let sender = sender.clone();
-            let (chunks, next, stop, index) = (&chunks, &next, &stop, &index);
+            let (chunks, next, stop) = (&chunks, &next, &stop);
+            let store = store.as_ref();
             scope.spawn(move || {
                 // Each thread reads through its own view: a view is not shared across threads.
                 loop {
@@ -121,7 +165,7 @@ pub fn run_dedup(
                     let Some(chunk) = chunks.get(number) else {
                         return;
                     };
-                    let found = check_chunk(catalog, library, index, chunk);
+                    let found = check_chunk(catalog, library, store, chunk);
                     if sender.send((number, found)).is_err() {
                         return;
                     }
@@ -181,13 +225,13 @@ pub fn run_dedup(
     state.save()?;
     let documents = state.checkpoint.done;
     let edges = state.edges;
-    drop(state);
 
     let mut cache = lock.lock();
-    let set = build_clusters(catalog, &index, &store)?;
+    let _shared = dedup.hold()?;
+    let set = build_clusters(catalog, store.as_ref(), dedup)?;
     let clusters = set.clusters.len();
-    store.save_clusters(&mut cache, set)?;
-    store.clear_checkpoint()?;
+    dedup.save_clusters(&mut cache, set)?;
+    dedup.clear_checkpoint()?;
     tracing::info!(library, documents, clusters, "dedup job done");
     Ok(DedupOutcome::Finished {
         documents,
@@ -200,13 +244,13 @@ pub fn run_dedup(
 fn check_chunk(
     catalog: &Catalog,
     library: &str,
-    index: &LibraryIndex,
+    store: &dyn LibraryStore,
     chunk: &[DocKey],
 ) -> Result<Vec<EdgeRecord>, DedupError> {
-    let view = index.view();
+    let view = store.view()?;
     let mut edges = Vec::new();
     for key in chunk {
-        let checked = match check_stored(catalog, library, &view, *key) {
+        let checked = match check_stored(catalog, library, view.as_ref(), *key) {
             Ok(Some(checked)) => checked,
             Ok(None) => continue,
             // A stored text the current limits refuse (they were changed since it was
@@ -228,8 +272,6 @@ fn check_chunk(
 /// The job's writes and its checkpoint.
 struct Written<'a> {
     store: &'a DedupStore,
-    file: std::fs::File,
-    path: std::path::PathBuf,
     checkpoint: Checkpoint,
     since_checkpoint: u64,
     every: u64,
@@ -238,8 +280,7 @@ struct Written<'a> {
 
 impl Written<'_> {
     fn write(&mut self, edges: &[EdgeRecord], chunk: &[DocKey]) -> Result<(), DedupError> {
-        let file = self.file.try_clone().map_err(DedupError::io(&self.path))?;
-        append_lines(file, &self.path, edges, Sync::Now)?;
+        self.store.append(Log::Edges, edges, Sync::Now)?;
         self.edges += edges.len() as u64;
         self.checkpoint.done += chunk.len() as u64;
         self.checkpoint.last_key = chunk.last().map(|k| k.0).or(self.checkpoint.last_key);
@@ -251,11 +292,7 @@ impl Written<'_> {
     }
 
     fn save(&mut self) -> Result<(), DedupError> {
-        self.checkpoint.edges_bytes = self
-            .file
-            .metadata()
-            .map_err(DedupError::io(&self.path))?
-            .len();
+        self.checkpoint.edges_mark = self.store.mark(Log::Edges)?;
         self.since_checkpoint = 0;
         self.store.save_checkpoint(&self.checkpoint)
     }
@@ -265,7 +302,7 @@ impl Written<'_> {
 /// pair (the stronger verdict, the higher similarity), live documents only.
 pub(super) fn build_clusters(
     catalog: &Catalog,
-    index: &LibraryIndex,
+    library: &dyn LibraryStore,
     store: &DedupStore,
 ) -> Result<ClusterSet, DedupError> {
     let mut pairs: HashMap<(String, String), (EdgeVerdict, f64, bool)> = HashMap::new();
@@ -279,8 +316,8 @@ pub(super) fn build_clusters(
         entry.1 = entry.1.max(edge.similarity);
         entry.2 |= edge.strong;
     };
-    store.read_edges(&store.edges_path(), &mut add)?;
-    store.read_edges(&store.arrivals_path(), &mut add)?;
+    store.read_log(Log::Edges, &mut add)?;
+    store.read_log(Log::Arrivals, &mut add)?;
     let links: Vec<Link> = pairs
         .into_iter()
         .map(|((a, b), (verdict, similarity, strong))| Link {
@@ -291,11 +328,36 @@ pub(super) fn build_clusters(
             strong,
         })
         .collect();
-    let view = index.view();
-    let lookup = |doc: &str| view.document(doc).ok().flatten();
+    let documents = read_documents(library, &links)?;
+    let lookup = |doc: &str| documents.get(doc).cloned();
     Ok(ClusterSet::build(
         links,
         catalog.config().dedup.canonical,
         &lookup,
     ))
+}
+
+/// The live documents at either end of `links`, read in batches: one round trip per batch on a
+/// database rather than one per document.
+fn read_documents(
+    library: &dyn LibraryStore,
+    links: &[Link],
+) -> Result<HashMap<String, StoredDocument>, DedupError> {
+    let mut ids: Vec<&str> = links
+        .iter()
+        .flat_map(|link| [link.a.as_str(), link.b.as_str()])
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let view = library.view()?;
+    let mut documents = HashMap::with_capacity(ids.len());
+    for batch in ids.chunks(LOOKUP_BATCH) {
+        let keys: Vec<DocKey> = batch.iter().map(|id| DocKey::of(id)).collect();
+        for (id, found) in batch.iter().zip(view.stored_each(&keys)?) {
+            if let Some(document) = found {
+                documents.insert(id.to_string(), document);
+            }
+        }
+    }
+    Ok(documents)
 }

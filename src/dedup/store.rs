@@ -1,8 +1,13 @@
-//! The files of a library's `dedup/` directory: the edges a job found (`edges.jsonl`) and those
-//! arrivals found (`arrivals.jsonl`), both JSON Lines appended as they come; the job's
-//! checkpoint; the clusters (`clusters.json`, replaced atomically); the alerts
-//! (`alerts.jsonl`). One lock per directory serializes the job's start and finish, arrivals and
-//! deletions.
+//! A library's dedup state: the edges a job found and those arrivals found, both logs of JSON
+//! lines appended as they come; the job's checkpoint; the clusters (a document replaced whole,
+//! with a log of the changes since); the alerts (a log). One code path over two places (see
+//! [`Kept`]): on tantivy, files of the library's `dedup/` directory (`edges.jsonl`,
+//! `clusters.json`, …); on PostgreSQL, rows of `dedup_documents` and `dedup_lines`, so that
+//! every process serving the database sees the same clusters and alerts.
+//!
+//! One lock per library in each process serializes the job's start and finish, arrivals and
+//! deletions; on a database an advisory lock does the same across processes, and another keeps
+//! a job from running twice.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -18,8 +23,9 @@ use super::DedupConfig;
 use super::DedupError;
 use super::clusters::{Change, ClusterSet};
 use crate::check::{MatchReport, Verdict};
-use crate::index::LibraryIndex;
+use crate::index::IndexError;
 use crate::library::Catalog;
+use crate::storage::{Held, Kept, KeptLock, KeptRows, LibraryStore};
 
 /// The verdict of an edge: only matches are edges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -177,21 +183,23 @@ pub struct AlertMatch {
 }
 
 /// Where a dedup job stopped: every document key up to `last_key` is checked and its edges are
-/// in the first `edges_bytes` bytes of `edges.jsonl`.
+/// those of the edge log up to the mark `edges_mark` (see [`DedupStore::mark`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) struct Checkpoint {
     pub(super) last_key: Option<u64>,
     pub(super) done: u64,
-    pub(super) edges_bytes: u64,
+    /// Read from a checkpoint of an earlier release, where the mark was always bytes.
+    #[serde(alias = "edges_bytes")]
+    pub(super) edges_mark: u64,
     pub(super) started_at: u64,
 }
 
-/// Changes appended before the change log is folded into `clusters.json`.
+/// Changes appended before the change log is folded into the clusters document.
 const COMPACT_AFTER: usize = 1_000;
 
-/// The clusters as last read or written, with the files' state they reflect: checked against
-/// the files at every access, so a library deleted and made again (or files changed by another
-/// process) are read anew.
+/// The clusters as last read or written, with the stamp of the state they reflect: checked
+/// against the store at every access, so a library deleted and made again (or clusters changed
+/// by another process) are read anew.
 #[derive(Default)]
 pub(super) struct Cache {
     set: Option<ClusterSet>,
@@ -199,97 +207,332 @@ pub(super) struct Cache {
     changes: usize,
 }
 
-/// Lengths and modification times of `clusters.json` and `changes.jsonl`.
+/// What the clusters were read from: lengths and modification times of `clusters.json` and
+/// `changes.jsonl`, or the versions of their rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    base: Option<(u64, std::time::SystemTime)>,
-    changes: Option<(u64, std::time::SystemTime)>,
+enum Stamp {
+    Files {
+        base: Option<(u64, std::time::SystemTime)>,
+        changes: Option<(u64, std::time::SystemTime)>,
+    },
+    Rows(Option<i64>, Option<i64>),
 }
 
-/// The `dedup/` directory of one library.
-#[derive(Debug, Clone)]
+/// A JSON document of the store, replaced whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Doc {
+    /// Where a running job stopped; there while a job is unfinished.
+    Checkpoint,
+    /// The last job's clusters, without the changes logged since.
+    Clusters,
+}
+
+impl Doc {
+    fn name(self) -> &'static str {
+        match self {
+            Doc::Checkpoint => "checkpoint",
+            Doc::Clusters => "clusters",
+        }
+    }
+}
+
+/// A log of the store: JSON lines appended as they come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Log {
+    /// The edges the job found.
+    Edges,
+    /// The edges documents arriving during a job found.
+    Arrivals,
+    /// Cluster changes since the clusters document was written.
+    Changes,
+    /// Arrivals with matches.
+    Alerts,
+}
+
+impl Log {
+    fn name(self) -> &'static str {
+        match self {
+            Log::Edges => "edges",
+            Log::Arrivals => "arrivals",
+            Log::Changes => "changes",
+            Log::Alerts => "alerts",
+        }
+    }
+}
+
+/// Where a store's documents and logs are.
+#[derive(Clone)]
+enum Place {
+    /// The library's `dedup/` directory: `<doc>.json` and `<log>.jsonl` files.
+    Folder(PathBuf),
+    /// The library's rows of the database.
+    Rows(Arc<dyn KeptRows>),
+}
+
+/// The dedup state of one library.
+#[derive(Clone)]
 pub struct DedupStore {
-    dir: PathBuf,
+    place: Place,
 }
 
 impl DedupStore {
-    /// The store of the library `index`.
-    pub fn of(index: &LibraryIndex) -> DedupStore {
-        DedupStore {
-            dir: index.dir().join("dedup"),
-        }
+    /// The store of the library `store`.
+    pub fn of(store: &dyn LibraryStore) -> DedupStore {
+        let place = match store.kept() {
+            Kept::Folder(dir) => Place::Folder(dir.join("dedup")),
+            Kept::Rows(rows) => Place::Rows(rows),
+        };
+        DedupStore { place }
     }
 
-    /// The lock every change of this store's clusters is made under, with the clusters.
+    /// The lock every change of this store's clusters is made under in this process, with the
+    /// clusters. On a database, take [`DedupStore::hold`] too, after it.
     pub(super) fn lock(&self) -> Arc<Mutex<Cache>> {
-        static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<Cache>>>>> = OnceLock::new();
+        static LOCKS: OnceLock<Mutex<HashMap<String, Arc<Mutex<Cache>>>>> = OnceLock::new();
+        let key = match &self.place {
+            Place::Folder(dir) => dir.display().to_string(),
+            Place::Rows(rows) => rows.place(),
+        };
         LOCKS
             .get_or_init(Default::default)
             .lock()
-            .entry(self.dir.clone())
+            .entry(key)
             .or_default()
             .clone()
     }
 
-    fn ensure_dir(&self) -> Result<(), DedupError> {
-        std::fs::create_dir_all(&self.dir).map_err(DedupError::io(&self.dir))
-    }
-
-    pub(super) fn edges_path(&self) -> PathBuf {
-        self.dir.join("edges.jsonl")
-    }
-
-    pub(super) fn arrivals_path(&self) -> PathBuf {
-        self.dir.join("arrivals.jsonl")
-    }
-
-    fn checkpoint_path(&self) -> PathBuf {
-        self.dir.join("checkpoint.json")
-    }
-
-    fn clusters_path(&self) -> PathBuf {
-        self.dir.join("clusters.json")
-    }
-
-    fn changes_path(&self) -> PathBuf {
-        self.dir.join("changes.jsonl")
-    }
-
-    fn stamp(&self) -> Stamp {
-        let of = |path: PathBuf| {
-            std::fs::metadata(path)
-                .ok()
-                .and_then(|m| Some((m.len(), m.modified().ok()?)))
-        };
-        Stamp {
-            base: of(self.clusters_path()),
-            changes: of(self.changes_path()),
+    /// The lock of cluster changes across every process serving the library's database, held
+    /// until dropped; nothing for a folder, which is this process's own.
+    pub(super) fn hold(&self) -> Result<Option<Held>, DedupError> {
+        match &self.place {
+            Place::Folder(_) => Ok(None),
+            Place::Rows(rows) => Ok(rows.hold(KeptLock::DedupState, true)?),
         }
     }
 
-    /// The clusters as the files hold them: `clusters.json` with the change log replayed.
+    /// The right to run the library's dedup job, held until dropped; `None` when a job of the
+    /// library runs in another process on the same database. In one process the job table
+    /// keeps a job from running twice.
+    pub(super) fn claim_job(&self) -> Result<Option<Held>, IndexError> {
+        match &self.place {
+            Place::Folder(_) => Ok(Some(Box::new(()))),
+            Place::Rows(rows) => rows.hold(KeptLock::DedupJob, false),
+        }
+    }
+
+    /// Where `name` is, for error messages.
+    fn at(&self, name: &str) -> String {
+        match &self.place {
+            Place::Folder(dir) => dir.join(name).display().to_string(),
+            Place::Rows(rows) => format!("{} {name}", rows.place()),
+        }
+    }
+
+    fn ensure_dir(dir: &Path) -> Result<(), DedupError> {
+        std::fs::create_dir_all(dir).map_err(DedupError::io(dir))
+    }
+
+    fn doc_path(dir: &Path, doc: Doc) -> PathBuf {
+        dir.join(format!("{}.json", doc.name()))
+    }
+
+    fn log_path(dir: &Path, log: Log) -> PathBuf {
+        dir.join(format!("{}.jsonl", log.name()))
+    }
+
+    fn read_doc<T: DeserializeOwned>(&self, doc: Doc) -> Result<Option<T>, DedupError> {
+        match &self.place {
+            Place::Folder(dir) => read_json(&Self::doc_path(dir, doc)),
+            Place::Rows(rows) => rows
+                .document(doc.name())?
+                .map(|json| {
+                    serde_json::from_str(&json).map_err(|e| DedupError::Corrupt {
+                        at: self.at(doc.name()),
+                        reason: e.to_string(),
+                    })
+                })
+                .transpose(),
+        }
+    }
+
+    /// Replaces the document `doc` with `value` (atomically and durably) and empties the logs
+    /// `emptied`.
+    fn write_doc<T: Serialize>(
+        &self,
+        doc: Doc,
+        value: &T,
+        emptied: &[Log],
+    ) -> Result<(), DedupError> {
+        match &self.place {
+            Place::Folder(dir) => {
+                Self::ensure_dir(dir)?;
+                write_atomically(&Self::doc_path(dir, doc), value)?;
+                for log in emptied {
+                    remove_if_there(&Self::log_path(dir, *log))?;
+                }
+                Ok(())
+            }
+            Place::Rows(rows) => {
+                let json = serde_json::to_string(value).map_err(|e| DedupError::Corrupt {
+                    at: self.at(doc.name()),
+                    reason: e.to_string(),
+                })?;
+                let emptied: Vec<&str> = emptied.iter().map(|log| log.name()).collect();
+                Ok(rows.put_document(doc.name(), &json, &emptied)?)
+            }
+        }
+    }
+
+    fn remove_doc(&self, doc: Doc) -> Result<(), DedupError> {
+        match &self.place {
+            Place::Folder(dir) => remove_if_there(&Self::doc_path(dir, doc)),
+            Place::Rows(rows) => Ok(rows.remove_document(doc.name())?),
+        }
+    }
+
+    /// Whether the document `doc` is there.
+    fn has_doc(&self, doc: Doc) -> Result<bool, DedupError> {
+        match &self.place {
+            Place::Folder(dir) => Ok(Self::doc_path(dir, doc).exists()),
+            Place::Rows(rows) => Ok(rows.stamp(doc.name(), "")?.0.is_some()),
+        }
+    }
+
+    /// Appends `items` to `log`; in a folder they reach the disk as `sync` says, in the
+    /// database they are committed when this returns.
+    pub(super) fn append<T: Serialize>(
+        &self,
+        log: Log,
+        items: &[T],
+        sync: Sync,
+    ) -> Result<(), DedupError> {
+        match &self.place {
+            Place::Folder(dir) => {
+                Self::ensure_dir(dir)?;
+                append_to(&Self::log_path(dir, log), items, sync)
+            }
+            Place::Rows(rows) => {
+                let lines = items
+                    .iter()
+                    .map(serde_json::to_string)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| DedupError::Corrupt {
+                        at: self.at(log.name()),
+                        reason: e.to_string(),
+                    })?;
+                Ok(rows.append(log.name(), &lines)?)
+            }
+        }
+    }
+
+    /// Every line of `log`, in the order appended; `visit` sees each.
+    pub(super) fn read_log<T: DeserializeOwned>(
+        &self,
+        log: Log,
+        mut visit: impl FnMut(T),
+    ) -> Result<(), DedupError> {
+        match &self.place {
+            Place::Folder(dir) => read_lines(&Self::log_path(dir, log), visit),
+            Place::Rows(rows) => {
+                let mut failure = None;
+                rows.lines(log.name(), &mut |line| {
+                    if failure.is_some() {
+                        return;
+                    }
+                    match serde_json::from_str(&line) {
+                        Ok(item) => visit(item),
+                        Err(e) => failure = Some(e.to_string()),
+                    }
+                })?;
+                match failure {
+                    Some(reason) => Err(DedupError::Corrupt {
+                        at: self.at(log.name()),
+                        reason,
+                    }),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+
+    /// A mark of `log` as it is now, which [`DedupStore::cut`] goes back to: its length in
+    /// bytes in a folder, its last line's number in the database.
+    pub(super) fn mark(&self, log: Log) -> Result<u64, DedupError> {
+        match &self.place {
+            Place::Folder(dir) => {
+                let path = Self::log_path(dir, log);
+                match std::fs::metadata(&path) {
+                    Ok(meta) => Ok(meta.len()),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+                    Err(e) => Err(DedupError::io(&path)(e)),
+                }
+            }
+            Place::Rows(rows) => Ok(rows.mark(log.name())?),
+        }
+    }
+
+    /// Cuts `log` back to `mark` (what a checkpoint vouches for); `0` empties it.
+    pub(super) fn cut(&self, log: Log, mark: u64) -> Result<(), DedupError> {
+        match &self.place {
+            Place::Folder(dir) => {
+                Self::ensure_dir(dir)?;
+                let path = Self::log_path(dir, log);
+                let file = OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&path)
+                    .map_err(DedupError::io(&path))?;
+                file.set_len(mark).map_err(DedupError::io(&path))
+            }
+            Place::Rows(rows) => Ok(rows.cut(log.name(), mark)?),
+        }
+    }
+
+    fn stamp(&self) -> Result<Stamp, DedupError> {
+        match &self.place {
+            Place::Folder(dir) => {
+                let of = |path: PathBuf| {
+                    std::fs::metadata(path)
+                        .ok()
+                        .and_then(|m| Some((m.len(), m.modified().ok()?)))
+                };
+                Ok(Stamp::Files {
+                    base: of(Self::doc_path(dir, Doc::Clusters)),
+                    changes: of(Self::log_path(dir, Log::Changes)),
+                })
+            }
+            Place::Rows(rows) => {
+                let (base, changes) = rows.stamp(Doc::Clusters.name(), Log::Changes.name())?;
+                Ok(Stamp::Rows(base, changes))
+            }
+        }
+    }
+
+    /// The clusters as the store holds them: the clusters document with the change log
+    /// replayed.
     pub fn clusters_on_disk(&self) -> Result<Option<ClusterSet>, DedupError> {
         Ok(self.read_set()?.0)
     }
 
     fn read_set(&self) -> Result<(Option<ClusterSet>, usize), DedupError> {
-        let Some(mut set) = read_json::<ClusterSet>(&self.clusters_path())? else {
+        let Some(mut set) = self.read_doc::<ClusterSet>(Doc::Clusters)? else {
             return Ok((None, 0));
         };
         let mut changes = 0;
-        read_lines(&self.changes_path(), |change: Change| {
+        self.read_log(Log::Changes, |change: Change| {
             set.apply(&change);
             changes += 1;
         })?;
         Ok((Some(set), changes))
     }
 
-    /// The current clusters in `cache` (read when the files changed since).
+    /// The current clusters in `cache` (read when the store changed since).
     pub(super) fn current<'c>(
         &self,
         cache: &'c mut Cache,
     ) -> Result<Option<&'c mut ClusterSet>, DedupError> {
-        let stamp = self.stamp();
+        // The stamp before the clusters: a change made between the two is read again next time.
+        let stamp = self.stamp()?;
         if cache.stamp != Some(stamp) {
             let (set, changes) = self.read_set()?;
             *cache = Cache {
@@ -302,14 +545,14 @@ impl DedupStore {
     }
 
     /// Appends `changes` (already made to the cached clusters) to the change log, and folds
-    /// the log into `clusters.json` once it is long.
+    /// the log into the clusters document once it is long.
     pub(super) fn record(&self, cache: &mut Cache, changes: &[Change]) -> Result<(), DedupError> {
         if changes.is_empty() {
             return Ok(());
         }
-        append_to(&self.changes_path(), changes, Sync::Soon)?;
+        self.append(Log::Changes, changes, Sync::Soon)?;
         cache.changes += changes.len();
-        cache.stamp = Some(self.stamp());
+        cache.stamp = Some(self.stamp()?);
         if cache.changes >= COMPACT_AFTER
             && let Some(set) = cache.set.take()
         {
@@ -318,13 +561,9 @@ impl DedupStore {
         Ok(())
     }
 
-    fn alerts_path(&self) -> PathBuf {
-        self.dir.join("alerts.jsonl")
-    }
-
     /// Whether the library was deduplicated once or is being deduplicated.
-    pub fn active(&self) -> bool {
-        self.clusters_path().exists() || self.checkpoint_path().exists()
+    pub fn active(&self) -> Result<bool, DedupError> {
+        Ok(self.has_doc(Doc::Clusters)? || self.has_doc(Doc::Checkpoint)?)
     }
 
     /// The clusters of the last finished job, kept current since; `None` before the first.
@@ -334,87 +573,46 @@ impl DedupStore {
         Ok(self.current(&mut cache)?.cloned())
     }
 
-    /// Writes `set` as `clusters.json` and empties the change log.
+    /// Writes `set` as the clusters document and empties the change log.
     pub(super) fn save_clusters(
         &self,
         cache: &mut Cache,
         set: ClusterSet,
     ) -> Result<(), DedupError> {
-        self.ensure_dir()?;
-        write_atomically(&self.clusters_path(), &set)?;
-        let changes = self.changes_path();
-        match std::fs::remove_file(&changes) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(DedupError::io(&changes)(e));
-            }
-            _ => {}
-        }
+        self.write_doc(Doc::Clusters, &set, &[Log::Changes])?;
         *cache = Cache {
             set: Some(set),
-            stamp: Some(self.stamp()),
+            stamp: Some(self.stamp()?),
             changes: 0,
         };
         Ok(())
     }
 
     /// Whether a dedup job is under way (its checkpoint is there).
-    pub(super) fn job_running(&self) -> bool {
-        self.checkpoint_path().exists()
+    pub(super) fn job_running(&self) -> Result<bool, DedupError> {
+        self.has_doc(Doc::Checkpoint)
     }
 
     pub(super) fn checkpoint(&self) -> Result<Option<Checkpoint>, DedupError> {
-        read_json(&self.checkpoint_path())
+        self.read_doc(Doc::Checkpoint)
     }
 
     pub(super) fn save_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), DedupError> {
-        self.ensure_dir()?;
-        write_atomically(&self.checkpoint_path(), checkpoint)
+        self.write_doc(Doc::Checkpoint, checkpoint, &[])
     }
 
     pub(super) fn clear_checkpoint(&self) -> Result<(), DedupError> {
-        let path = self.checkpoint_path();
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(DedupError::io(&path)(e)),
-            _ => Ok(()),
-        }
-    }
-
-    /// Opens `path` for appending, cut to `len` bytes first (what a checkpoint vouches for).
-    pub(super) fn open_cut(&self, path: &Path, len: u64) -> Result<File, DedupError> {
-        self.ensure_dir()?;
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(DedupError::io(path))?;
-        file.set_len(len).map_err(DedupError::io(path))?;
-        Ok(file)
-    }
-
-    /// Appends edges to `path` (durably).
-    pub(super) fn append(&self, path: &Path, edges: &[EdgeRecord]) -> Result<(), DedupError> {
-        self.ensure_dir()?;
-        append_to(path, edges, Sync::Now)
-    }
-
-    /// Every edge of `path`, in file order; `visit` sees each.
-    pub(super) fn read_edges(
-        &self,
-        path: &Path,
-        visit: impl FnMut(EdgeRecord),
-    ) -> Result<(), DedupError> {
-        read_lines(path, visit)
+        self.remove_doc(Doc::Checkpoint)
     }
 
     pub(super) fn add_alert(&self, alert: &Alert) -> Result<(), DedupError> {
-        self.ensure_dir()?;
-        append_to(&self.alerts_path(), std::slice::from_ref(alert), Sync::Soon)
+        self.append(Log::Alerts, std::slice::from_ref(alert), Sync::Soon)
     }
 
     /// Every alert of this library, oldest first.
     pub fn alerts(&self) -> Result<Vec<Alert>, DedupError> {
         let mut alerts = Vec::new();
-        read_lines(&self.alerts_path(), |alert| alerts.push(alert))?;
+        self.read_log(Log::Alerts, |alert| alerts.push(alert))?;
         Ok(alerts)
     }
 }
@@ -427,8 +625,13 @@ pub fn alerts(catalog: &Catalog, library: Option<&str>) -> Result<Vec<Alert>, De
     };
     let mut all = Vec::new();
     for id in ids {
-        let index = catalog.index(&id)?;
-        all.extend(DedupStore::of(&index).alerts()?);
+        let store = match catalog.store(&id) {
+            Ok(store) => store,
+            // Deleted (by another process) since it was listed.
+            Err(e) if library.is_none() && e.is_not_found() => continue,
+            Err(e) => return Err(e.into()),
+        };
+        all.extend(DedupStore::of(store.as_ref()).alerts()?);
     }
     // Stable: alerts of one second keep their file order, reversed.
     all.reverse();
@@ -436,7 +639,7 @@ pub fn alerts(catalog: &Catalog, library: Option<&str>) -> Result<Vec<Alert>, De
     Ok(all)
 }
 
-/// When an append reaches the disk.
+/// When an append to a file reaches the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Sync {
     /// Before the append returns: what a job's checkpoint vouches for.
@@ -454,15 +657,6 @@ fn append_to<T: Serialize>(path: &Path, items: &[T], sync: Sync) -> Result<(), D
         .append(true)
         .open(path)
         .map_err(DedupError::io(path))?;
-    append_lines(file, path, items, sync)
-}
-
-pub(super) fn append_lines<T: Serialize>(
-    file: File,
-    path: &Path,
-    items: &[T],
-    sync: Sync,
-) -> Result<(), DedupError> {
     let mut out = BufWriter::new(file);
     for item in items {
         serde_json::to_writer(&mut out, item).map_err(|e| DedupError::Io {
@@ -478,6 +672,14 @@ pub(super) fn append_lines<T: Serialize>(
             crate::durable::sync_soon(path);
             Ok(())
         }
+    }
+}
+
+/// Removes the file at `path`, if it is there.
+fn remove_if_there(path: &Path) -> Result<(), DedupError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(DedupError::io(path)(e)),
+        _ => Ok(()),
     }
 }
 
@@ -505,7 +707,7 @@ fn read_lines<T: DeserializeOwned>(
             Err(_) if lines.peek().is_none() => break,
             Err(e) => {
                 return Err(DedupError::Corrupt {
-                    path: path.to_path_buf(),
+                    at: path.display().to_string(),
                     reason: format!("line {number}: {e}"),
                 });
             }
@@ -523,7 +725,7 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, DedupError> 
     serde_json::from_slice(&bytes)
         .map(Some)
         .map_err(|e| DedupError::Corrupt {
-            path: path.to_path_buf(),
+            at: path.display().to_string(),
             reason: e.to_string(),
         })
 }
@@ -532,7 +734,7 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, DedupError> 
 /// file or the new one, never half of one.
 fn write_atomically<T: Serialize>(path: &Path, value: &T) -> Result<(), DedupError> {
     let bytes = serde_json::to_vec(value).map_err(|e| DedupError::Corrupt {
-        path: path.to_path_buf(),
+        at: path.display().to_string(),
         reason: e.to_string(),
     })?;
     crate::durable::write_atomically(path, &bytes).map_err(DedupError::io(path))

@@ -6,7 +6,8 @@
 //! database (`libraries.record`) and every lookup reads it there, so that several processes
 //! serving one database see each other's libraries at once; the data directory then keeps only
 //! what is the process's own (keys, reports, webhooks, the crawl queue). Features still built
-//! on the tantivy index alone answer [`LibraryError::Unsupported`] on PostgreSQL.
+//! on the tantivy index alone (crawling, backups, reopening a writer, full-text search) answer
+//! [`LibraryError::Unsupported`] on PostgreSQL.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ use serde::Serialize;
 use super::LibraryId;
 use super::fault::StorageFault;
 use super::ingest::DocumentError;
+use super::jobs::JobKind;
 use super::keys::{KeyError, KeyStore};
 use super::registry::{LibraryRecord, Registry, RegistryError};
 use crate::analysis::Analyzer;
@@ -63,12 +65,14 @@ pub enum LibraryError {
     /// What was asked is not built on the configured backend yet.
     #[error("{what} is not available with [storage] backend = \"{backend}\" yet")]
     Unsupported { backend: &'static str, what: String },
-    /// Another process serving the same database runs the re-index of this library.
+    /// Another process serving the same database runs this job (a re-index or the dedup job)
+    /// of this library.
     #[error(
-        "library `{0}` is being re-indexed by another server process on the same database; \
-         follow it there, or ask again when it has finished"
+        "library `{library}` is being {} by another server process on the same database; \
+         follow it there, or ask again when it has finished",
+        job.doing()
     )]
-    JobRunningElsewhere(String),
+    JobRunningElsewhere { library: String, job: JobKind },
 }
 
 impl LibraryError {

@@ -76,12 +76,14 @@ impl ImportTarget {
         }
     }
 
-    /// Whether the library was deduplicated, so that what arrives is checked against it.
+    /// Whether the library was deduplicated, so that what arrives is checked against it (when
+    /// that cannot be told, it is checked).
     fn checks_arrivals(&self) -> bool {
-        match self {
-            ImportTarget::Index(index) => crate::dedup::DedupStore::of(index).active(),
-            ImportTarget::Store(_) => false,
-        }
+        let store: &dyn LibraryStore = match self {
+            ImportTarget::Index(index) => &**index,
+            ImportTarget::Store(store) => &**store,
+        };
+        crate::dedup::DedupStore::of(store).active().unwrap_or(true)
     }
 
     /// Writes a batch: staged for the next commit, or durably at once.

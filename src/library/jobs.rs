@@ -3,9 +3,10 @@
 //! followed (`done` of `total` documents) and aborted, and an aborted or interrupted re-index
 //! resumes from its last commit the next time one is started for the library.
 //!
-//! A re-index runs under its library's claim ([`crate::storage::ReindexClaim`]): on a database
-//! several processes serve, a job runs in one of them, and another asked for it answers
-//! [`LibraryError::JobRunningElsewhere`]. There a resume sweep (every
+//! A re-index runs under its library's claim ([`crate::storage::ReindexClaim`]), a dedup job
+//! under its own ([`crate::dedup::DedupClaim`]): on a database several processes serve, a job
+//! runs in one of them, and another asked for it answers [`LibraryError::JobRunningElsewhere`].
+//! A dedup job left unfinished is resumed from its checkpoint at the next start. There a resume sweep (every
 //! `[reindex] resume_interval_secs`) takes over a generation left unfinished by a process that
 //! stopped or was killed; one an operator aborted is paused, and left alone until an operator
 //! asks for a re-index again.
@@ -77,6 +78,15 @@ impl JobKind {
             JobKind::Reindex => "reindex",
             JobKind::Dedup => "dedup",
             JobKind::Batch => "batch",
+        }
+    }
+
+    /// What a library undergoes in this job, for messages.
+    pub(super) fn doing(self) -> &'static str {
+        match self {
+            JobKind::Reindex => "re-indexed",
+            JobKind::Dedup => "deduplicated",
+            JobKind::Batch => "checked",
         }
     }
 }
@@ -184,10 +194,6 @@ impl Jobs {
         trigger: JobTrigger,
     ) -> Result<JobStatus, LibraryError> {
         let store = self.catalog.store(library)?;
-        if kind == JobKind::Dedup {
-            // Dedup is built on the tantivy index alone.
-            self.catalog.index(library)?;
-        }
         let mut table = self.table.lock();
         if let Some(job) = table.values().find(|job| {
             let status = job.status.lock();
@@ -198,15 +204,19 @@ impl Jobs {
         let claim = match kind {
             JobKind::Reindex => {
                 let Some(mut claim) = store.clone().claim_reindex()? else {
-                    return Err(LibraryError::JobRunningElsewhere(library.to_string()));
+                    return Err(LibraryError::JobRunningElsewhere {
+                        library: library.to_string(),
+                        job: kind,
+                    });
                 };
                 if trigger == JobTrigger::Request {
                     // An operator asking again resumes a generation paused by an abort.
                     claim.set_paused(false)?;
                 }
-                Some(claim)
+                Claim::Reindex(claim)
             }
-            JobKind::Dedup | JobKind::Batch => None,
+            JobKind::Dedup => Claim::Dedup(crate::dedup::claim_dedup(&self.catalog, library)?),
+            JobKind::Batch => unreachable!("batches start with `start_batch`"),
         };
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let job = Arc::new(Job {
@@ -241,13 +251,11 @@ impl Jobs {
             .name(format!("{}-{library}", kind.name()))
             .spawn(move || {
                 let _turn = runner.lock();
-                match (kind, claim) {
-                    (JobKind::Reindex, Some(claim)) => {
+                match claim {
+                    Claim::Reindex(claim) => {
                         run_reindex(&job, store.as_ref(), claim, &control_settings)
                     }
-                    (JobKind::Reindex, None) => unreachable!("a re-index starts with its claim"),
-                    (JobKind::Dedup, _) => run_dedup(&job, &catalog),
-                    (JobKind::Batch, _) => unreachable!("batches start with `start_batch`"),
+                    Claim::Dedup(claim) => run_dedup(&job, &catalog, &claim),
                 }
             })
             .map_err(|source| LibraryError::Io { path: dir, source })?;
@@ -403,10 +411,15 @@ impl Jobs {
         for id in self.library_ids() {
             let unfinished_dedup = self
                 .catalog
-                .index(&id)
-                .is_ok_and(|index| crate::dedup::has_unfinished(&index));
-            if unfinished_dedup && let Err(e) = self.start_dedup(&id, JobTrigger::Resume) {
-                tracing::warn!(library = %id, error = %e, "could not resume a dedup job");
+                .store(&id)
+                .is_ok_and(|store| crate::dedup::has_unfinished(store.as_ref()));
+            if !unfinished_dedup {
+                continue;
+            }
+            match self.start_dedup(&id, JobTrigger::Resume) {
+                // Another process on the same database runs (or resumed) it.
+                Ok(_) | Err(LibraryError::JobRunningElsewhere { .. }) => {}
+                Err(e) => tracing::warn!(library = %id, error = %e, "could not resume a dedup job"),
             }
         }
     }
@@ -433,7 +446,7 @@ impl Jobs {
                 continue;
             }
             match self.start_reindex(&id, JobTrigger::Resume) {
-                Ok(_) | Err(LibraryError::JobRunningElsewhere(_)) => {}
+                Ok(_) | Err(LibraryError::JobRunningElsewhere { .. }) => {}
                 Err(e) if e.is_not_found() => {}
                 Err(e) => tracing::warn!(library = %id, error = %e, "could not resume a re-index"),
             }
@@ -460,7 +473,7 @@ impl Jobs {
                 && unfinished != UnfinishedReindex::Paused
             {
                 match self.start_reindex(&id, JobTrigger::Drift) {
-                    Ok(_) | Err(LibraryError::JobRunningElsewhere(_)) => {}
+                    Ok(_) | Err(LibraryError::JobRunningElsewhere { .. }) => {}
                     Err(e) => {
                         tracing::warn!(library = %id, error = %e, "could not start a re-index")
                     }
@@ -562,7 +575,14 @@ fn run_reindex(
     });
 }
 
-fn run_dedup(job: &Job, catalog: &Catalog) {
+/// The right a job runs under, taken before it is queued so that a job running elsewhere is
+/// refused at once.
+enum Claim {
+    Reindex(Box<dyn ReindexClaim>),
+    Dedup(crate::dedup::DedupClaim),
+}
+
+fn run_dedup(job: &Job, catalog: &Catalog, claim: &crate::dedup::DedupClaim) {
     let library = job.status().library;
     if job.cancel.load(Ordering::Relaxed) {
         job.update(|s| {
@@ -575,7 +595,7 @@ fn run_dedup(job: &Job, catalog: &Catalog) {
     let control = crate::dedup::DedupControl {
         cancel: Some(&job.cancel),
     };
-    let outcome = crate::dedup::run_dedup(catalog, &library, &control, |done, total| {
+    let outcome = crate::dedup::run_claimed(catalog, claim, &control, |done, total| {
         job.done.store(done, Ordering::Relaxed);
         job.update(|s| s.total = total);
     });

@@ -2,18 +2,23 @@
 //! templates (a journal's notice of correction, its ethics statement), so that a passage made of
 //! it is `boilerplate` however few documents hold it.
 //!
-//! The list lives in the library's folder (`phrases.json`, replaced whole and durably), so it
-//! goes with the library into backups and goes away with it when the library is deleted; a
-//! library created again under the same id starts with none. A check reads the file afresh, so
-//! an added or removed phrase is honoured by the next check.
+//! The list is kept with the library (see [`Kept`]): on tantivy in the library's folder
+//! (`phrases.json`, replaced whole and durably), so it goes with the library into backups; on
+//! PostgreSQL in the `phrases` table, shared by every process serving the database. Either way
+//! it goes away with the library when the library is deleted, and a library created again under
+//! the same id starts with none. A check reads the list afresh, so an added or removed phrase
+//! is honoured by the next check, on every process.
 
 use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
-use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Analyzer, Language, shingles};
 use crate::clock::unix_now;
+use crate::index::IndexError;
+use crate::storage::{AddedPhrase, Kept};
+
+pub use crate::storage::Phrase;
 
 /// The file in a library's folder.
 const FILE: &str = "phrases.json";
@@ -21,18 +26,6 @@ const FILE: &str = "phrases.json";
 pub const MAX_PHRASES: usize = 1_000;
 /// Characters one phrase may hold.
 pub const MAX_PHRASE_CHARS: usize = 5_000;
-
-/// One phrase and who added it when.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Phrase {
-    /// A stable short id (a hash of the text), for removal.
-    pub id: String,
-    pub text: String,
-    /// Unix seconds.
-    pub added: u64,
-    /// The key name that added it (`-` without a key).
-    pub by: String,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum PhraseError {
@@ -55,14 +48,23 @@ pub enum PhraseError {
     },
     #[error("{path} is damaged: {reason}")]
     Corrupt { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Storage(#[from] IndexError),
 }
 
 /// Serializes edits of the phrase lists of this process (an edit reads, changes and replaces
 /// the whole file).
 static EDIT: Mutex<()> = Mutex::new(());
 
-/// The phrases of the library whose folder is `dir`, oldest first.
-pub fn list(dir: &Path) -> Result<Vec<Phrase>, PhraseError> {
+/// The phrases of the library whose state is `kept`, oldest first.
+pub fn list(kept: &Kept) -> Result<Vec<Phrase>, PhraseError> {
+    match kept {
+        Kept::Folder(dir) => list_file(dir),
+        Kept::Rows(rows) => Ok(rows.phrases()?),
+    }
+}
+
+fn list_file(dir: &Path) -> Result<Vec<Phrase>, PhraseError> {
     let path = dir.join(FILE);
     match std::fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| PhraseError::Corrupt {
@@ -78,7 +80,7 @@ pub fn list(dir: &Path) -> Result<Vec<Phrase>, PhraseError> {
 /// is new (adding a phrase the library holds changes nothing). `analyzer` checks that it is
 /// long enough to match a passage.
 pub fn add(
-    dir: &Path,
+    kept: &Kept,
     text: &str,
     by: &str,
     analyzer: &Analyzer,
@@ -95,34 +97,48 @@ pub fn add(
     if words < crate::analysis::SHINGLE_WORDS {
         return Err(PhraseError::TooShort { words });
     }
+    let phrase = Phrase {
+        id: id_of(&text),
+        text,
+        added: unix_now(),
+        by: by.to_string(),
+    };
+    let dir = match kept {
+        Kept::Folder(dir) => dir,
+        Kept::Rows(rows) => {
+            return match rows.add_phrase(&phrase, MAX_PHRASES)? {
+                AddedPhrase::New => Ok((phrase, true)),
+                AddedPhrase::Held(existing) => Ok((existing, false)),
+                AddedPhrase::Full => Err(PhraseError::TooMany),
+            };
+        }
+    };
     let _edit = EDIT.lock();
-    let mut phrases = list(dir)?;
-    let id = id_of(&text);
-    if let Some(existing) = phrases.iter().find(|p| p.id == id) {
+    let mut phrases = list_file(dir)?;
+    if let Some(existing) = phrases.iter().find(|p| p.id == phrase.id) {
         return Ok((existing.clone(), false));
     }
     if phrases.len() >= MAX_PHRASES {
         return Err(PhraseError::TooMany);
     }
-    let phrase = Phrase {
-        id,
-        text,
-        added: unix_now(),
-        by: by.to_string(),
-    };
     phrases.push(phrase.clone());
     save(dir, &phrases)?;
     Ok((phrase, true))
 }
 
 /// Removes the phrase `id`.
-pub fn remove(dir: &Path, id: &str) -> Result<Phrase, PhraseError> {
+pub fn remove(kept: &Kept, id: &str) -> Result<Phrase, PhraseError> {
+    let not_found = || PhraseError::NotFound(id.to_string());
+    let dir = match kept {
+        Kept::Folder(dir) => dir,
+        Kept::Rows(rows) => return rows.remove_phrase(id)?.ok_or_else(not_found),
+    };
     let _edit = EDIT.lock();
-    let mut phrases = list(dir)?;
+    let mut phrases = list_file(dir)?;
     let at = phrases
         .iter()
         .position(|p| p.id == id)
-        .ok_or_else(|| PhraseError::NotFound(id.to_string()))?;
+        .ok_or_else(not_found)?;
     let removed = phrases.remove(at);
     save(dir, &phrases)?;
     Ok(removed)
@@ -131,8 +147,8 @@ pub fn remove(dir: &Path, id: &str) -> Result<Phrase, PhraseError> {
 /// The shingles of the library's phrases, analyzed as text in `lang`: what a check compares
 /// its passages with. Empty when the library has no phrases (or its list cannot be read: a
 /// check is not refused for it, the failure is logged).
-pub fn shingles_of(dir: &Path, analyzer: &Analyzer, lang: Language) -> Vec<u64> {
-    let phrases = match list(dir) {
+pub fn shingles_of(kept: &Kept, analyzer: &Analyzer, lang: Language) -> Vec<u64> {
+    let phrases = match list(kept) {
         Ok(phrases) => phrases,
         Err(e) => {
             tracing::warn!(error = %e, "the library's phrase list is ignored");
@@ -171,27 +187,32 @@ mod tests {
         crate::index::default_analyzer()
     }
 
+    fn folder(dir: &tempfile::TempDir) -> Kept {
+        Kept::Folder(dir.path().to_path_buf())
+    }
+
     #[test]
     fn phrases_are_added_once_listed_and_removed() {
         let dir = tempfile::tempdir().unwrap();
+        let kept = folder(&dir);
         let analyzer = analyzer();
-        assert!(list(dir.path()).unwrap().is_empty());
+        assert!(list(&kept).unwrap().is_empty());
         let text = "The originally published,   uncorrected article and the republished article";
-        let (phrase, new) = add(dir.path(), text, "editor", &analyzer).unwrap();
+        let (phrase, new) = add(&kept, text, "editor", &analyzer).unwrap();
         assert!(new);
         assert_eq!(
             phrase.text,
             "The originally published, uncorrected article and the republished article"
         );
-        let (again, new) = add(dir.path(), &phrase.text, "other", &analyzer).unwrap();
+        let (again, new) = add(&kept, &phrase.text, "other", &analyzer).unwrap();
         assert!(!new);
         assert_eq!(again, phrase);
-        assert_eq!(list(dir.path()).unwrap(), std::slice::from_ref(&phrase));
-        assert!(!shingles_of(dir.path(), &analyzer, Language::English).is_empty());
-        assert_eq!(remove(dir.path(), &phrase.id).unwrap(), phrase);
-        assert!(list(dir.path()).unwrap().is_empty());
+        assert_eq!(list(&kept).unwrap(), std::slice::from_ref(&phrase));
+        assert!(!shingles_of(&kept, &analyzer, Language::English).is_empty());
+        assert_eq!(remove(&kept, &phrase.id).unwrap(), phrase);
+        assert!(list(&kept).unwrap().is_empty());
         assert!(matches!(
-            remove(dir.path(), &phrase.id),
+            remove(&kept, &phrase.id),
             Err(PhraseError::NotFound(_))
         ));
     }
@@ -199,17 +220,18 @@ mod tests {
     #[test]
     fn a_phrase_too_short_to_match_or_too_long_is_refused() {
         let dir = tempfile::tempdir().unwrap();
+        let kept = folder(&dir);
         let analyzer = analyzer();
         assert!(matches!(
-            add(dir.path(), "  \n ", "-", &analyzer),
+            add(&kept, "  \n ", "-", &analyzer),
             Err(PhraseError::Empty)
         ));
         assert!(matches!(
-            add(dir.path(), "of the journal", "-", &analyzer),
+            add(&kept, "of the journal", "-", &analyzer),
             Err(PhraseError::TooShort { words: 1 })
         ));
         assert!(matches!(
-            add(dir.path(), &"word ".repeat(2_000), "-", &analyzer),
+            add(&kept, &"word ".repeat(2_000), "-", &analyzer),
             Err(PhraseError::TooLong { .. })
         ));
     }
@@ -217,8 +239,9 @@ mod tests {
     #[test]
     fn a_damaged_list_is_an_error_to_edit_and_ignored_by_checks() {
         let dir = tempfile::tempdir().unwrap();
+        let kept = folder(&dir);
         std::fs::write(dir.path().join(FILE), b"{not json").unwrap();
-        assert!(matches!(list(dir.path()), Err(PhraseError::Corrupt { .. })));
-        assert!(shingles_of(dir.path(), &analyzer(), Language::English).is_empty());
+        assert!(matches!(list(&kept), Err(PhraseError::Corrupt { .. })));
+        assert!(shingles_of(&kept, &analyzer(), Language::English).is_empty());
     }
 }

@@ -27,8 +27,10 @@ use crate::index::{
 use crate::signature::{RobustScheme, StatsSnapshot};
 
 pub use error::StorageError;
+pub use kept::{AddedPhrase, Held, Kept, KeptLock, KeptRows, Phrase};
 
 mod error;
+mod kept;
 
 /// Which backend keeps the libraries (`[storage] backend`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -111,6 +113,12 @@ pub trait ReadView {
         keys.iter().map(|key| self.stored_for_check(*key)).collect()
     }
 
+    /// [`ReadView::stored`] for each of `keys`, in their order. A backend where a read is a
+    /// round trip answers them all in one: building clusters looks up every member.
+    fn stored_each(&self, keys: &[DocKey]) -> Result<Vec<Option<StoredDocument>>, IndexError> {
+        keys.iter().map(|key| self.stored(*key)).collect()
+    }
+
     /// The live document `doc_id`.
     fn document(&self, doc_id: &str) -> Result<Option<StoredDocument>, IndexError> {
         self.stored(DocKey::of(doc_id))
@@ -125,11 +133,9 @@ pub trait LibraryStore: Send + Sync {
     /// A read view pinned to the current generation and the documents committed now.
     fn view(&self) -> Result<Box<dyn ReadView + '_>, IndexError>;
 
-    /// The library's own folder on this machine, where files kept with the library live (its
-    /// boilerplate phrases); `None` for a backend that keeps none.
-    fn folder(&self) -> Option<&std::path::Path> {
-        None
-    }
+    /// Where the state kept with the library lives: its boilerplate phrases, its dedup job's
+    /// checkpoint, edges, clusters and alerts (see [`Kept`]).
+    fn kept(&self) -> Kept;
 
     /// Writes documents durably, each signed against the current generation; a document whose
     /// id exists replaces it (upsert by id).

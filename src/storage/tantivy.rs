@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::{LibraryStore, ReadView, ReindexClaim, Storage, StorageError, UnfinishedReindex};
+use super::{Kept, LibraryStore, ReadView, ReindexClaim, Storage, StorageError, UnfinishedReindex};
 use crate::analysis::Analyzer;
 use crate::index::{
     DocKey, DocumentPage, IndexError, IndexOptions, IndexSummary, LibraryIndex, LibraryView,
@@ -74,8 +74,8 @@ impl LibraryStore for LibraryIndex {
         Ok(Box::new(LibraryIndex::view(self)))
     }
 
-    fn folder(&self) -> Option<&std::path::Path> {
-        Some(self.dir())
+    fn kept(&self) -> Kept {
+        Kept::Folder(self.dir().to_path_buf())
     }
 
     fn write(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {

@@ -14,7 +14,7 @@ use crate::reindex::add_synthetic;
 use crate::support::{app, catalog, json_request, synthetic_text};
 
 /// The text of synthetic document `n` of [`add_synthetic`] with every `every`-th word replaced.
-fn edited(n: u64, every: usize, tag: &str) -> String {
+pub(crate) fn edited(n: u64, every: usize, tag: &str) -> String {
     synthetic_text(n, 40 + (n as usize * 13) % 120)
         .split(' ')
         .enumerate()
@@ -29,7 +29,7 @@ fn edited(n: u64, every: usize, tag: &str) -> String {
         .join(" ")
 }
 
-fn ingest(catalog: &Catalog, library: &str, id: &str, text: String) {
+pub(crate) fn ingest(catalog: &Catalog, library: &str, id: &str, text: String) {
     let input = DocumentInput {
         id: Some(IdValue::Text(id.to_string())),
         text: Some(text),
@@ -41,7 +41,7 @@ fn ingest(catalog: &Catalog, library: &str, id: &str, text: String) {
 
 /// A library of `n` synthetic documents with planted copies: `d3` has two edited copies, `d7`
 /// one.
-fn planted(catalog: &Catalog, n: u64) {
+pub(crate) fn planted(catalog: &Catalog, n: u64) {
     add_synthetic(catalog, "lib", 0, n);
     ingest(catalog, "lib", "copy-3a", edited(3, 15, "alpha"));
     ingest(catalog, "lib", "copy-3b", edited(3, 17, "beta"));
@@ -49,7 +49,7 @@ fn planted(catalog: &Catalog, n: u64) {
 }
 
 /// Every cluster as the set of its documents.
-fn groups(set: &ClusterSet) -> BTreeSet<BTreeSet<String>> {
+pub(crate) fn groups(set: &ClusterSet) -> BTreeSet<BTreeSet<String>> {
     set.clusters
         .iter()
         .map(|c| {
@@ -60,25 +60,25 @@ fn groups(set: &ClusterSet) -> BTreeSet<BTreeSet<String>> {
         .collect()
 }
 
-fn set_of(ids: &[&str]) -> BTreeSet<String> {
+pub(crate) fn set_of(ids: &[&str]) -> BTreeSet<String> {
     ids.iter().map(|s| s.to_string()).collect()
 }
 
-fn clusters(catalog: &Catalog) -> ClusterSet {
-    DedupStore::of(&catalog.index("lib").unwrap())
+pub(crate) fn clusters(catalog: &Catalog) -> ClusterSet {
+    DedupStore::of(catalog.store("lib").unwrap().as_ref())
         .clusters()
         .unwrap()
         .expect("the library was deduplicated")
 }
 
-fn expected_groups() -> BTreeSet<BTreeSet<String>> {
+pub(crate) fn expected_groups() -> BTreeSet<BTreeSet<String>> {
     BTreeSet::from([
         set_of(&["d3", "copy-3a", "copy-3b"]),
         set_of(&["d7", "copy-7"]),
     ])
 }
 
-fn finish(catalog: &Catalog) -> DedupOutcome {
+pub(crate) fn finish(catalog: &Catalog) -> DedupOutcome {
     run_dedup(catalog, "lib", &DedupControl::default(), |_, _| {}).unwrap()
 }
 
@@ -192,8 +192,8 @@ fn an_aborted_job_resumes_where_it_stopped() {
     };
     assert_eq!(done, 64, "one chunk");
     let index = catalog.index("lib").unwrap();
-    assert!(dupfinder::dedup::has_unfinished(&index));
-    assert!(DedupStore::of(&index).clusters().unwrap().is_none());
+    assert!(dupfinder::dedup::has_unfinished(&*index));
+    assert!(DedupStore::of(&*index).clusters().unwrap().is_none());
 
     // The resumed run checks only what is left, and finds what a whole run finds.
     let first_seen = std::cell::Cell::new(None);
@@ -215,7 +215,7 @@ fn an_aborted_job_resumes_where_it_stopped() {
         panic!("not finished: {resumed:?}");
     };
     assert_eq!(documents, 303);
-    assert!(!dupfinder::dedup::has_unfinished(&index));
+    assert!(!dupfinder::dedup::has_unfinished(&*index));
     assert_eq!(groups(&clusters(&catalog)), expected_groups());
 
     let (_fresh_dir, fresh) = crate::support::catalog();
@@ -280,7 +280,7 @@ fn a_deleted_or_replaced_document_leaves_its_cluster() {
     assert!(groups(&clusters(&catalog)).contains(&set_of(&["d7", "copy-7"])));
     // What a restart reads — the clusters of the job with the change log replayed — is what
     // was kept in memory.
-    let store = DedupStore::of(&catalog.index("lib").unwrap());
+    let store = DedupStore::of(catalog.store("lib").unwrap().as_ref());
     assert_eq!(
         store.clusters_on_disk().unwrap(),
         store.clusters().unwrap(),

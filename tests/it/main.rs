@@ -28,6 +28,7 @@ mod shutdown;
 mod signatures;
 mod storage;
 mod storage_contract;
+mod storage_dedup;
 mod storage_partitions;
 mod storage_serve;
 mod structure;

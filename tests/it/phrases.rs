@@ -8,11 +8,11 @@ use serde_json::{Value, json};
 use crate::support::{app, catalog, error_code, json_request, synthetic_text};
 
 /// A correction notice's template, as a journal prints it on every notice.
-const NOTICE: &str = "The originally published, uncorrected article and the republished, \
+pub(crate) const NOTICE: &str = "The originally published, uncorrected article and the republished, \
 corrected article are provided here for reference. The editors apologise for the error and \
 thank the readers who drew attention to it in the weeks after publication of the issue.";
 
-fn notice(seed: u64) -> String {
+pub(crate) fn notice(seed: u64) -> String {
     format!(
         "Correction notice {seed}. {} {NOTICE} {}",
         synthetic_text(seed, 40),
@@ -21,7 +21,7 @@ fn notice(seed: u64) -> String {
 }
 
 /// The kinds of the passages of the match with `doc_id`, and whether the match counts.
-fn passages_of(answer: &Value, doc_id: &str) -> (Vec<String>, bool) {
+pub(crate) fn passages_of(answer: &Value, doc_id: &str) -> (Vec<String>, bool) {
     let found = answer["matches"]
         .as_array()
         .unwrap()

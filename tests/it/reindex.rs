@@ -18,7 +18,7 @@ use crate::support::{error_code, json_request, send};
 
 /// Creates library `id` with documents `d{from}..d{to}` of synthetic text.
 pub(crate) fn add_synthetic(catalog: &Catalog, id: &str, from: u64, to: u64) {
-    if catalog.index(id).is_err() {
+    if catalog.store(id).is_err() {
         catalog
             .create(NewLibrary {
                 id: id.to_string(),

@@ -57,6 +57,7 @@ impl Catalog {
             let deleted = self.store(id)?.delete(doc_id)?;
             if deleted {
                 self.touch(id)?;
+                self.leave_clusters(id, doc_id);
             }
             return Ok(deleted);
         }
@@ -72,11 +73,25 @@ impl Catalog {
         let deleted = deleted.map_err(|e| self.after_failed_write(id, e))?;
         if deleted {
             self.touch(id)?;
-            if let Err(e) = crate::dedup::removed(self, id, doc_id) {
-                tracing::error!(library = id, doc_id, error = %e, "could not update the clusters");
-            }
+            self.leave_clusters(id, doc_id);
         }
         Ok(deleted)
+    }
+
+    /// Takes the deleted document `doc_id` out of the clusters of library `id`: a failure only
+    /// leaves the clusters behind until the next dedup job, and fails no delete.
+    fn leave_clusters(&self, id: &str, doc_id: &str) {
+        if let Err(e) = crate::dedup::removed(self, id, doc_id) {
+            tracing::error!(library = id, doc_id, error = %e, "could not update the clusters");
+        }
+    }
+
+    /// Checks the documents `doc_ids` just written to library `id` against it: that only keeps
+    /// its clusters current, so its failure fails no ingest.
+    fn check_arrivals(&self, id: &str, doc_ids: &[String]) {
+        if let Err(e) = crate::dedup::arrived(self, id, doc_ids) {
+            tracing::error!(library = id, error = %e, "could not check arriving documents");
+        }
     }
 
     /// Validates and analyzes documents, writes the good ones durably, and reports the others by
@@ -153,12 +168,8 @@ impl Catalog {
         signed?;
         report.accepted = prepared.len();
         self.touch(id)?;
-        // The documents are written; checking them against the library only keeps its
-        // clusters current, so its failure fails no ingest.
         let doc_ids: Vec<String> = prepared.into_iter().map(|d| d.doc_id).collect();
-        if let Err(e) = crate::dedup::arrived(self, id, &doc_ids) {
-            tracing::error!(library = id, error = %e, "could not check arriving documents");
-        }
+        self.check_arrivals(id, &doc_ids);
         Ok(report)
     }
 
@@ -183,6 +194,8 @@ impl Catalog {
         }
         report.accepted = prepared.len();
         self.touch(id)?;
+        let doc_ids: Vec<String> = prepared.into_iter().map(|d| d.doc_id).collect();
+        self.check_arrivals(id, &doc_ids);
         Ok(report)
     }
 

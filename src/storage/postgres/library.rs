@@ -24,13 +24,14 @@ use crate::index::{
     RebuildOutcome, SearchError, SearchResults, SortKey, SortOrder, doc_key, encode_shingles, pace,
 };
 use crate::signature::{RobustScheme, StatsSnapshot, TermStats, all_signatures};
-use crate::storage::{LibraryStore, ReadView, ReindexClaim, UnfinishedReindex};
+use crate::storage::{Kept, LibraryStore, ReadView, ReindexClaim, UnfinishedReindex};
 
 /// The most documents a re-index reads, signs and commits together (fewer when
 /// `RebuildControl::commit_every` asks for fewer).
 const SIGN_BATCH: u64 = 2_000;
 
 /// One library of a PostgreSQL database.
+#[derive(Clone)]
 pub struct PgLibrary {
     pub(super) shared: Arc<Shared>,
     pub(super) library: String,
@@ -414,6 +415,10 @@ impl PgLibrary {
 impl LibraryStore for PgLibrary {
     fn view(&self) -> Result<Box<dyn ReadView + '_>, IndexError> {
         Ok(Box::new(PgView::open(self.shared.clone(), &self.library)?))
+    }
+
+    fn kept(&self) -> Kept {
+        Kept::Rows(Arc::new(self.clone()))
     }
 
     fn write(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {

@@ -10,6 +10,7 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (2, include_str!("migrations/0002_document_links.sql")),
     (3, include_str!("migrations/0003_shared_serving.sql")),
     (4, include_str!("migrations/0004_search.sql")),
+    (5, include_str!("migrations/0005_dedup_and_phrases.sql")),
 ];
 
 /// The advisory lock key of migrations ("dupfinder" in the first bytes).

@@ -18,6 +18,7 @@
 //! (`documents.search`, see `search.rs`): a search finds on PostgreSQL what it finds on tantivy.
 
 mod claim;
+mod kept;
 mod library;
 mod migrate;
 mod registry;
@@ -175,6 +176,9 @@ impl Storage for PgStorage {
                 "signatures",
                 "robust_signatures",
                 "shingles",
+                "dedup_documents",
+                "dedup_lines",
+                "phrases",
             ] {
                 tx.execute(&format!("DELETE FROM {table} WHERE library = $1"), &[&id])
                     .await?;

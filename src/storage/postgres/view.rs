@@ -407,6 +407,26 @@ impl ReadView for PgView {
             .collect())
     }
 
+    /// One round trip for every key: building clusters looks up each member of each.
+    fn stored_each(&self, keys: &[DocKey]) -> Result<Vec<Option<StoredDocument>>, IndexError> {
+        let wanted: Vec<i64> = keys.iter().map(|k| k.0 as i64).collect();
+        let rows = self.shared.block_on(async {
+            let client = self.client();
+            let statement = client
+                .prepare_cached(&format!(
+                    "SELECT {STORED_COLUMNS}, doc_key FROM documents \
+                     WHERE library = $1 AND doc_key = ANY($2)"
+                ))
+                .await?;
+            Ok::<_, IndexError>(client.query(&statement, &[&self.library, &wanted]).await?)
+        })?;
+        let found: HashMap<i64, StoredDocument> = rows
+            .iter()
+            .map(|row| (row.get(12), stored_of(row)))
+            .collect();
+        Ok(wanted.iter().map(|key| found.get(key).cloned()).collect())
+    }
+
     fn keys(&self) -> Result<Vec<DocKey>, IndexError> {
         self.shared.block_on(async {
             let client = self.client();
