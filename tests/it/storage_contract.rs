@@ -592,6 +592,19 @@ fn search_finds_words_phrases_and_fields(storage: &dyn Storage) {
     store.write(std::slice::from_ref(&replaced)).unwrap();
     assert_eq!(ids("quasicrystal"), set(&["en-01"]));
     assert!(!ids("nitrogen").contains("en-01"));
+
+    // A "word" longer than a database lexeme may be (an embedded blob) is written, and the
+    // document is found by its other words.
+    let blob = json!({
+        "id": "blob",
+        "title": "Embedded data",
+        "text": format!("{} {}", "q".repeat(3_000), replaced.text),
+    });
+    let blob = parse_document(&blob.to_string()).unwrap();
+    let blob = prepare(&analyzer(), &Config::default().limits, blob).unwrap();
+    store.write(std::slice::from_ref(&blob)).unwrap();
+    assert_eq!(ids("quasicrystal"), set(&["blob", "en-01"]));
+    assert!(ids(&"q".repeat(3_000)).is_subset(&set(&["blob"])));
 }
 
 /// Both backends find the same documents, with the same totals, for queries made from the

@@ -34,6 +34,10 @@ use crate::index::{
 /// The last position a `tsvector` keeps apart.
 const MAX_POSITION: u32 = 16_383;
 
+/// The longest lexeme PostgreSQL takes, in bytes: a longer "word" (a run of letters without a
+/// space, an embedded blob) is left out of the vector and out of queries, as a stop word is.
+const MAX_LEXEME_BYTES: usize = 2_047;
+
 /// Where the parts of a document start in its vector: the title first, then each author, then
 /// the text; a gap of one position keeps phrases inside a part.
 const GAP: u32 = 2;
@@ -111,7 +115,7 @@ fn add_part<'t>(
     next: &mut u32,
 ) {
     let start = *next;
-    for token in tokens {
+    for token in tokens.iter().filter(|t| t.term.len() <= MAX_LEXEME_BYTES) {
         let position = (start + token.position).min(MAX_POSITION);
         let positions = lexemes.entry(token.term.as_str()).or_default();
         if positions.len() < 256 && positions.last().is_none_or(|(p, _)| *p != position) {
@@ -344,7 +348,8 @@ impl Builder<'_> {
             }
             Some(other) => return Err(QueryError::UnknownField(other.to_string()).into()),
         };
-        let tokens = self.analyzer.analyze(&literal.phrase, None).tokens;
+        let mut tokens = self.analyzer.analyze(&literal.phrase, None).tokens;
+        tokens.retain(|t| t.term.len() <= MAX_LEXEME_BYTES);
         let Some(first) = tokens.first() else {
             return Ok(None);
         };
@@ -585,6 +590,13 @@ mod tests {
         };
         let vector = search_vector(&analyzer, &document);
         assert!(vector.starts_with("'fine':"), "{vector}");
+        let long = "x".repeat(3_000);
+        let analyzed = analyzer.analyze(&format!("{long} fine"), None);
+        let document = PreparedDocument {
+            tokens: analyzed.tokens,
+            ..document
+        };
+        assert!(!search_vector(&analyzer, &document).contains("xxx"));
         assert!(vector.contains("'pars':1A,"), "{vector}");
         assert!(vector.contains("'smith':3B"), "{vector}");
     }
