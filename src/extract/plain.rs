@@ -100,16 +100,21 @@ pub(super) fn read(bytes: &[u8]) -> ExtractedDocument {
 }
 
 /// Splits text at blank lines, joining the lines inside each paragraph with a space (plain text
-/// wrapped at a fixed width reads as one paragraph, not as many).
+/// wrapped at a fixed width reads as one paragraph, not as many). A section's name on a line of
+/// its own ("References", "Аннотация") is a paragraph of its own even with no blank line under
+/// it, so that the list or the text it heads is not run into its heading.
 pub(super) fn split_paragraphs(text: &str) -> Vec<String> {
     let mut paragraphs = Vec::new();
     let mut current: Vec<&str> = Vec::new();
     for line in text.lines() {
         let line = line.trim();
-        if line.is_empty() {
+        if line.is_empty() || crate::structure::is_section_name(line) {
             if !current.is_empty() {
                 paragraphs.push(current.join("\n"));
                 current.clear();
+            }
+            if !line.is_empty() {
+                paragraphs.push(line.to_string());
             }
         } else {
             current.push(line);
@@ -127,6 +132,22 @@ mod tests {
 
     const RUSSIAN: &str =
         "Сигнатуры документов находят нечёткие дубликаты в больших коллекциях текстов.";
+
+    #[test]
+    fn a_heading_line_is_a_paragraph_of_its_own() {
+        let text = "Body text wrapped\nat a fixed width.\n\nReferences\n1. A. One (2001). Title.\n\
+                    2. B. Two (2002). Title.\nСписок литературы\n1. Иванов И. И. Статья.";
+        assert_eq!(
+            split_paragraphs(text),
+            [
+                "Body text wrapped\nat a fixed width.",
+                "References",
+                "1. A. One (2001). Title.\n2. B. Two (2002). Title.",
+                "Список литературы",
+                "1. Иванов И. И. Статья.",
+            ]
+        );
+    }
 
     #[test]
     fn russian_single_byte_encodings_are_told_apart() {

@@ -188,6 +188,34 @@ Keywords: plagiarism, citation\n\n1. Введение\n\n\
 1. Петров П. П. О цитатах // Вопросы языкознания. 2019. № 3. С. 1–10.\n\
 2. Сидоров С. С. «Заимствования» в науке. М.: Наука, 2018. 200 с.\n";
 
+    /// Plain text without blank lines after its headings: each heading's first line sits
+    /// right under it.
+    const TIGHT: &str = "Residue mulch and nitrogen fixation\nA. Smith1, B. Jones2\n\
+1 Department of soil studies, University of Lovo, Lovo 10114\n\
+E-mail: smith@university.edu\nReceived 3 September 2013; accepted 15 March 2014\n\n\
+Abstract\nDrought is expected to become more frequent across semi-arid farmland, yet little is \
+known about how bacteria respond.\nKeywords: drought, nitrogen, mulch\n\n\
+1. Introduction\n\nWe sampled topsoil from forty wheat plots in three rainfall regimes over two \
+growing seasons and combined gene quantification with incubation assays [1].\n\n\
+Acknowledgements\nWe thank the farmers of the region for access to their fields.\n\n\
+References\n1. R. Ismi, K. Ganik (1982). Soil bacteria under drought. Journal of Soil studies \
+51(3), 170–190.\n2. N. Kogati, G. Kodo (2011). Mulch and moisture. Journal of Field studies \
+56(8), 635–655.\n";
+
+    #[test]
+    fn headings_right_above_their_text_open_their_sections() {
+        let s = Structure::detect(TIGHT);
+        let at = |needle| part_of(&s, TIGHT, needle);
+        assert_eq!(at("A. Smith1"), Some(Part::FrontMatter));
+        assert_eq!(at("Drought is expected"), Some(Part::Abstract));
+        assert_eq!(at("We sampled"), Some(Part::Body));
+        assert_eq!(at("We thank"), Some(Part::Acknowledgements));
+        assert_eq!(at("References"), Some(Part::References));
+        assert_eq!(at("1. R. Ismi"), Some(Part::References));
+        assert_eq!(at("2. N. Kogati"), Some(Part::References));
+        assert_eq!(s.references.len(), 2);
+    }
+
     #[test]
     fn a_russian_paper_from_udc_to_the_references() {
         let s = Structure::detect(RU);

@@ -83,25 +83,32 @@ pub(super) fn lines(text: &str) -> Vec<Line<'_>> {
     lines
 }
 
-/// The text's blocks: runs of non-blank lines.
+/// The text's blocks: runs of non-blank lines. A run whose first line is a section's name
+/// alone ("References", "7. Acknowledgements", "Аннотация") is two blocks, the heading and
+/// what follows it: plain text often puts a heading's first line right under it.
 pub(super) fn blocks<'a>(lines: &[Line<'a>]) -> Vec<Block<'a>> {
     let mut blocks = Vec::new();
     let mut current: Vec<Line<'a>> = Vec::new();
     for line in lines {
         if line.is_blank() {
-            if !current.is_empty() {
-                blocks.push(Block {
-                    lines: std::mem::take(&mut current),
-                });
-            }
+            push_block(&mut blocks, std::mem::take(&mut current));
         } else {
             current.push(*line);
         }
     }
-    if !current.is_empty() {
-        blocks.push(Block { lines: current });
-    }
+    push_block(&mut blocks, current);
     blocks
+}
+
+fn push_block<'a>(blocks: &mut Vec<Block<'a>>, mut lines: Vec<Line<'a>>) {
+    if lines.len() > 1 && super::names::heading(lines[0].content()).is_some() {
+        let rest = lines.split_off(1);
+        blocks.push(Block { lines });
+        lines = rest;
+    }
+    if !lines.is_empty() {
+        blocks.push(Block { lines });
+    }
 }
 
 /// The words of a string: runs of letters and digits.
