@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use super::Shared;
 use super::library::PgLibrary;
 use crate::index::{IndexError, RebuildControl, RebuildOutcome};
 use crate::storage::{ReindexClaim, UnfinishedReindex};
@@ -16,23 +17,35 @@ const REINDEX_LOCK: i32 = 0x6466_7269;
 /// A held re-index lock of one library, released when dropped.
 pub struct PgReindexClaim {
     library: Arc<PgLibrary>,
+    lock: AdvisoryLock,
+}
+
+/// A session advisory lock `(key, hashtext(library))` held on one pooled connection, released
+/// when dropped (or, if unlocking fails, by closing the connection).
+pub(super) struct AdvisoryLock {
+    shared: Arc<Shared>,
+    key: i32,
+    library: String,
     /// The connection holding the lock; `None` once released.
     client: Option<deadpool_postgres::Object>,
 }
 
-impl PgLibrary {
-    /// Takes the library's re-index lock: waits for it when `wait`, else answers `None` at
-    /// once when another session holds it.
-    pub(super) fn claim(self: Arc<Self>, wait: bool) -> Result<Option<PgReindexClaim>, IndexError> {
-        let shared = self.shared.clone();
+impl AdvisoryLock {
+    /// Takes the lock: waits for it when `wait`, else answers `None` at once when another
+    /// session holds it.
+    pub(super) fn take(
+        shared: &Arc<Shared>,
+        key: i32,
+        library: &str,
+        wait: bool,
+    ) -> Result<Option<AdvisoryLock>, IndexError> {
         let client = shared.block_on(async {
             let client = shared.client().await?;
-            let library = self.library.as_str();
             let locked = if wait {
                 client
                     .execute(
                         "SELECT pg_advisory_lock($1, hashtext($2))",
-                        &[&REINDEX_LOCK, &library],
+                        &[&key, &library],
                     )
                     .await?;
                 true
@@ -40,16 +53,53 @@ impl PgLibrary {
                 client
                     .query_one(
                         "SELECT pg_try_advisory_lock($1, hashtext($2))",
-                        &[&REINDEX_LOCK, &library],
+                        &[&key, &library],
                     )
                     .await?
                     .get(0)
             };
             Ok::<_, IndexError>(locked.then_some(client))
         })?;
-        Ok(client.map(|client| PgReindexClaim {
-            library: self,
+        Ok(client.map(|client| AdvisoryLock {
+            shared: shared.clone(),
+            key,
+            library: library.to_string(),
             client: Some(client),
+        }))
+    }
+
+    /// The connection holding the lock.
+    fn client(&mut self) -> &mut deadpool_postgres::Object {
+        self.client
+            .as_mut()
+            .expect("a lock holds its connection until dropped")
+    }
+}
+
+impl Drop for AdvisoryLock {
+    fn drop(&mut self) {
+        let Some(client) = self.client.take() else {
+            return;
+        };
+        let unlocked = self.shared.block_on(client.execute(
+            "SELECT pg_advisory_unlock($1, hashtext($2))",
+            &[&self.key, &self.library],
+        ));
+        if unlocked.is_err() {
+            // Closing the connection releases its locks.
+            drop(deadpool_postgres::Object::take(client));
+        }
+    }
+}
+
+impl PgLibrary {
+    /// Takes the library's re-index lock: waits for it when `wait`, else answers `None` at
+    /// once when another session holds it.
+    pub(super) fn claim(self: Arc<Self>, wait: bool) -> Result<Option<PgReindexClaim>, IndexError> {
+        let lock = AdvisoryLock::take(&self.shared, REINDEX_LOCK, &self.library, wait)?;
+        Ok(lock.map(|lock| PgReindexClaim {
+            library: self,
+            lock,
         }))
     }
 
@@ -82,10 +132,7 @@ impl ReindexClaim for PgReindexClaim {
         progress: &mut dyn FnMut(u64),
     ) -> Result<RebuildOutcome, IndexError> {
         let library = &self.library;
-        let client = self
-            .client
-            .as_mut()
-            .expect("a claim holds its connection until dropped");
+        let client = self.lock.client();
         library
             .shared
             .block_on(library.reindex_locked(client, control, progress))
@@ -93,10 +140,7 @@ impl ReindexClaim for PgReindexClaim {
 
     fn set_paused(&mut self, paused: bool) -> Result<(), IndexError> {
         let library = &self.library;
-        let client = self
-            .client
-            .as_ref()
-            .expect("a claim holds its connection until dropped");
+        let client = self.lock.client();
         library.shared.block_on(async {
             client
                 .execute(
@@ -108,22 +152,5 @@ impl ReindexClaim for PgReindexClaim {
                 .await?;
             Ok(())
         })
-    }
-}
-
-impl Drop for PgReindexClaim {
-    fn drop(&mut self) {
-        let Some(client) = self.client.take() else {
-            return;
-        };
-        let library = &self.library;
-        let unlocked = library.shared.block_on(client.execute(
-            "SELECT pg_advisory_unlock($1, hashtext($2))",
-            &[&REINDEX_LOCK, &library.library],
-        ));
-        if unlocked.is_err() {
-            // Closing the connection releases its locks.
-            drop(deadpool_postgres::Object::take(client));
-        }
     }
 }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::Shared;
+use super::claim::AdvisoryLock;
 use super::library::PgLibrary;
 use crate::index::IndexError;
 use crate::storage::{AddedPhrase, Held, KeptLock, KeptRows, Phrase};
@@ -171,35 +171,8 @@ impl KeptRows for PgLibrary {
             KeptLock::DedupJob => DEDUP_JOB_LOCK,
             KeptLock::DedupState => DEDUP_STATE_LOCK,
         };
-        let client = self.shared.block_on(async {
-            let client = self.shared.client().await?;
-            let locked = if wait {
-                client
-                    .execute(
-                        "SELECT pg_advisory_lock($1, hashtext($2))",
-                        &[&key, &self.library],
-                    )
-                    .await?;
-                true
-            } else {
-                client
-                    .query_one(
-                        "SELECT pg_try_advisory_lock($1, hashtext($2))",
-                        &[&key, &self.library],
-                    )
-                    .await?
-                    .get(0)
-            };
-            Ok::<_, IndexError>(locked.then_some(client))
-        })?;
-        Ok(client.map(|client| {
-            Box::new(PgHeld {
-                shared: self.shared.clone(),
-                library: self.library.clone(),
-                key,
-                client: Some(client),
-            }) as Held
-        }))
+        let lock = AdvisoryLock::take(&self.shared, key, &self.library, wait)?;
+        Ok(lock.map(|lock| Box::new(lock) as Held))
     }
 
     fn phrases(&self) -> Result<Vec<Phrase>, IndexError> {
@@ -283,30 +256,5 @@ fn phrase_of(row: &tokio_postgres::Row) -> Phrase {
         text: row.get(1),
         added: row.get::<_, i64>(2) as u64,
         by: row.get(3),
-    }
-}
-
-/// A held advisory lock of one library, on its own pooled connection; released when dropped.
-struct PgHeld {
-    shared: Arc<Shared>,
-    library: String,
-    key: i32,
-    /// The connection holding the lock; `None` once released.
-    client: Option<deadpool_postgres::Object>,
-}
-
-impl Drop for PgHeld {
-    fn drop(&mut self) {
-        let Some(client) = self.client.take() else {
-            return;
-        };
-        let unlocked = self.shared.block_on(client.execute(
-            "SELECT pg_advisory_unlock($1, hashtext($2))",
-            &[&self.key, &self.library],
-        ));
-        if unlocked.is_err() {
-            // Closing the connection releases its locks.
-            drop(deadpool_postgres::Object::take(client));
-        }
     }
 }
