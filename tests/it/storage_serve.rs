@@ -229,6 +229,19 @@ fn slow_and_other(shared: &Shared, b_reindex: &str) -> (ServerProcess, ServerPro
     (a, b)
 }
 
+/// The hits of a search through `server` for the first eight words of `text`, ANDed.
+fn search_hits(server: &ServerProcess, text: &str) -> Vec<Value> {
+    let words: Vec<&str> = text.split_whitespace().take(8).collect();
+    let (status, results) = call(
+        server,
+        "GET",
+        &format!("/api/v1/libraries/{LIBRARY}/search?q={}", words.join("+")),
+        None,
+    );
+    assert_eq!(status, 200, "{results}");
+    results["hits"].as_array().unwrap().clone()
+}
+
 /// What a check answers, without what differs between two asks (time, report id).
 pub(crate) fn check(server: &ServerProcess, text: &str) -> Value {
     let (status, mut body) = call(
@@ -335,25 +348,8 @@ fn two_servers_on_one_database_see_each_others_libraries_and_writes_at_once() {
     assert_eq!(page["total"], 40, "{page}");
     assert_eq!(page["items"][0]["doc_id"], "d0", "{page}");
     // A search through B finds what was written through A.
-    let words: Vec<String> = synthetic_text(7, 120)
-        .split_whitespace()
-        .take(8)
-        .map(String::from)
-        .collect();
-    let (status, results) = call(
-        &b,
-        "GET",
-        &format!("/api/v1/libraries/{LIBRARY}/search?q={}", words.join("+")),
-        None,
-    );
-    assert_eq!(status, 200, "{results}");
-    let found: Vec<&str> = results["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|hit| hit["doc_id"].as_str().unwrap())
-        .collect();
-    assert!(found.contains(&"d7"), "{results}");
+    let hits = search_hits(&b, &synthetic_text(7, 120));
+    assert!(hits.iter().any(|hit| hit["doc_id"] == "d7"), "{hits:?}");
 
     // The same check answers the same through both servers, and finds the copied document.
     let copied = synthetic_text(12, 120);
@@ -593,25 +589,10 @@ async fn a_library_crawled_through_one_server_is_served_by_the_other() {
         library["stats_generation"].as_u64() >= Some(2),
         "the crawl re-signed the library at its end: {library}"
     );
-    let words: Vec<String> = synthetic_text(17, 150)
-        .split_whitespace()
-        .take(8)
-        .map(String::from)
-        .collect();
-    let (status, results) = call(
-        &b,
-        "GET",
-        &format!("/api/v1/libraries/{LIBRARY}/search?q={}", words.join("+")),
-        None,
-    );
-    assert_eq!(status, 200, "{results}");
+    let hits = search_hits(&b, &synthetic_text(17, 150));
     assert!(
-        results["hits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|hit| hit["title"] == "Article 17"),
-        "{results}"
+        hits.iter().any(|hit| hit["title"] == "Article 17"),
+        "{hits:?}"
     );
     let answer = check(&b, &synthetic_text(17, 150));
     assert_eq!(answer["verdict"], "duplicate", "{answer}");
