@@ -45,7 +45,8 @@ function startServer() {
     const timer = setTimeout(() => reject(new Error(`the server did not start:\n${stderr}`)), 30_000);
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
-      const found = /listening on (http:\/\/[\d.:]+)/.exec(stderr);
+      // The whole address: a chunk of output may end inside it ("http://127").
+      const found = /listening on (http:\/\/[\d.]+:\d+)\s/.exec(stderr);
       if (found) {
         clearTimeout(timer);
         resolvePromise({ child, url: found[1] });
