@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 
 use super::config::{GlobalArgs, configure, open_catalog};
-use dupfinder::backup::{restore, write_backup};
+use dupfinder::backup::{BackupError, restore, write_backup};
 use dupfinder::crawl::CrawlService;
 
 #[derive(Args)]
@@ -83,23 +83,32 @@ pub(crate) fn restore_command(args: RestoreArgs, global: &GlobalArgs) -> Result<
     let data_dir = config.storage.data_dir.clone();
     let file = std::fs::File::open(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
+    // Opened as a server would open it, where it was unpacked, before it is moved into place:
+    // every library, its signatures and its documents.
     let manifest = restore(
         std::io::BufReader::new(file),
         &args.file.display().to_string(),
         &data_dir,
+        |unpacked, manifest| {
+            let mut config = config.clone();
+            config.storage.data_dir = unpacked.to_path_buf();
+            let catalog =
+                open_catalog(&config).map_err(|e| BackupError::NotWhole(format!("{e:#}")))?;
+            for library in &manifest.libraries {
+                let documents = catalog
+                    .describe(&library.id)
+                    .map_err(|e| BackupError::NotWhole(e.to_string()))?
+                    .documents;
+                if documents != library.documents {
+                    return Err(BackupError::NotWhole(format!(
+                        "library `{}` holds {documents} documents; the backup says {}",
+                        library.id, library.documents
+                    )));
+                }
+            }
+            Ok(())
+        },
     )?;
-    // Opened as a server would open it: every library, its signatures and its documents.
-    let catalog = open_catalog(&config)?;
-    for library in &manifest.libraries {
-        let documents = catalog.describe(&library.id)?.documents;
-        if documents != library.documents {
-            bail!(
-                "library `{}` holds {documents} documents after the restore; the backup says {}",
-                library.id,
-                library.documents
-            );
-        }
-    }
     eprintln!(
         "restored {} libraries into {}",
         manifest.libraries.len(),

@@ -339,4 +339,5 @@ fn a_file_that_is_not_a_backup_is_refused_and_writes_nothing() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    assert!(!target.exists(), "a refused restore left {target:?} behind");
 }
