@@ -130,7 +130,7 @@ async fn deliver_one(
     })
     .await;
     if let Ok(Err(e)) = recorded {
-        tracing::error!(error = %e, "a webhook delivery could not be recorded; it is sent again");
+        tracing::error!(error = %e, "a webhook delivery could not be recorded; it is held back and sent again after its backoff");
     }
 }
 

@@ -7,8 +7,11 @@
 //! - `outbox`: the keys of the pending deliveries → when to try next (milliseconds since the
 //!   epoch). The worker reads only this table to find its work.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::Mutex;
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
@@ -103,12 +106,29 @@ pub(super) enum Attempt {
     Failed(String),
 }
 
+/// A delivery held back after attempts the store could not record.
+#[derive(Debug, Clone, Copy)]
+struct HeldBack {
+    /// Attempts made and not yet counted in the store.
+    attempts: u32,
+    /// Milliseconds since the epoch before which it is not handed out again; `u64::MAX` once
+    /// its attempts are spent (a restart, which forgets this, tries it again).
+    until_ms: u64,
+}
+
 /// The webhooks of a data directory.
 pub struct WebhookStore {
     db: Arc<Database>,
     last_order: AtomicU64,
     /// Woken when an event is written, so the worker does not wait for its next look.
     wake: Arc<Notify>,
+    /// Deliveries whose last attempts could not be written to the store (a full or failing
+    /// disk): the outbox still says they are due, so they are held back here, each with the
+    /// attempts the store has not counted, until their backoff passes.
+    held_back: Mutex<HashMap<String, HeldBack>>,
+    /// Makes every `record` fail, as a full or broken disk would (tests only).
+    #[cfg(test)]
+    fail_records: std::sync::atomic::AtomicBool,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -136,6 +156,9 @@ impl WebhookStore {
             db,
             last_order: AtomicU64::new(0),
             wake: Arc::new(Notify::new()),
+            held_back: Mutex::new(HashMap::new()),
+            #[cfg(test)]
+            fail_records: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -211,6 +234,10 @@ impl WebhookStore {
             existed
         };
         txn.commit().map_err(WebhookError::store)?;
+        let prefix = format!("{id}/");
+        self.held_back
+            .lock()
+            .retain(|key, _| !key.starts_with(&prefix));
         Ok(existed)
     }
 
@@ -345,11 +372,18 @@ impl WebhookStore {
         let outbox = txn.open_table(OUTBOX).map_err(WebhookError::store)?;
         let deliveries = txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
         let webhooks = txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
+        let held_back = self.held_back.lock().clone();
         let mut due = Vec::new();
         let mut next: Option<u64> = None;
         for row in outbox.iter().map_err(WebhookError::store)? {
             let (key, at) = row.map_err(WebhookError::store)?;
-            let (key, at) = (key.value().to_string(), at.value());
+            let (key, mut at) = (key.value().to_string(), at.value());
+            if let Some(held) = held_back.get(&key) {
+                at = at.max(held.until_ms);
+                if at == u64::MAX {
+                    continue;
+                }
+            }
             if at > now_ms {
                 next = Some(next.map_or(at, |n| n.min(at)));
                 continue;
@@ -382,7 +416,10 @@ impl WebhookStore {
     }
 
     /// Records an attempt of the delivery `key`: delivered on a 2xx, otherwise tried again
-    /// after a backoff, or failed once `max_attempts` are spent.
+    /// after a backoff, or failed once `max_attempts` are spent. An attempt that cannot be
+    /// written is still counted and backed off: the delivery is held back in memory (see
+    /// `held_back`), and its uncounted attempts are added to the store's at the next record
+    /// that is written.
     pub(super) fn record(
         &self,
         key: &str,
@@ -390,6 +427,59 @@ impl WebhookStore {
         config: &WebhooksConfig,
         jitter: f64,
     ) -> Result<DeliveryState, WebhookError> {
+        let uncounted = self
+            .held_back
+            .lock()
+            .get(key)
+            .map_or(0, |held| held.attempts);
+        match self.write_attempt(key, attempt, uncounted, config, jitter) {
+            Ok(state) => {
+                self.held_back.lock().remove(key);
+                Ok(state)
+            }
+            Err(e) => {
+                // Reads often still work when writes do not (a full disk).
+                let counted = self.counted_attempts(key).unwrap_or(0);
+                let mut held_back = self.held_back.lock();
+                let held = held_back.entry(key.to_string()).or_insert(HeldBack {
+                    attempts: 0,
+                    until_ms: 0,
+                });
+                held.attempts += 1;
+                held.until_ms = if counted + held.attempts >= config.max_attempts.max(1) {
+                    u64::MAX
+                } else {
+                    millis_now() + config.backoff_ms(counted + held.attempts, jitter)
+                };
+                Err(e)
+            }
+        }
+    }
+
+    /// The attempts the store has counted for the delivery `key`.
+    fn counted_attempts(&self, key: &str) -> Result<u32, WebhookError> {
+        let txn = self.db.begin_read().map_err(WebhookError::store)?;
+        let deliveries = txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
+        let Some(stored) = deliveries.get(key).map_err(WebhookError::store)? else {
+            return Ok(0);
+        };
+        let delivery: Delivery =
+            serde_json::from_slice(stored.value()).map_err(WebhookError::store)?;
+        Ok(delivery.attempts)
+    }
+
+    fn write_attempt(
+        &self,
+        key: &str,
+        attempt: Attempt,
+        uncounted: u32,
+        config: &WebhooksConfig,
+        jitter: f64,
+    ) -> Result<DeliveryState, WebhookError> {
+        #[cfg(test)]
+        if self.fail_records.load(Ordering::SeqCst) {
+            return Err(WebhookError::store("the disk is full (injected)"));
+        }
         let txn = self.db.begin_write().map_err(WebhookError::store)?;
         let state = {
             let mut deliveries = txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
@@ -405,7 +495,7 @@ impl WebhookStore {
             let mut delivery: Delivery =
                 serde_json::from_slice(&stored).map_err(WebhookError::store)?;
             let now = millis_now();
-            delivery.attempts += 1;
+            delivery.attempts += 1 + uncounted;
             delivery.last_attempt = Some(now / 1000);
             let delivered = match attempt {
                 Attempt::Answered(status) => {
@@ -558,6 +648,52 @@ mod tests {
         assert!(!store.delete(&both.id).unwrap());
         assert_eq!(store.list().unwrap(), vec![reports]);
         assert!(store.due(u64::MAX, 10).unwrap().0.is_empty());
+    }
+
+    #[test]
+    fn an_attempt_that_cannot_be_recorded_is_held_back_and_still_counted() {
+        let (_dir, store) = store();
+        let webhook = store.create(new(&[EventKind::ReportCompleted])).unwrap();
+        let event = Event {
+            id: "evt_1".into(),
+            event: EventKind::ReportCompleted,
+            created: 5,
+            data: serde_json::json!({"report": "r"}),
+        };
+        store.announce(&event).unwrap();
+        let (due, _) = store.due(millis_now(), 10).unwrap();
+        let key = due[0].key.clone();
+        let config = WebhooksConfig {
+            max_attempts: 3,
+            initial_backoff_ms: 60_000,
+            ..WebhooksConfig::default()
+        };
+        store.fail_records.store(true, Ordering::SeqCst);
+        assert!(
+            store
+                .record(&key, Attempt::Answered(500), &config, 0.0)
+                .is_err()
+        );
+        // Not handed out again before its backoff, though the store still says it is due.
+        let (due, next) = store.due(millis_now(), 10).unwrap();
+        assert!(
+            due.is_empty(),
+            "an unrecorded attempt was handed out again at once"
+        );
+        assert!(next.unwrap() >= millis_now() + 59_000);
+        // The unrecorded attempt counts once the store takes writes again.
+        store.fail_records.store(false, Ordering::SeqCst);
+        store
+            .record(&key, Attempt::Answered(503), &config, 0.0)
+            .unwrap();
+        let log = store.deliveries(&webhook.id, 10).unwrap().unwrap();
+        assert_eq!((log[0].attempts, log[0].state), (2, DeliveryState::Pending));
+        // Attempts spent while nothing could be written stop the handing out, too.
+        store.fail_records.store(true, Ordering::SeqCst);
+        for _ in 0..3 {
+            let _ = store.record(&key, Attempt::Answered(500), &config, 0.0);
+        }
+        assert!(store.due(u64::MAX - 1, 10).unwrap().0.is_empty());
     }
 
     #[test]
