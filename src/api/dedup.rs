@@ -5,7 +5,7 @@
 //! route, whose id may hold slashes), and the alerts of arriving duplicates
 //! (`GET /api/v1/alerts`).
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use serde::Deserialize;
@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::auth::Identity;
 use super::params::{page_limit, page_offset, query_params};
+use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
 use crate::dedup::{Cluster, DedupError, DedupStore};
 use crate::index::DocKey;

@@ -4,12 +4,13 @@
 use std::sync::atomic::Ordering;
 
 use axum::Json;
-use axum::extract::{FromRequest, Path, RawQuery, Request, State};
+use axum::extract::{FromRequest, RawQuery, Request, State};
 use serde::Deserialize;
 
 use super::body::{TextBody, parse_json};
 use super::dedup::{DUPLICATES_SUFFIX, document_duplicates};
 use super::params::{page_limit, page_offset, query_params};
+use super::path::Path;
 use super::upload::{extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
 use crate::index::{DocumentPage, SortKey, SortOrder};

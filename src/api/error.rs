@@ -89,6 +89,7 @@ error_codes! {
     InvalidQuery = "invalid_query" => BAD_REQUEST,
     UnknownField = "unknown_field" => BAD_REQUEST,
     InvalidParameter = "invalid_parameter" => BAD_REQUEST,
+    InvalidPath = "invalid_path" => BAD_REQUEST,
     InvalidSort = "invalid_sort" => BAD_REQUEST,
     InvalidOrder = "invalid_order" => BAD_REQUEST,
     InvalidLimit = "invalid_limit" => BAD_REQUEST,

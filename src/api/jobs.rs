@@ -1,7 +1,7 @@
 //! Jobs over HTTP: starting a re-index (`POST /api/v1/libraries/{id}/reindex`), following and
 //! aborting jobs (`/api/v1/jobs`), and the summary of a batch (`/api/v1/jobs/{job}/reports`).
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::auth::Identity;
 use super::params::query_params;
+use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
 use crate::batch::items_csv;
 use crate::library::{JobStatus, JobTrigger, Role};

@@ -2,13 +2,14 @@
 //! `DELETE /api/v1/keys/{name}`, `GET /api/v1/audit`.
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::body::JsonBody;
 use super::params::{page_limit, page_offset, query_params};
+use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
 use crate::library::{LibraryId, NewKey, Role};
 

@@ -2,12 +2,13 @@
 //! with its crawl status.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::body::JsonBody;
+use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
 use crate::library::{LibraryInfo, NewLibrary};
 

@@ -15,6 +15,7 @@ mod limits;
 mod metrics;
 mod operations;
 mod params;
+mod path;
 mod phrases;
 mod queue;
 mod reports;

@@ -3,13 +3,14 @@
 
 use axum::Extension;
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::auth::Identity;
 use super::body::JsonBody;
+use super::path::Path;
 use super::{ApiError, AppState};
 use crate::library::phrases;
 

@@ -1,12 +1,13 @@
 //! The crawl queue over HTTP (`/api/v1/queue`).
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::body::JsonBody;
+use super::path::Path;
 use super::{ApiError, AppState};
 use crate::crawl::CrawlState;
 

@@ -2,7 +2,7 @@
 //! `GET/PATCH/DELETE /api/v1/reports/{id}`, `GET /api/v1/reports/{id}/pdf`. A checker key sees
 //! and decides only the reports it asked for; operators and admins see all.
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::{Extension, Json};
@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::auth::Identity;
 use super::body::JsonBody;
 use super::params::{page_limit, page_offset, query_params};
+use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
 use crate::check::ExcludeRequest;
 use crate::library::Role;

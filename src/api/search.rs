@@ -2,10 +2,11 @@
 //! validated with a coded 400 before the index is touched.
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use serde::Deserialize;
 
 use super::params::{page_limit, page_offset, query_params};
+use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
 use crate::index::{QueryError, SearchError, SearchResults};
 use crate::library::LibraryError;

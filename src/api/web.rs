@@ -1,9 +1,9 @@
 //! The web UI's page and assets, and the OpenAPI document of the whole HTTP API.
 
-use axum::extract::Path;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
+use super::path::Path;
 use super::{ApiError, ErrorCode};
 use crate::web;
 

@@ -3,13 +3,14 @@
 //! log. The secret is never answered back.
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::body::{TextBody, parse_json};
 use super::params::query_params;
+use super::path::Path;
 use super::{ApiError, AppState};
 use crate::webhooks::{EventKind, NewWebhook, Webhook, WebhookError, validate_url};
 

@@ -599,3 +599,46 @@ async fn a_deleted_document_is_gone_from_checks_search_and_listing_when_answered
         (StatusCode::NOT_FOUND, "library_not_found")
     );
 }
+
+#[tokio::test]
+async fn a_path_parameter_that_is_not_utf8_answers_the_json_envelope_on_every_route() {
+    let (_dir, catalog) = catalog();
+    let app = app(catalog);
+    let mut answered = 0;
+    for route in dupfinder::api::route_paths() {
+        if !route.contains('{') {
+            continue;
+        }
+        let uri: String = route
+            .split('/')
+            .map(|segment| {
+                if segment.starts_with('{') {
+                    "%FF"
+                } else {
+                    segment
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        for method in ["GET", "POST", "PATCH", "DELETE"] {
+            let (status, body) = send(&app, method, &uri, "application/json", "{}").await;
+            assert!(
+                body["error"]["code"].is_string(),
+                "{method} {uri}: {status} answered {body}"
+            );
+            if status == StatusCode::BAD_REQUEST {
+                assert_eq!(error_code(&body), "invalid_path", "{method} {uri}");
+                answered += 1;
+            }
+        }
+    }
+    assert!(
+        answered >= 10,
+        "only {answered} requests reached a path parameter"
+    );
+    let (status, body) = send(&app, "GET", "/api/v1/reports/%FF", "application/json", "").await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (StatusCode::BAD_REQUEST, "invalid_path")
+    );
+}
