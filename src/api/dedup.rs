@@ -11,7 +11,7 @@ use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::auth::Identity;
+use super::auth::{Identity, require_library};
 use super::params::{page_limit, page_offset, query_params};
 use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
@@ -172,6 +172,7 @@ pub(super) async fn list_alerts(
     let limit = page_limit(params.limit, 20)?;
     let offset = page_offset(params.offset, MAX_OFFSET)?;
     if let Some(library) = &params.library {
+        require_library(&identity, library)?;
         state.catalog.store(library)?;
     }
     let catalog = state.catalog.clone();

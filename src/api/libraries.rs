@@ -1,12 +1,13 @@
 //! Libraries over HTTP (`/api/v1/libraries`): create, list, describe, delete; a library is shown
-//! with its crawl status.
+//! with its crawl status. A key limited to libraries is listed its own alone.
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::auth::{Identity, limited};
 use super::body::JsonBody;
 use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
@@ -77,11 +78,14 @@ pub(super) async fn create_library(
 
 pub(super) async fn list_libraries(
     State(state): State<AppState>,
+    identity: Option<Extension<Identity>>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let catalog = state.catalog.clone();
     let libraries = tokio::task::spawn_blocking(move || catalog.list()).await??;
+    let key = limited(&identity);
     let libraries = libraries
         .into_iter()
+        .filter(|info| key.is_none_or(|key| key.may_touch(&info.id)))
         .map(|info| with_crawl_status(&state, info))
         .collect::<Result<Vec<_>, ApiError>>()?;
     Ok(Json(json!({ "libraries": libraries })))

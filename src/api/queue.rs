@@ -1,19 +1,27 @@
-//! The crawl queue over HTTP (`/api/v1/queue`).
+//! The crawl queue over HTTP (`/api/v1/queue`). A key limited to libraries is shown its own
+//! libraries' places alone.
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::auth::{Identity, limited};
 use super::body::JsonBody;
 use super::path::Path;
 use super::{ApiError, AppState};
 use crate::crawl::CrawlState;
 
-pub(super) async fn list_queue(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn list_queue(
+    State(state): State<AppState>,
+    identity: Option<Extension<Identity>>,
+) -> Result<Json<Value>, ApiError> {
     let crawl = state.crawl.clone();
-    let entries = tokio::task::spawn_blocking(move || crawl.queue()).await??;
+    let mut entries = tokio::task::spawn_blocking(move || crawl.queue()).await??;
+    if let Some(key) = limited(&identity) {
+        entries.retain(|entry| key.may_touch(&entry.id));
+    }
     let running = entries
         .iter()
         .find(|e| e.status.status != CrawlState::Queued)

@@ -1,6 +1,8 @@
 //! Stored reports over HTTP: `GET /api/v1/reports` (newest first, filtered, paged),
 //! `GET/PATCH/DELETE /api/v1/reports/{id}`, `GET /api/v1/reports/{id}/pdf`. A checker key sees
-//! and decides only the reports it asked for; operators and admins see all.
+//! and decides only the reports it asked for; operators and admins see all. A key limited to
+//! libraries sees only the reports made on its libraries alone. A report the caller may not
+//! see answers 404, as a missing one does.
 
 use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, header};
@@ -9,7 +11,7 @@ use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::auth::Identity;
+use super::auth::{Identity, limited, require_library};
 use super::body::JsonBody;
 use super::params::{page_limit, page_offset, query_params};
 use super::path::Path;
@@ -39,8 +41,9 @@ fn caller_name(identity: &Option<Extension<Identity>>) -> String {
         .map_or_else(|| "-".to_string(), |Extension(i)| i.name.clone())
 }
 
-/// Report `id`, if the caller may see it. Another key's report answers 404, as a missing
-/// one does: a checker learns nothing of reports it did not ask for.
+/// Report `id`, if the caller may see it. Another key's report, or one made on a library the
+/// key may not touch, answers 404, as a missing one does: a key learns nothing of reports
+/// that are not its to see.
 async fn visible(
     state: &AppState,
     identity: &Option<Extension<Identity>>,
@@ -49,10 +52,12 @@ async fn visible(
     let catalog = state.catalog.clone();
     let wanted = id.clone();
     let report = tokio::task::spawn_blocking(move || catalog.reports().get(&wanted)).await??;
-    match own_reports_only(identity) {
-        Some(owner) if owner != report.submitter => Err(ReportError::NotFound(id).into()),
-        _ => Ok(report),
+    let others = own_reports_only(identity).is_some_and(|owner| owner != report.submitter);
+    let outside = limited(identity).is_some_and(|key| !key.may_see(report.libraries()));
+    if others || outside {
+        return Err(ReportError::NotFound(id).into());
     }
+    Ok(report)
 }
 
 #[derive(Deserialize)]
@@ -87,7 +92,11 @@ pub(super) async fn list_reports(
         .as_deref()
         .map(|d| Decision::parse(d).ok_or_else(|| invalid_decision(d)))
         .transpose()?;
+    if let Some(library) = &params.library {
+        require_library(&identity, library)?;
+    }
     let filter = ReportFilter {
+        within: limited(&identity).and_then(|key| key.libraries.clone()),
         verdict: params.verdict,
         decision,
         library: params.library,

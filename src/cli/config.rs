@@ -93,7 +93,12 @@ impl GlobalArgs {
     pub(crate) fn remote(&self) -> Result<Option<super::remote::Remote>> {
         self.server
             .as_deref()
-            .map(|server| super::remote::Remote::new(server, self.key.clone()))
+            .map(|server| {
+                // An empty `DUPFINDER_KEY` means no key: a server refuses a presented key that
+                // is not valid, even where it needs none.
+                let key = self.key.clone().filter(|key| !key.trim().is_empty());
+                super::remote::Remote::new(server, key)
+            })
             .transpose()
     }
 

@@ -147,6 +147,14 @@ impl Report {
         }
     }
 
+    /// The libraries the check was made on (its answer's `generations`).
+    pub fn libraries(&self) -> impl Iterator<Item = &str> {
+        self.answer["generations"]
+            .as_object()
+            .into_iter()
+            .flat_map(|generations| generations.keys().map(String::as_str))
+    }
+
     /// The report's line in a list.
     pub fn summary(&self) -> ReportSummary {
         let matches = self.answer["matches"].as_array();

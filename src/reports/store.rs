@@ -41,6 +41,9 @@ pub struct ReportFilter {
     pub to: Option<u64>,
     /// Reports this key asked for (a checker sees only its own).
     pub submitter: Option<String>,
+    /// Reports made on these libraries alone (a key limited to libraries sees only those); a
+    /// report made on no library is not among them.
+    pub within: Option<Vec<String>>,
 }
 
 impl ReportFilter {
@@ -55,6 +58,10 @@ impl ReportFilter {
                 .submitter
                 .as_ref()
                 .is_none_or(|s| *s == summary.submitter)
+            && self.within.as_ref().is_none_or(|allowed| {
+                !summary.libraries.is_empty()
+                    && summary.libraries.keys().all(|l| allowed.contains(l))
+            })
     }
 }
 
@@ -415,6 +422,27 @@ mod tests {
         };
         let (total, page) = store.list(&ru, 10, 0).unwrap();
         assert_eq!((total, page[0].report_id.as_str()), (1, ids[2].as_str()));
+        let within_ru = ReportFilter {
+            within: Some(vec!["ru".into()]),
+            ..ReportFilter::default()
+        };
+        let within_both = ReportFilter {
+            within: Some(vec!["ru".into(), "acl".into()]),
+            ..ReportFilter::default()
+        };
+        let within_none = ReportFilter {
+            within: Some(vec!["none".into()]),
+            ..ReportFilter::default()
+        };
+        let counted = |filter: &ReportFilter| store.list(filter, 10, 0).unwrap().0;
+        assert_eq!(
+            (
+                counted(&within_ru),
+                counted(&within_both),
+                counted(&within_none)
+            ),
+            (2, 4, 0)
+        );
 
         let decided = store
             .decide(

@@ -87,3 +87,32 @@ pub(crate) async fn send_with_token(
         serde_json::from_slice(&bytes).unwrap_or(Value::Null),
     )
 }
+
+/// Sends `body` with the given headers (`host`, `origin`, `content-type`, `authorization` …);
+/// answers the status and the body as JSON (a string when it is not JSON, null when empty).
+pub(crate) async fn send_with_headers(
+    app: &axum::Router,
+    method: &str,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: impl Into<Body>,
+) -> (StatusCode, Value) {
+    let mut request = Request::builder().method(method).uri(uri);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = app
+        .clone()
+        .oneshot(request.body(body.into()).unwrap())
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let value = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).to_string()))
+    };
+    (status, value)
+}

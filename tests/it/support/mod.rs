@@ -10,7 +10,7 @@ mod process;
 mod receiver;
 pub(crate) mod sites;
 
-pub(crate) use app::{app, error_code, json_request, send, send_with_token};
+pub(crate) use app::{app, error_code, json_request, send, send_with_headers, send_with_token};
 pub(crate) use fixtures::{catalog, catalog_with, corpus, fixture, synthetic_text};
 pub(crate) use postgres::PgServer;
 pub(crate) use process::{
