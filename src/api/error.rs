@@ -130,6 +130,8 @@ error_codes! {
     InvalidRole = "invalid_role" => BAD_REQUEST,
     KeyExists = "key_exists" => CONFLICT,
     KeyNotFound = "key_not_found" => NOT_FOUND,
+    // Key management that would leave keys but no admin key to manage them.
+    AdminKeyRequired = "admin_key_required" => CONFLICT,
     NotFound = "not_found" => NOT_FOUND,
     MethodNotAllowed = "method_not_allowed" => METHOD_NOT_ALLOWED,
     Timeout = "timeout" => SERVICE_UNAVAILABLE,

@@ -1,5 +1,8 @@
 //! API keys and the audit log over HTTP (admin only): `POST/GET /api/v1/keys`,
-//! `DELETE /api/v1/keys/{name}`, `GET /api/v1/audit`.
+//! `DELETE /api/v1/keys/{name}`, `GET /api/v1/audit`. Without a configured token, keys are
+//! managed by admin keys alone, so one must exist as long as any key does: a server refuses
+//! to create another key before the first admin key (`409 admin_key_required`), and to revoke
+//! the last admin key while other keys remain.
 
 use axum::Json;
 use axum::extract::{RawQuery, State};
@@ -39,7 +42,22 @@ pub(super) async fn create_key(
     }
     let catalog = state.catalog.clone();
     let key = tokio::task::spawn_blocking(move || {
-        catalog.keys().create(&body.name, role, body.libraries)
+        let keys = catalog.keys();
+        let manager = role == Role::Admin && body.libraries.is_none();
+        if catalog.config().server.token.is_none() && !manager && !keys.has_key_manager() {
+            return Err(ApiError::new(
+                ErrorCode::AdminKeyRequired,
+                format!(
+                    "no admin key exists yet: once this {} key exists the server asks for a \
+                     key, and only an admin key manages keys, backups and reports; create an \
+                     admin key first (`dupfinder keys create --name admin --role admin`, or POST \
+                     /api/v1/keys {{\"name\": \"admin\", \"role\": \"admin\"}}), keep its \
+                     secret, and create this key with it",
+                    role.as_str()
+                ),
+            ));
+        }
+        Ok(keys.create(&body.name, role, body.libraries)?)
     })
     .await??;
     Ok((StatusCode::CREATED, Json(key)))
@@ -56,7 +74,21 @@ pub(super) async fn revoke_key(
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let catalog = state.catalog.clone();
-    tokio::task::spawn_blocking(move || catalog.keys().revoke(&name)).await??;
+    tokio::task::spawn_blocking(move || {
+        let keys = catalog.keys();
+        if catalog.config().server.token.is_none() && keys.revoking_leaves_no_manager(&name) {
+            return Err(ApiError::new(
+                ErrorCode::AdminKeyRequired,
+                format!(
+                    "`{name}` is the last admin key: without it the other keys would need an \
+                     admin key nobody holds; create another admin key first, or revoke the \
+                     other keys before this one"
+                ),
+            ));
+        }
+        Ok(keys.revoke(&name)?)
+    })
+    .await??;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -1,5 +1,7 @@
 //! `dupfinder keys`: API keys on a data directory (the server must not hold it), or through a
-//! running server's `/api/v1/keys` with `--server` and an admin key.
+//! running server's `/api/v1/keys` with `--server` and an admin key. On a data directory the
+//! command is the operator's way back in, so it creates and revokes what it is asked to; it
+//! warns when that leaves keys but no admin key to manage them (which the server's API refuses).
 
 use std::process::ExitCode;
 
@@ -42,8 +44,11 @@ pub(crate) fn run(args: KeysArgs, global: &GlobalArgs) -> Result<ExitCode> {
     if let Some(remote) = global.remote()? {
         return run_remote(args, &remote, global);
     }
-    let catalog = open_catalog(&configure(global, None)?)?;
+    let config = configure(global, None)?;
+    let catalog = open_catalog(&config)?;
     let keys = catalog.keys();
+    // With a token configured, the token manages keys.
+    let needs_admin_key = config.server.token.is_none();
     match args.command {
         KeysCommand::Create {
             name,
@@ -57,11 +62,26 @@ pub(crate) fn run(args: KeysArgs, global: &GlobalArgs) -> Result<ExitCode> {
             let key = keys.create(&name, role, libraries)?;
             println!("{}", serde_json::to_string_pretty(&key)?);
             eprintln!("the secret is shown this once; send it as `Authorization: Bearer <key>`");
+            if needs_admin_key && !keys.has_key_manager() {
+                eprintln!(
+                    "warning: no admin key exists: from now on the server asks for a key, and \
+                     only an admin key manages keys, backups and reports; create one with \
+                     `dupfinder keys create --name admin --role admin`"
+                );
+            }
         }
         KeysCommand::List => println!("{}", serde_json::to_string_pretty(&keys.list()?)?),
         KeysCommand::Revoke { name } => {
+            let leaves_no_admin = needs_admin_key && keys.revoking_leaves_no_manager(&name);
             keys.revoke(&name)?;
             eprintln!("revoked `{name}`");
+            if leaves_no_admin {
+                eprintln!(
+                    "warning: no admin key is left for the other keys: only an admin key \
+                     manages keys, backups and reports; create one with \
+                     `dupfinder keys create --name admin --role admin`"
+                );
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -78,6 +78,13 @@ pub struct KeyInfo {
     pub created_at: u64,
 }
 
+impl KeyInfo {
+    /// Whether the key may manage keys: an admin key not limited to libraries.
+    pub fn manages_keys(&self) -> bool {
+        self.role == Role::Admin && self.libraries.is_none()
+    }
+}
+
 /// A key just created, with its secret (shown once).
 #[derive(Debug, Clone, Serialize)]
 pub struct NewKey {
@@ -186,6 +193,26 @@ impl KeyStore {
     /// Whether any key exists (then the server asks for one on protected routes).
     pub fn any(&self) -> bool {
         !self.by_hash.read().is_empty()
+    }
+
+    /// Whether a key that may manage keys exists.
+    pub fn has_key_manager(&self) -> bool {
+        self.by_hash.read().values().any(KeyInfo::manages_keys)
+    }
+
+    /// Whether revoking key `name` would leave keys but none that may manage them.
+    pub fn revoking_leaves_no_manager(&self, name: &str) -> bool {
+        let keys = self.by_hash.read();
+        if !keys.values().any(|k| k.name == name) {
+            return false;
+        }
+        let remaining = keys.values().filter(|k| k.name != name);
+        let (mut any, mut manager) = (false, false);
+        for key in remaining {
+            any = true;
+            manager |= key.manages_keys();
+        }
+        any && !manager
     }
 
     /// Creates a key and returns it with its secret.
@@ -352,6 +379,26 @@ mod tests {
         store.revoke("portal").unwrap();
         assert_eq!(store.find(&secret), None);
         assert!(matches!(store.revoke("portal"), Err(KeyError::NotFound(_))));
+    }
+
+    #[test]
+    fn a_key_manager_is_an_admin_key_not_limited_to_libraries() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = KeyStore::open(&dir.path().join("keys.redb")).unwrap();
+        assert!(!store.has_key_manager());
+        store.create("portal", Role::Checker, None).unwrap();
+        store
+            .create("lib-admin", Role::Admin, Some(vec!["lib".into()]))
+            .unwrap();
+        assert!(!store.has_key_manager());
+        store.create("admin", Role::Admin, None).unwrap();
+        assert!(store.has_key_manager());
+        assert!(store.revoking_leaves_no_manager("admin"));
+        assert!(!store.revoking_leaves_no_manager("portal"));
+        store.revoke("portal").unwrap();
+        store.revoke("lib-admin").unwrap();
+        // The last key of all may go: the server is then open, as before any key.
+        assert!(!store.revoking_leaves_no_manager("admin"));
     }
 
     #[test]

@@ -566,3 +566,128 @@ async fn a_key_limited_to_a_library_sees_and_changes_nothing_of_another() {
         );
     }
 }
+
+#[tokio::test]
+async fn an_open_server_refuses_a_non_admin_key_until_an_admin_key_exists() {
+    let (_dir, catalog) = catalog_with(|_| {});
+    let app = app(catalog);
+    for body in [
+        json!({"name": "portal", "role": "checker"}),
+        json!({"name": "lib-admin", "role": "admin", "libraries": ["lib"]}),
+    ] {
+        let (status, answer) = send_with_token(&app, "POST", "/api/v1/keys", None, body).await;
+        assert_eq!(
+            (status, &answer["error"]["code"]),
+            (StatusCode::CONFLICT, &json!("admin_key_required")),
+            "{answer}"
+        );
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("\"role\": \"admin\""),
+            "the message says what to do: {answer}"
+        );
+    }
+    // Still open: nothing was created.
+    let (status, answer) = send_with_token(&app, "GET", "/api/v1/keys", None, Value::Null).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["keys"], json!([]));
+
+    let (status, admin) = send_with_token(
+        &app,
+        "POST",
+        "/api/v1/keys",
+        None,
+        json!({"name": "admin", "role": "admin"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{admin}");
+    let admin = admin["key"].as_str().unwrap().to_string();
+    let (status, answer) = send_with_token(
+        &app,
+        "POST",
+        "/api/v1/keys",
+        Some(&admin),
+        json!({"name": "portal", "role": "checker"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    // Revoking the last admin key while other keys remain would lock the operator out too.
+    let (status, answer) = send_with_token(
+        &app,
+        "DELETE",
+        "/api/v1/keys/admin",
+        Some(&admin),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(
+        (status, &answer["error"]["code"]),
+        (StatusCode::CONFLICT, &json!("admin_key_required")),
+        "{answer}"
+    );
+    let (status, _) = send_with_token(
+        &app,
+        "DELETE",
+        "/api/v1/keys/portal",
+        Some(&admin),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, _) = send_with_token(
+        &app,
+        "DELETE",
+        "/api/v1/keys/admin",
+        Some(&admin),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::NO_CONTENT,
+        "the last key may go: the server is open again"
+    );
+}
+
+#[tokio::test]
+async fn a_server_with_a_token_creates_any_key_first() {
+    let (_dir, app) = with_token(false).await;
+    let (status, answer) = send_with_token(
+        &app,
+        "POST",
+        "/api/v1/keys",
+        Some(ADMIN),
+        json!({"name": "portal", "role": "checker"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+}
+
+#[test]
+fn the_command_line_warns_when_a_non_admin_key_comes_before_any_admin_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let create = |name: &str, role: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_dupfinder"))
+            .args(["--data-dir", dir.path().to_str().unwrap(), "keys", "create"])
+            .args(["--name", name, "--role", role])
+            .output()
+            .unwrap()
+    };
+    let first = create("portal", "checker");
+    assert!(first.status.success(), "{first:?}");
+    let warning = String::from_utf8_lossy(&first.stderr);
+    assert!(
+        warning.contains("no admin key") && warning.contains("--role admin"),
+        "{warning}"
+    );
+    let admin = create("admin", "admin");
+    assert!(admin.status.success(), "{admin:?}");
+    let second = create("harvester", "operator");
+    assert!(second.status.success(), "{second:?}");
+    assert!(
+        !String::from_utf8_lossy(&second.stderr).contains("no admin key"),
+        "{second:?}"
+    );
+}
