@@ -87,9 +87,29 @@ pub struct ServerConfig {
     pub token: Option<String>,
     /// Whether reading endpoints (searches, checks, document views) need the token too.
     pub protect_reads: bool,
+    /// Host names the server answers for besides the loopback names and its listen address
+    /// (env `DUPFINDER_ALLOWED_HOSTS`, comma-separated): the names a reverse proxy passes on, or
+    /// that browsers reach it by. A request for any other `Host` is refused, so that a web page
+    /// cannot reach the server through a name of its own resolving to it (DNS rebinding).
+    pub allowed_hosts: Vec<String>,
     /// How long a client may take to send a request's headers, in milliseconds; past it the
     /// connection is closed, so that half-sent headers cannot hold connection places.
     pub header_read_timeout_ms: u64,
+}
+
+impl ServerConfig {
+    /// The first of `allowed_hosts` that is not a host name or an address alone (with a
+    /// scheme, a port or a path, say).
+    pub fn invalid_allowed_host(&self) -> Option<&str> {
+        self.allowed_hosts.iter().map(String::as_str).find(|host| {
+            let bare = host.trim_start_matches('[').trim_end_matches(']');
+            let name = !bare.is_empty()
+                && bare
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+            !(name || bare.parse::<std::net::IpAddr>().is_ok())
+        })
+    }
 }
 
 /// Where and how data is kept.
@@ -348,6 +368,7 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             token: None,
             protect_reads: false,
+            allowed_hosts: Vec::new(),
             header_read_timeout_ms: 10_000,
         }
     }
@@ -451,6 +472,7 @@ mod tests {
         assert_eq!(file.server.listen, built_in.server.listen);
         assert_eq!(file.server.token, built_in.server.token);
         assert_eq!(file.server.protect_reads, built_in.server.protect_reads);
+        assert_eq!(file.server.allowed_hosts, built_in.server.allowed_hosts);
         assert_eq!(file.storage.data_dir, built_in.storage.data_dir);
         assert_eq!(
             file.storage.writer_memory_mb,
@@ -465,6 +487,25 @@ mod tests {
         assert_eq!(format!("{:?}", file.crawl), format!("{:?}", built_in.crawl));
         assert_eq!(file.batch, built_in.batch);
         assert_eq!(file.webhooks, built_in.webhooks);
+    }
+
+    #[test]
+    fn allowed_hosts_are_names_or_addresses_alone() {
+        let server = |hosts: &[&str]| ServerConfig {
+            allowed_hosts: hosts.iter().map(|h| h.to_string()).collect(),
+            ..ServerConfig::default()
+        };
+        let good = server(&["dupfinder.example.org", "10.0.0.5", "[2001:db8::1]", "::1"]);
+        assert_eq!(good.invalid_allowed_host(), None);
+        for bad in [
+            "https://dupfinder.example.org",
+            "example.org:443",
+            "",
+            "a b",
+            "x/y",
+        ] {
+            assert_eq!(server(&[bad]).invalid_allowed_host(), Some(bad));
+        }
     }
 
     #[test]

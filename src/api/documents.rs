@@ -21,17 +21,16 @@ use crate::library::{
 /// Deepest page of a listing.
 const MAX_LIST_OFFSET: usize = 10_000_000;
 
+/// The content types of a JSON Lines body.
+pub(super) const JSON_LINES_TYPES: [&str; 4] = [
+    "application/x-ndjson",
+    "application/jsonl",
+    "application/x-jsonlines",
+    "application/json-lines",
+];
+
 fn is_json_lines(content_type: Option<&str>) -> bool {
-    content_type.is_some_and(|ct| {
-        [
-            "application/x-ndjson",
-            "application/jsonl",
-            "application/x-jsonlines",
-            "application/json-lines",
-        ]
-        .iter()
-        .any(|known| ct.starts_with(known))
-    })
+    content_type.is_some_and(|ct| JSON_LINES_TYPES.iter().any(|known| ct.starts_with(known)))
 }
 
 pub(super) async fn add_documents(

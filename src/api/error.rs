@@ -125,6 +125,11 @@ error_codes! {
     MissingToken = "missing_token" => UNAUTHORIZED,
     InvalidToken = "invalid_token" => UNAUTHORIZED,
     Forbidden = "forbidden" => FORBIDDEN,
+    // What another web page could send: a name that is not the server's (DNS rebinding), a
+    // write from another origin, a write without a key in a type a form can send.
+    HostNotAllowed = "host_not_allowed" => FORBIDDEN,
+    ForeignOrigin = "foreign_origin" => FORBIDDEN,
+    UnsupportedContentType = "unsupported_content_type" => UNSUPPORTED_MEDIA_TYPE,
     // Keys.
     InvalidKeyName = "invalid_key_name" => BAD_REQUEST,
     InvalidRole = "invalid_role" => BAD_REQUEST,

@@ -14,6 +14,7 @@ mod libraries;
 mod limits;
 mod metrics;
 mod operations;
+mod origin;
 mod params;
 mod path;
 mod phrases;

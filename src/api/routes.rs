@@ -22,7 +22,7 @@ use super::search::search_library;
 use super::state::AppState;
 use super::web::{openapi, ui_asset, ui_page};
 use super::webhooks::{create_webhook, delete_webhook, list_deliveries, list_webhooks};
-use super::{auth, limits, metrics};
+use super::{auth, limits, metrics, origin};
 
 /// Every route: its path and what each method calls. The router is built from this table, and
 /// tests walk it to compare the router with the OpenAPI document.
@@ -122,6 +122,10 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::require_token,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            origin::refuse_other_sites,
         ))
         .layer(
             TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {

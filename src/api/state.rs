@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::limits::CheckSlots;
 use super::metrics::Metrics;
+use super::origin::HostPolicy;
 use crate::crawl::CrawlService;
 use crate::library::{Catalog, Jobs};
 
@@ -16,6 +17,8 @@ pub struct AppState {
     pub jobs: Arc<Jobs>,
     /// Places for checks computed at once.
     pub checks: Arc<CheckSlots>,
+    /// The host names the server answers for.
+    pub(super) hosts: Arc<HostPolicy>,
 }
 
 impl AppState {
@@ -23,12 +26,14 @@ impl AppState {
     /// catalog's limits.
     pub fn new(catalog: Arc<Catalog>, crawl: Arc<CrawlService>, jobs: Arc<Jobs>) -> Self {
         let checks = Arc::new(CheckSlots::new(&catalog.config().limits));
+        let hosts = Arc::new(HostPolicy::of(&catalog.config().server));
         AppState {
             catalog,
             metrics: Arc::new(Metrics::default()),
             crawl,
             jobs,
             checks,
+            hosts,
         }
     }
 }

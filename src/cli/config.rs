@@ -63,6 +63,7 @@ pub(crate) enum LogFormat {
 pub(crate) struct ServerFlags {
     pub(crate) listen: Option<SocketAddr>,
     pub(crate) token: Option<String>,
+    pub(crate) allowed_hosts: Option<Vec<String>>,
 }
 
 /// The configuration: defaults < file < environment < flags.
@@ -83,6 +84,9 @@ pub(crate) fn configure(global: &GlobalArgs, server: Option<&ServerFlags>) -> Re
         }
         if let Some(token) = &server.token {
             config.server.token = Some(token.clone());
+        }
+        if let Some(hosts) = &server.allowed_hosts {
+            config.server.allowed_hosts = hosts.clone();
         }
     }
     Ok(config)
@@ -131,7 +135,8 @@ mod tests {
         let file = dir.path().join("dupfinder.toml");
         std::fs::write(
             &file,
-            "[storage]\ndata_dir = \"/from/file\"\n[server]\nlisten = \"127.0.0.1:9000\"\n",
+            "[storage]\ndata_dir = \"/from/file\"\n[server]\nlisten = \"127.0.0.1:9000\"\n\
+             allowed_hosts = [\"file.example\"]\n",
         )
         .unwrap();
         let file = file.to_str().unwrap();
@@ -139,6 +144,7 @@ mod tests {
         let config = configure(&from_file.global, Some(&ServerFlags::default())).unwrap();
         assert_eq!(config.storage.data_dir, PathBuf::from("/from/file"));
         assert_eq!(config.server.listen.port(), 9000);
+        assert_eq!(config.server.allowed_hosts, ["file.example"]);
 
         let flags = Cli::try_parse_from([
             "dupfinder",
@@ -152,10 +158,12 @@ mod tests {
         let server = ServerFlags {
             listen: Some("127.0.0.1:9100".parse().unwrap()),
             token: None,
+            allowed_hosts: Some(vec!["flag.example".to_string()]),
         };
         let config = configure(&flags.global, Some(&server)).unwrap();
         assert_eq!(config.storage.data_dir, PathBuf::from("/from/flag"));
         assert_eq!(config.server.listen.port(), 9100);
+        assert_eq!(config.server.allowed_hosts, ["flag.example"]);
 
         let defaults = configure(
             &Cli::try_parse_from(["dupfinder", "stats"]).unwrap().global,

@@ -18,6 +18,15 @@ pub(crate) struct ServeArgs {
     /// Bearer token operator endpoints require; needed to listen beyond loopback.
     #[arg(long, env = "DUPFINDER_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// Host names the server answers for besides loopback names and its listen address
+    /// (server.allowed_hosts), comma-separated: a reverse proxy's names.
+    #[arg(
+        long,
+        env = "DUPFINDER_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        value_name = "HOSTS"
+    )]
+    allowed_hosts: Option<Vec<String>>,
 }
 
 impl ServeArgs {
@@ -26,6 +35,7 @@ impl ServeArgs {
         ServerFlags {
             listen: self.listen,
             token: self.token.clone(),
+            allowed_hosts: self.allowed_hosts.clone(),
         }
     }
 }
@@ -45,6 +55,12 @@ pub(crate) fn run(config: Config) -> Result<ExitCode> {
             "refusing to listen on {} without a token: set --token (or DUPFINDER_TOKEN, or \
              server.token) so that only operators can write, or listen on loopback",
             config.server.listen
+        );
+    }
+    if let Some(host) = config.server.invalid_allowed_host() {
+        bail!(
+            "server.allowed_hosts: `{host}` is not a host name; give names or addresses alone, \
+             without a scheme, a path or a port (dupfinder.example.org, 10.0.0.5)"
         );
     }
     let catalog = Arc::new(open_catalog(&config)?);

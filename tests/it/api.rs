@@ -6,7 +6,8 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use crate::support::{
-    app, catalog, error_code, json_request, send, send_with_token, synthetic_text,
+    app, catalog, error_code, json_request, send, send_with_headers, send_with_token,
+    synthetic_text,
 };
 
 #[tokio::test]
@@ -640,5 +641,276 @@ async fn a_path_parameter_that_is_not_utf8_answers_the_json_envelope_on_every_ro
     assert_eq!(
         (status, error_code(&body)),
         (StatusCode::BAD_REQUEST, "invalid_path")
+    );
+}
+
+/// What a web page in the operator's browser could send to an open server: a `text/plain`
+/// or form body (no CORS preflight), a multipart form, a request from its own origin, and reads
+/// through a name that resolves to loopback (DNS rebinding).
+#[tokio::test]
+async fn an_open_server_refuses_what_other_web_pages_could_send_it() {
+    let (_dir, catalog) = catalog();
+    let app = app(catalog);
+    let library = json!({"id": "lib"}).to_string();
+    let admin_key = json!({"name": "intruder", "role": "admin"}).to_string();
+    for content_type in [
+        "text/plain",
+        "text/plain;charset=UTF-8",
+        "application/x-www-form-urlencoded",
+    ] {
+        for (uri, body) in [
+            ("/api/v1/libraries", &library),
+            ("/api/v1/keys", &admin_key),
+        ] {
+            let (status, answer) = send_with_headers(
+                &app,
+                "POST",
+                uri,
+                &[("host", "127.0.0.1:8080"), ("content-type", content_type)],
+                body.clone(),
+            )
+            .await;
+            assert_eq!(
+                (status, error_code(&answer)),
+                (
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_content_type"
+                ),
+                "{content_type} to {uri}: {answer}"
+            );
+        }
+    }
+    // A body without a content type is refused too.
+    let (status, answer) =
+        send_with_headers(&app, "POST", "/api/v1/libraries", &[], library.clone()).await;
+    assert_eq!(
+        (status, error_code(&answer)),
+        (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_content_type"
+        ),
+        "{answer}"
+    );
+    // A foreign origin is refused whatever it sends, multipart forms included.
+    let text = synthetic_text(3, 120);
+    let form = crate::files::multipart(&[("file", Some("m.txt"), text.as_bytes())]);
+    for origin in ["http://attacker.example", "null", "http://127.0.0.1:9999"] {
+        let (status, answer) = send_with_headers(
+            &app,
+            "POST",
+            "/api/v1/libraries",
+            &[
+                ("host", "127.0.0.1:8080"),
+                ("origin", origin),
+                ("content-type", "application/json"),
+            ],
+            library.clone(),
+        )
+        .await;
+        assert_eq!(
+            (status, error_code(&answer)),
+            (StatusCode::FORBIDDEN, "foreign_origin"),
+            "{origin}: {answer}"
+        );
+        let (status, answer) = send_with_headers(
+            &app,
+            "POST",
+            "/api/v1/check",
+            &[
+                ("host", "127.0.0.1:8080"),
+                ("origin", origin),
+                ("content-type", &crate::files::content_type()),
+            ],
+            form.clone(),
+        )
+        .await;
+        assert_eq!(
+            (status, error_code(&answer)),
+            (StatusCode::FORBIDDEN, "foreign_origin"),
+            "{origin}: {answer}"
+        );
+    }
+    // Nothing was created.
+    let (_, keys) = send(&app, "GET", "/api/v1/keys", "", "").await;
+    assert_eq!(keys["keys"], json!([]), "{keys}");
+    let (_, libraries) = send(&app, "GET", "/api/v1/libraries", "", "").await;
+    assert_eq!(libraries["libraries"], json!([]), "{libraries}");
+
+    // The UI's own requests: same origin, JSON, JSON Lines, multipart, and bodiless POSTs and
+    // DELETEs.
+    let same = [
+        ("host", "localhost:8080"),
+        ("origin", "http://localhost:8080"),
+    ];
+    let with = |content_type: &'static str| {
+        let mut headers = same.to_vec();
+        headers.push(("content-type", content_type));
+        headers
+    };
+    let (status, answer) = send_with_headers(
+        &app,
+        "POST",
+        "/api/v1/libraries",
+        &with("application/json"),
+        library.clone(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    let line = json!({"id": "d1", "text": synthetic_text(4, 120)}).to_string();
+    let (status, answer) = send_with_headers(
+        &app,
+        "POST",
+        "/api/v1/libraries/lib/documents",
+        &with("application/x-ndjson"),
+        line,
+    )
+    .await;
+    assert_eq!(
+        (status, &answer["accepted"]),
+        (StatusCode::OK, &json!(1)),
+        "{answer}"
+    );
+    let content_type = crate::files::content_type();
+    let mut multipart_headers = same.to_vec();
+    multipart_headers.push(("content-type", &content_type));
+    let (status, answer) =
+        send_with_headers(&app, "POST", "/api/v1/check", &multipart_headers, form).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let (status, answer) =
+        send_with_headers(&app, "POST", "/api/v1/libraries/lib/reindex", &same, "").await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{answer}");
+    let (status, answer) = send_with_headers(
+        &app,
+        "DELETE",
+        "/api/v1/libraries/lib/documents/d1",
+        &same,
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{answer}");
+
+    // Reads answer only for the names the server listens on.
+    for host in [
+        "attacker.example:8080",
+        "attacker.example",
+        "127.0.0.1.nip.io:8080",
+    ] {
+        let (status, answer) =
+            send_with_headers(&app, "GET", "/api/v1/libraries", &[("host", host)], "").await;
+        assert_eq!(
+            (status, error_code(&answer)),
+            (StatusCode::FORBIDDEN, "host_not_allowed"),
+            "{host}: {answer}"
+        );
+    }
+    for host in [
+        "127.0.0.1:8080",
+        "localhost:8080",
+        "LOCALHOST",
+        "[::1]:8080",
+        "127.0.0.1",
+    ] {
+        let (status, answer) =
+            send_with_headers(&app, "GET", "/api/v1/libraries", &[("host", host)], "").await;
+        assert_eq!(status, StatusCode::OK, "{host}: {answer}");
+    }
+}
+
+#[tokio::test]
+async fn allowed_hosts_name_the_reverse_proxys_addresses() {
+    let (_dir, catalog) = crate::support::catalog_with(|config| {
+        config.server.allowed_hosts = vec!["dupfinder.example.org".to_string()];
+    });
+    let app = app(catalog);
+    let (status, answer) = send_with_headers(
+        &app,
+        "GET",
+        "/api/v1/libraries",
+        &[("host", "Dupfinder.Example.Org")],
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    // A proxy that passes its own upstream address as the host: the page's origin is the
+    // public name.
+    let (status, answer) = send_with_headers(
+        &app,
+        "POST",
+        "/api/v1/libraries",
+        &[
+            ("host", "127.0.0.1:8080"),
+            ("origin", "https://dupfinder.example.org"),
+            ("content-type", "application/json"),
+        ],
+        json!({"id": "lib"}).to_string(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    let (status, answer) = send_with_headers(
+        &app,
+        "GET",
+        "/api/v1/libraries",
+        &[("host", "other.example.org")],
+        "",
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&answer)),
+        (StatusCode::FORBIDDEN, "host_not_allowed"),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
+async fn with_a_token_the_host_is_checked_and_a_keyed_request_may_be_any_type() {
+    let (_dir, catalog) = crate::support::catalog_with(|config| {
+        config.server.token = Some("secret-token".to_string());
+    });
+    let app = app(catalog);
+    let (status, answer) = send_with_headers(
+        &app,
+        "GET",
+        "/api/v1/libraries",
+        &[("host", "attacker.example:8080")],
+        "",
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&answer)),
+        (StatusCode::FORBIDDEN, "host_not_allowed"),
+        "{answer}"
+    );
+    // A browser cannot attach a bearer key to another site's request without a preflight the
+    // server never approves, so a keyed request is not a forgery (curl's -d sends a form type).
+    let (status, answer) = send_with_headers(
+        &app,
+        "POST",
+        "/api/v1/libraries",
+        &[
+            ("host", "127.0.0.1:8080"),
+            ("authorization", "Bearer secret-token"),
+            ("content-type", "application/x-www-form-urlencoded"),
+        ],
+        json!({"id": "lib"}).to_string(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    // Checks are open to anonymous callers here: those are held to the same rules as on an
+    // open server.
+    let (status, answer) = send_with_headers(
+        &app,
+        "POST",
+        "/api/v1/check",
+        &[("host", "127.0.0.1:8080"), ("content-type", "text/plain")],
+        json!({"text": synthetic_text(3, 120)}).to_string(),
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&answer)),
+        (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_content_type"
+        ),
+        "{answer}"
     );
 }

@@ -42,7 +42,7 @@ fn send_on(
     body: &str,
 ) -> (u16, Option<String>, Value) {
     let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-ndjson\r\n\
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-ndjson\r\n\
          Content-Length: {}\r\n\r\n{body}",
         body.len()
     );

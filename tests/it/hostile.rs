@@ -373,7 +373,7 @@ fn connections_past_the_limit_wait_until_one_closes() {
         &dir.path().join("data"),
         &[("DUPFINDER_CONFIG", config.to_str().unwrap())],
     );
-    let request = b"GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n";
+    let request = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
     let answer = |stream: &mut TcpStream, wait: Duration| -> std::io::Result<String> {
         stream.set_read_timeout(Some(wait))?;
         let mut head = [0u8; 12];
@@ -383,7 +383,7 @@ fn connections_past_the_limit_wait_until_one_closes() {
     // Two connections take both places; the first is known to be held once it has answered.
     let mut first = TcpStream::connect(server.addr).unwrap();
     first
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         .unwrap();
     assert_eq!(
         answer(&mut first, Duration::from_secs(30)).unwrap(),
@@ -391,7 +391,7 @@ fn connections_past_the_limit_wait_until_one_closes() {
     );
     let mut second = TcpStream::connect(server.addr).unwrap();
     second
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         .unwrap();
     assert_eq!(
         answer(&mut second, Duration::from_secs(30)).unwrap(),
@@ -448,7 +448,7 @@ fn a_client_sending_half_its_headers_is_disconnected() {
     // The server goes on serving whole requests.
     let mut whole = TcpStream::connect(server.addr).unwrap();
     whole
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         .unwrap();
     let mut answer = String::new();
     whole.read_to_string(&mut answer).unwrap();
