@@ -18,9 +18,7 @@ use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::{
-    ExtractError, ExtractLimits, ExtractedDocument, Format, extract_cancellable, sniff,
-};
+use super::{ExtractError, ExtractLimits, ExtractedDocument, Format, extract_cancellable, sniff};
 use crate::cancel::CancelFlag;
 
 /// The process's extractions: their places, their bounds, and the flag that stops them all.
