@@ -248,10 +248,19 @@ impl<'a> PageWork<'a> {
     pub(super) fn page(&mut self, page_id: ObjectId) -> Result<(), ExtractError> {
         self.budget.go_on()?;
         let document = self.document;
-        let content = document.get_page_content(page_id).unwrap_or_default();
         let resources = page_resources(document, page_id);
         let mut drawing = Vec::new();
-        let operators = self.operators(&content, resources, &mut drawing)?;
+        let mut operators = 0u64;
+        // Each of the page's content streams, read where it is (decoded by `prepare`): the
+        // interpreter will read them one after the other.
+        for id in document.get_page_contents(page_id) {
+            if let Ok(stream) = document.get_object(id).and_then(Object::as_stream) {
+                operators += self.operators(&stream.content, resources, &mut drawing)?;
+                if operators > self.budget.limits().max_page_operators {
+                    break;
+                }
+            }
+        }
         self.budget.operators(operators)
     }
 
