@@ -21,6 +21,7 @@ use lopdf::{Dictionary, Document, Object, ObjectId, Reader};
 use super::budget::Budget;
 use super::pdf_decode::{self, Decoded};
 use super::pdf_lexer::{Lexer, Token, find};
+use super::pdf_scan::nesting_of_value;
 use super::{ExtractError, Format};
 
 /// The payload of the panic that stops lopdf's loader.
@@ -109,6 +110,7 @@ fn watch_object(id: ObjectId, object: &mut Object) -> Option<(ObjectId, Object)>
             && stream.dict.has_type(b"ObjStm")
         {
             decode_in_place(stream, &loading.budget)?;
+            object_stream_nesting(stream, limits.max_nesting)?;
         }
         Ok(())
     });
@@ -121,6 +123,37 @@ fn watch_object(id: ObjectId, object: &mut Object) -> Option<(ObjectId, Object)>
         Object::Stream(_) => Some((id, Object::Null)),
         other => Some((id, other.clone())),
     }
+}
+
+/// Bounds the nesting of each object of an object stream where lopdf will parse it: at the
+/// offset its index gives, which may lie anywhere in the stream.
+fn object_stream_nesting(stream: &lopdf::Stream, limit: u32) -> Result<(), ExtractError> {
+    let content = &stream.content;
+    let first = stream
+        .dict
+        .get(b"First")
+        .and_then(Object::as_i64)
+        .map_or(0, |f| usize::try_from(f).unwrap_or(usize::MAX));
+    let Some(index) = content.get(..first) else {
+        return Ok(());
+    };
+    let numbers: Vec<Option<usize>> = String::from_utf8_lossy(index)
+        .split_whitespace()
+        .map(|n| n.parse().ok())
+        .collect();
+    let mut lexed = 0u64;
+    for pair in numbers.chunks_exact(2) {
+        if let [Some(_), Some(offset)] = pair {
+            nesting_of_value(content, first.saturating_add(*offset), limit, &mut lexed)?;
+            if lexed > 2 * content.len() as u64 {
+                return Err(ExtractError::unreadable(
+                    Format::Pdf,
+                    "the objects of an object stream overlap one another",
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Decodes a stream once under the budget and stores it decoded, as every later reader would

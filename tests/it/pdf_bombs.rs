@@ -12,6 +12,12 @@ use crate::support::{app, catalog_with, send};
 
 /// A PDF of `objects` (numbered from 1; the first is the catalog) with an xref table.
 fn pdf(objects: &[Vec<u8>]) -> Vec<u8> {
+    pdf_hiding(objects, None)
+}
+
+/// [`pdf`], and when `hidden` is given, one more object whose xref entry points at the first
+/// occurrence of `hidden` inside the objects: an object a parser finds only by its offset.
+fn pdf_hiding(objects: &[Vec<u8>], hidden: Option<&[u8]>) -> Vec<u8> {
     let mut out = b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n".to_vec();
     let mut offsets = Vec::new();
     for (i, body) in objects.iter().enumerate() {
@@ -20,15 +26,20 @@ fn pdf(objects: &[Vec<u8>]) -> Vec<u8> {
         out.extend_from_slice(body);
         out.extend_from_slice(b"\nendobj\n");
     }
+    if let Some(hidden) = hidden {
+        let at = out.windows(hidden.len()).position(|w| w == hidden).unwrap();
+        offsets.push(at);
+    }
+    let count = offsets.len();
     let xref = out.len();
-    write!(out, "xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).unwrap();
+    write!(out, "xref\n0 {}\n0000000000 65535 f \n", count + 1).unwrap();
     for offset in offsets {
         writeln!(out, "{offset:010} 00000 n ").unwrap();
     }
     write!(
         out,
         "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-        objects.len() + 1
+        count + 1
     )
     .unwrap();
     out
@@ -231,6 +242,44 @@ fn deep_nesting_is_refused_before_the_parsers_recurse() {
     content.extend(format!("{}(x){} TJ\n", "[".repeat(150), "]".repeat(150)).as_bytes());
     let in_the_content = one_page(stream("", &content), &[]);
     assert_eq!(code_of(&in_the_content, &limits()), "nesting_too_deep");
+}
+
+#[test]
+fn an_object_hidden_inside_a_string_is_measured_where_the_parser_reads_it() {
+    // Object 7 lies inside a string of object 6, where a reader going through the file does
+    // not look; lopdf goes to it by its xref offset and parses its arrays recursively.
+    let hidden = format!("(7 0 obj {}1{} endobj)", "[".repeat(150), "]".repeat(150));
+    let file = pdf_hiding(
+        &[
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R \
+              /Resources << /Font << /F1 5 0 R >> >> >>"
+                .to_vec(),
+            stream("", TEXT),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
+            hidden.into_bytes(),
+        ],
+        Some(b"7 0 obj"),
+    );
+    assert_eq!(code_of(&file, &limits()), "nesting_too_deep");
+}
+
+#[test]
+fn an_object_of_an_object_stream_is_measured_where_the_parser_reads_it() {
+    // The index puts object 8 inside the string that object 7 is.
+    let nested = format!("{}1{}", "[".repeat(150), "]".repeat(150));
+    let body = format!("({nested})");
+    let index = "7 0 8 1 ".to_string();
+    let objects = format!("{index}{body}");
+    let file = one_page(
+        stream("", TEXT),
+        &[stream(
+            &format!("/Type /ObjStm /N 2 /First {}", index.len()),
+            objects.as_bytes(),
+        )],
+    );
+    assert_eq!(code_of(&file, &limits()), "nesting_too_deep");
 }
 
 #[test]
