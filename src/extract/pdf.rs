@@ -230,7 +230,7 @@ pub(super) fn read(bytes: &[u8], budget: &Budget) -> Result<ExtractedDocument, E
             Ok(stop) => return Err(stop.0),
             Err(panic) => panic,
         };
-        if let Some(document) = poppler::read(bytes, budget.limits(), MIN_WORDS_PER_PAGE) {
+        if let Some(document) = poppler::read(bytes, budget, MIN_WORDS_PER_PAGE) {
             return Ok(document);
         }
         let reason = panic
@@ -305,7 +305,7 @@ fn read_unguarded(bytes: &[u8], budget: &Budget) -> Result<ExtractedDocument, Ex
     if words < MIN_WORDS_PER_PAGE * page_ids.len() {
         // Fonts the reader cannot map to text, or pages it cannot follow, read as too few
         // words; poppler may read them. A scan's pages of images stay without text.
-        if let Some(document) = poppler::read(bytes, limits, MIN_WORDS_PER_PAGE) {
+        if let Some(document) = poppler::read(bytes, budget, MIN_WORDS_PER_PAGE) {
             return Ok(document);
         }
         if failed_pages == page_ids.len() {
