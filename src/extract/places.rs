@@ -25,6 +25,7 @@ use crate::cancel::CancelFlag;
 #[derive(Debug)]
 pub struct Extractions {
     limits: ExtractLimits,
+    size: usize,
     places: Arc<Semaphore>,
     waiting: AtomicUsize,
     stopping: CancelFlag,
@@ -39,6 +40,7 @@ impl Extractions {
         };
         Extractions {
             limits: limits.clone(),
+            size: places,
             places: Arc::new(Semaphore::new(places)),
             waiting: AtomicUsize::new(0),
             stopping: CancelFlag::new(),
@@ -47,6 +49,11 @@ impl Extractions {
 
     pub fn limits(&self) -> &ExtractLimits {
         &self.limits
+    }
+
+    /// Places taken now: extractions running (or stopping after being given up).
+    pub fn running(&self) -> usize {
+        self.size - self.places.available_permits()
     }
 
     /// Stops every extraction running or waiting, and every later one: the server is stopping.

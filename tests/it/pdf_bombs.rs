@@ -3,9 +3,10 @@
 //! with it, and an ordinary file under the same bounds is still read.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use dupfinder::cancel::CancelFlag;
-use dupfinder::extract::{ExtractError, ExtractLimits, extract, extract_cancellable};
+use dupfinder::extract::{ExtractError, ExtractLimits, Extractions, extract, extract_cancellable};
 
 use crate::files::{content_type, multipart};
 use crate::support::{app, catalog_with, send};
@@ -320,13 +321,8 @@ fn a_cross_reference_stream_declaring_a_million_entries_is_refused() {
     );
 }
 
-#[test]
-fn too_many_pages_are_refused_before_every_page_is_parsed() {
-    let limits = ExtractLimits {
-        max_pages: 10,
-        ..limits()
-    };
-    let pages = 5_000;
+/// `pages` empty pages sharing one empty content stream.
+fn empty_pages(pages: usize) -> Vec<u8> {
     let kids: String = (0..pages).map(|i| format!("{} 0 R ", i + 4)).collect();
     let mut objects = vec![
         b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
@@ -338,9 +334,18 @@ fn too_many_pages_are_refused_before_every_page_is_parsed() {
             b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 3 0 R >>".to_vec(),
         );
     }
+    pdf(&objects)
+}
+
+#[test]
+fn too_many_pages_are_refused_before_every_page_is_parsed() {
+    let limits = ExtractLimits {
+        max_pages: 10,
+        ..limits()
+    };
     // The loader stopped counting at twice the bound: it did not go through the 5,000.
     assert_eq!(
-        extract(&pdf(&objects), &limits).unwrap_err(),
+        extract(&empty_pages(5_000), &limits).unwrap_err(),
         ExtractError::TooManyPages {
             pages: 21,
             limit: 10
@@ -376,5 +381,67 @@ async fn an_uploaded_bomb_is_answered_413_in_the_error_envelope() {
             .unwrap()
             .contains("max_inflated_bytes"),
         "{answer}"
+    );
+}
+
+/// One place and a time bound that never comes: only a cancel stops the reading of
+/// [`slow_file`].
+fn one_place() -> Arc<Extractions> {
+    Arc::new(Extractions::new(&ExtractLimits {
+        max_concurrent: 1,
+        max_pages: 100_000,
+        timeout_seconds: 3_600,
+        ..limits()
+    }))
+}
+
+/// 20,000 pages: pdf-extract walks the page tree for each page, so reading them all would take
+/// minutes of CPU.
+fn slow_file() -> Vec<u8> {
+    empty_pages(20_000)
+}
+
+/// Starts reading [`slow_file`] and waits until it holds the one place.
+async fn reading_a_slow_file(
+    extractions: &Arc<Extractions>,
+) -> tokio::task::JoinHandle<Result<dupfinder::extract::ExtractedDocument, ExtractError>> {
+    let reading = {
+        let extractions = extractions.clone();
+        tokio::spawn(async move { extractions.extract(slow_file()).await })
+    };
+    while extractions.running() == 0 {
+        tokio::task::yield_now().await;
+    }
+    reading
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_whose_client_left_stops_being_read_and_frees_its_place() {
+    let extractions = one_place();
+    let reading = reading_a_slow_file(&extractions).await;
+    // The client leaves: the request's future is dropped.
+    reading.abort();
+    // The place comes back once the reading has stopped (bounded here only so that a
+    // regression fails instead of hanging: reading the file whole takes minutes).
+    tokio::time::timeout(std::time::Duration::from_secs(300), async {
+        while extractions.running() > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the abandoned extraction still holds its place");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_servers_stop_stops_an_extraction_in_progress() {
+    let extractions = one_place();
+    let reading = reading_a_slow_file(&extractions).await;
+    extractions.stop();
+    assert_eq!(reading.await.unwrap().unwrap_err(), ExtractError::Cancelled);
+    assert_eq!(extractions.running(), 0);
+    let rtf = b"{\\rtf1\\ansi Body text of a paper about bounds.\\par}";
+    assert_eq!(
+        extractions.extract(rtf).await.unwrap_err(),
+        ExtractError::Cancelled
     );
 }
