@@ -50,7 +50,7 @@ impl Default for ExtractLimits {
             max_pages: 500,
             max_decompressed_bytes: 32 * 1024 * 1024,
             max_inflated_bytes: 128 * 1024 * 1024,
-            max_page_operators: 500_000,
+            max_page_operators: 200_000,
             max_operators: 5_000_000,
             max_objects: 500_000,
             max_nesting: 100,
