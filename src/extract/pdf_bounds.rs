@@ -87,9 +87,9 @@ fn watch_object(id: ObjectId, object: &mut Object) -> Option<(ObjectId, Object)>
                 limit: limits.max_objects,
             });
         }
-        if loading.objects.is_multiple_of(256) {
-            loading.budget.go_on()?;
-        }
+        // After every object: one object's parse (at most the file) is the longest step, and
+        // a file may list the same large object many times.
+        loading.budget.go_on()?;
         let dict = match &*object {
             Object::Dictionary(dict) => Some(dict),
             Object::Stream(stream) => Some(&stream.dict),
