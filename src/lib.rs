@@ -24,6 +24,7 @@ pub mod analysis;
 pub mod api;
 pub mod backup;
 pub mod batch;
+pub mod cancel;
 pub mod check;
 pub mod clock;
 pub mod config;

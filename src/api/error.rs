@@ -70,6 +70,9 @@ error_codes! {
     NoTextLayer = "no_text_layer" => UNPROCESSABLE_ENTITY,
     TooManyPages = "too_many_pages" => PAYLOAD_TOO_LARGE,
     DocumentTooLarge = "document_too_large" => PAYLOAD_TOO_LARGE,
+    TooManyOperators = "too_many_operators" => PAYLOAD_TOO_LARGE,
+    TooManyObjects = "too_many_objects" => PAYLOAD_TOO_LARGE,
+    NestingTooDeep = "nesting_too_deep" => PAYLOAD_TOO_LARGE,
     ExtractionTimeout = "extraction_timeout" => UNPROCESSABLE_ENTITY,
     MissingFile = "missing_file" => BAD_REQUEST,
     // Libraries.

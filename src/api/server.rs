@@ -81,18 +81,19 @@ pub async fn serve(
     let retention = tokio::spawn(drop_old_reports(catalog.clone()));
     // Events a crash or a stop left in the outbox go out first.
     let deliveries = tokio::spawn(crate::webhooks::deliver_forever(catalog.clone()));
+    let extractions = catalog.clone();
     let state = AppState::new(catalog, crawl.clone(), jobs.clone());
     // Queued libraries are crawled in the background; a crawl interrupted by the shutdown stays
     // queued and resumes on the next start.
     let stop_crawling = CancellationToken::new();
     let crawler = tokio::spawn(crawl.run_queue(stop_crawling.clone()));
     on_ready(bound);
-    serve_connections(
-        listener,
-        router(state),
-        header_read_timeout,
-        shutdown_signal(),
-    )
+    serve_connections(listener, router(state), header_read_timeout, async move {
+        shutdown_signal().await;
+        // Files being read stop at their next step: requests in flight are answered at
+        // once, and no parser runs on after the process should have exited.
+        extractions.extractions().stop();
+    })
     .await;
     stop_crawling.cancel();
     drift.abort();

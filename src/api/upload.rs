@@ -1,14 +1,15 @@
 //! Files sent as `multipart/form-data` (parts named `file`, for a check also `options`): read
-//! under the body's size and time limits, then extracted on the blocking pool under
-//! `[extract] timeout_seconds`, so that a hostile file never holds up the async runtime or
-//! other requests.
+//! under the body's size and time limits, then extracted through the process's
+//! [`Extractions`](crate::extract::Extractions) — on the blocking pool, under `[extract]`'s
+//! bounds and time, in one of its places — so that a hostile file never holds up the async
+//! runtime or other requests, and stops when its client leaves.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Multipart, Request};
 use axum::http::{HeaderMap, StatusCode, header};
 
 use super::{ApiError, AppState, ErrorCode};
-use crate::extract::{ExtractError, ExtractedDocument, extract};
+use crate::extract::ExtractedDocument;
 
 /// One uploaded file: its name as the client gave it (without any folder) and its bytes.
 pub(super) struct UploadedFile {
@@ -124,20 +125,14 @@ fn base_name(name: &str) -> String {
         .to_string()
 }
 
-/// Extracts a file's text on the blocking pool, giving up after `[extract] timeout_seconds`
-/// (the blocking thread finishes on its own; the request is answered at once).
+/// Extracts a file's text; dropping the future (the client left, the request's time ran out)
+/// stops the extraction at its next step.
 pub(super) async fn extract_file(
     state: &AppState,
     file: &UploadedFile,
 ) -> Result<ExtractedDocument, ApiError> {
-    let limits = state.catalog.config().extract.clone();
-    let seconds = limits.timeout_seconds;
-    let bytes = file.bytes.clone();
-    let work = tokio::task::spawn_blocking(move || extract(&bytes, &limits));
-    let outcome = tokio::time::timeout(std::time::Duration::from_secs(seconds.max(1)), work)
-        .await
-        .map_err(|_| ExtractError::Timeout { seconds })?;
-    outcome?.map_err(|e| {
+    let extractions = state.catalog.extractions();
+    extractions.extract(file.bytes.clone()).await.map_err(|e| {
         let mut error = ApiError::from(e);
         error.message = format!("{}: {}", file.name, error.message);
         error

@@ -1,17 +1,17 @@
 //! Checking a batch's files, one after the other, each as a check of one file would be:
-//! extracted under `[extract]`'s bounds and time, checked with the batch's settings, kept as a
-//! report. A file that fails becomes a line with the error it would get alone; the batch goes
-//! on.
+//! extracted through the process's extraction places under `[extract]`'s bounds and time,
+//! checked with the batch's settings, kept as a report. A file that fails becomes a line with
+//! the error it would get alone; the batch goes on. A file whose extraction the server's stop
+//! cut short is left for the batch to resume.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
 
 use serde_json::Value;
 
 use super::{BatchError, BatchItem, BatchRecord, BatchState, ItemError};
 use crate::api::ApiError;
 use crate::check::{CancelFlag, check_cancellable};
-use crate::extract::{ExtractError, ExtractedDocument, extract};
+use crate::extract::ExtractError;
 use crate::library::Catalog;
 use crate::reports::Report;
 
@@ -60,7 +60,10 @@ pub fn run_batch(
         let Some(bytes) = batches.file(job, number)? else {
             continue;
         };
-        check_file(catalog, &record, number, name, &bytes)?;
+        if !check_file(catalog, &record, number, name, &bytes)? {
+            // The server is stopping: the file stays for the batch to resume.
+            return Ok(BatchState::Running);
+        }
         control.done.fetch_add(1, Ordering::Relaxed);
     }
     let state = if aborted {
@@ -86,26 +89,33 @@ fn failed(file: String, code: &str, message: &str) -> BatchItem {
     }
 }
 
-/// Checks one file and records its line (with its report, in one commit).
+/// Checks one file and records its line (with its report, in one commit); `false` when its
+/// extraction was stopped because the server is stopping (nothing recorded).
 fn check_file(
     catalog: &Catalog,
     record: &BatchRecord,
     number: u32,
     name: String,
     bytes: &[u8],
-) -> Result<(), BatchError> {
+) -> Result<bool, BatchError> {
     let job = record.job.as_str();
     let batches = catalog.batches();
-    let document = match extract_bounded(catalog, bytes.to_vec()) {
+    let extracted = catalog
+        .extractions()
+        .extract_blocking(bytes, &CancelFlag::new());
+    let document = match extracted {
         Ok(document) => document,
+        Err(ExtractError::Cancelled) => return Ok(false),
         Err(e) => {
             // The line names the file; the message needs not.
             let error = ApiError::from(e);
-            return batches.finish(
-                job,
-                number,
-                &failed(name, error.code.as_str(), &error.message),
-            );
+            return batches
+                .finish(
+                    job,
+                    number,
+                    &failed(name, error.code.as_str(), &error.message),
+                )
+                .map(|()| true);
         }
     };
     let request = record.settings.request(document.text.clone());
@@ -115,11 +125,13 @@ fn check_file(
         }
         Err(e) => {
             let error = ApiError::from(e);
-            return batches.finish(
-                job,
-                number,
-                &failed(name, error.code.as_str(), &error.message),
-            );
+            return batches
+                .finish(
+                    job,
+                    number,
+                    &failed(name, error.code.as_str(), &error.message),
+                )
+                .map(|()| true);
         }
     };
     answer["document"] = serde_json::to_value(document.summary(&name)).unwrap_or(Value::Null);
@@ -132,7 +144,7 @@ fn check_file(
         error: None,
     };
     if !record.settings.store {
-        return batches.finish(job, number, &item);
+        return batches.finish(job, number, &item).map(|()| true);
     }
     let id = catalog
         .reports()
@@ -146,24 +158,6 @@ fn check_file(
                 .finish_in(txn, job, number, &item)
                 .map_err(|e| e.to_string())
         })
-        .map_err(|e| BatchError::Store(e.to_string()))
-}
-
-/// Extracts on a thread of its own, given up after `[extract] timeout_seconds` (the thread
-/// finishes on its own), as a file check does on the blocking pool.
-fn extract_bounded(catalog: &Catalog, bytes: Vec<u8>) -> Result<ExtractedDocument, ExtractError> {
-    let limits = catalog.config().extract.clone();
-    let seconds = limits.timeout_seconds;
-    let (send, receive) = std::sync::mpsc::channel();
-    let spawned = std::thread::Builder::new()
-        .name("batch-extract".into())
-        .spawn(move || {
-            let _ = send.send(extract(&bytes, &limits));
-        });
-    if spawned.is_err() {
-        return Err(ExtractError::Timeout { seconds });
-    }
-    receive
-        .recv_timeout(Duration::from_secs(seconds.max(1)))
-        .unwrap_or(Err(ExtractError::Timeout { seconds }))
+        .map_err(|e| BatchError::Store(e.to_string()))?;
+    Ok(true)
 }

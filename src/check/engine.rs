@@ -9,6 +9,7 @@ use std::time::Instant;
 use super::gather::gather;
 use super::kinds::{KindedRange, figures};
 use super::report::{ratio, round};
+use super::request::go_on;
 use super::verify::{
     Query, Verified, covered, distinct_without, for_each_read, token_spans, verify,
 };
@@ -76,22 +77,22 @@ pub fn check_stores(
     // for the largest text in a release build); a check given up meanwhile stops after the
     // step.
     let query = analyze(analyzer, config, &request.text, lang)?;
-    cancel.go_on()?;
+    go_on(cancel)?;
     let structure = Structure::detect(&request.text);
-    cancel.go_on()?;
+    go_on(cancel)?;
     let context = QueryContext {
         structure,
         token_chars: token_spans(&request.text, &query.tokens),
         exclusions: request.exclude.resolve(&config.check),
     };
-    cancel.go_on()?;
+    go_on(cancel)?;
 
     let budget = WorkBudget::new(&config.check, query.shingles.len());
     let mut signature = None;
     let mut generations = BTreeMap::new();
     let mut found_matches: Vec<(MatchReport, Vec<KindedRange>)> = Vec::new();
     for (i, (id, store)) in libraries.iter().enumerate() {
-        cancel.go_on()?;
+        go_on(cancel)?;
         let found = LibraryCheck {
             library: id,
             store: *store,
@@ -327,7 +328,7 @@ impl LibraryCheck<'_> {
             &query,
             config,
             |_, candidate, stored| {
-                self.cancel.go_on()?;
+                go_on(self.cancel)?;
                 self.budget.verify_one()?;
                 #[cfg(test)]
                 tests::before_verifying();

@@ -1,9 +1,7 @@
 //! What a portal asks, and why a check could not run.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use super::ExcludeRequest;
+pub use crate::cancel::{CancelFlag, CancelOnDrop};
 use crate::index::IndexError;
 use crate::library::{DocumentError, LibraryError};
 
@@ -49,49 +47,12 @@ impl CheckRequest {
     }
 }
 
-/// Set when nobody waits for a check any more (its client went away, its time ran out): the
-/// check stops at its next step with [`CheckError::Cancelled`] instead of running to the end.
-#[derive(Debug, Clone, Default)]
-pub struct CancelFlag(Arc<AtomicBool>);
-
-impl CancelFlag {
-    /// A flag not set.
-    pub fn new() -> Self {
-        CancelFlag::default()
-    }
-
-    pub fn cancel(&self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
-
-    /// A guard that sets the flag when it is dropped. Held by the future that waits for the
-    /// check, it cancels the check when that future is dropped unfinished: a timeout, or a
-    /// client that disconnected.
-    pub fn cancel_on_drop(&self) -> CancelOnDrop {
-        CancelOnDrop(self.clone())
-    }
-
-    /// `Err(Cancelled)` once the flag is set.
-    pub(super) fn go_on(&self) -> Result<(), CheckError> {
-        if self.is_cancelled() {
-            Err(CheckError::Cancelled)
-        } else {
-            Ok(())
-        }
-    }
-}
-
-/// Sets its [`CancelFlag`] when dropped.
-#[derive(Debug)]
-pub struct CancelOnDrop(CancelFlag);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.cancel();
+/// `Err(Cancelled)` once the check's flag is set: nobody waits for its answer any more.
+pub(super) fn go_on(cancel: &CancelFlag) -> Result<(), CheckError> {
+    if cancel.is_cancelled() {
+        Err(CheckError::Cancelled)
+    } else {
+        Ok(())
     }
 }
 
@@ -136,10 +97,10 @@ mod tests {
         let flag = CancelFlag::new();
         let seen_by_the_check = flag.clone();
         let guard = flag.cancel_on_drop();
-        assert!(seen_by_the_check.go_on().is_ok());
+        assert!(go_on(&seen_by_the_check).is_ok());
         drop(guard);
         assert!(matches!(
-            seen_by_the_check.go_on(),
+            go_on(&seen_by_the_check),
             Err(CheckError::Cancelled)
         ));
     }

@@ -19,6 +19,7 @@ use super::config::{GlobalArgs, configure, open_catalog};
 use super::output::check_summary;
 use super::remote::{Remote, segment};
 use dupfinder::batch::{BatchItem, ItemError, items_csv};
+use dupfinder::cancel::CancelFlag;
 use dupfinder::check::{CheckRequest, check};
 use dupfinder::extract::extract;
 use dupfinder::library::{FileSource, is_archive};
@@ -274,7 +275,10 @@ fn check_one_local(
         Ok(bytes) => bytes,
         Err(e) => return Ok(failed("unreadable_document", e)),
     };
-    let document = match extract(&bytes, &catalog.config().extract) {
+    let extracted = catalog
+        .extractions()
+        .extract_blocking(&bytes, &CancelFlag::new());
+    let document = match extracted {
         Ok(document) => document,
         Err(e) => return Ok(failed(e.code(), e.to_string())),
     };

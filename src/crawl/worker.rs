@@ -31,6 +31,7 @@ use super::sources;
 use super::store::{Failure, StoreError};
 use crate::clock::unix_now;
 use crate::config::CrawlConfig;
+use crate::extract::ExtractError;
 use crate::index::{IndexError, PreparedDocument, RebuildControl, RebuildOutcome};
 use crate::library::{
     Authors, Catalog, DocumentInput, IdValue, IngestPath, LibraryRecord, parse_lang, prepare,
@@ -592,8 +593,8 @@ struct Article {
 }
 
 /// Fetches an article's full text within the site's politeness and the full-text size
-/// limit, and extracts its text off the async runtime under the extraction time limit.
-/// `None` when the crawl was cancelled meanwhile.
+/// limit, and extracts its text through the process's extraction places and bounds. `None`
+/// when the crawl was cancelled (or the server stopped) meanwhile.
 async fn read_full_text(ctx: &CrawlContext, url: &Url) -> Option<Result<String, Failure>> {
     let fetched = tokio::select! {
         fetched = ctx.fetcher.fetch(url, FetchKind::FullText) => fetched,
@@ -603,27 +604,18 @@ async fn read_full_text(ctx: &CrawlContext, url: &Url) -> Option<Result<String, 
         Ok(fetched) => fetched,
         Err(e) => return Some(Err(failure_of(&e))),
     };
-    let limits = ctx.catalog.config().extract.clone();
-    let seconds = limits.timeout_seconds.max(1);
-    let work = tokio::task::spawn_blocking(move || {
-        crate::extract::extract(&fetched.body, &limits).map(|document| document.text)
-    });
-    let outcome = match tokio::time::timeout(Duration::from_secs(seconds), work).await {
-        Ok(Ok(Ok(text))) => Ok(text),
-        Ok(Ok(Err(e))) => Err(Failure {
+    // A crawl cancelled meanwhile drops the extraction, which stops at its next step.
+    let extracted = tokio::select! {
+        extracted = ctx.catalog.extractions().extract(fetched.body) => extracted,
+        _ = ctx.cancel.cancelled() => return None,
+    };
+    let outcome = match extracted {
+        Ok(document) => Ok(document.text),
+        Err(ExtractError::Cancelled) => return None,
+        Err(e) => Err(Failure {
             code: e.code().to_string(),
             message: format!("{url}: {e}"),
-            transient: false,
-        }),
-        Ok(Err(_)) => Err(Failure {
-            code: "unreadable_document".to_string(),
-            message: format!("{url}: the full text could not be read"),
-            transient: false,
-        }),
-        Err(_) => Err(Failure {
-            code: "extraction_timeout".to_string(),
-            message: format!("{url}: reading the full text took more than {seconds} s"),
-            transient: false,
+            transient: matches!(e, ExtractError::Busy),
         }),
     };
     Some(outcome)

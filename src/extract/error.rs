@@ -32,8 +32,27 @@ pub enum ExtractError {
         "the {format} file unpacks to more than {limit} bytes (`[extract] max_decompressed_bytes`)"
     )]
     TooLarge { format: Format, limit: u64 },
+    /// A PDF whose streams decode to more than the bound: a content-stream bomb.
+    #[error("the PDF's streams decode to more than {limit} bytes (`[extract] max_inflated_bytes`)")]
+    TooMuchInflated { limit: u64 },
+    /// A PDF that draws more than the bound, on one page or over all.
+    #[error("the PDF draws with more than {limit} content operators (`[extract] {key}`)")]
+    TooManyOperators { limit: u64, key: &'static str },
+    #[error("the PDF has more than {limit} objects (`[extract] max_objects`)")]
+    TooManyObjects { limit: u64 },
+    /// Arrays and dictionaries, or forms drawn inside forms, nested deeper than the bound.
+    #[error("the PDF nests more than {limit} levels deep (`[extract] max_nesting`)")]
+    NestingTooDeep { limit: u32 },
     #[error("reading the file took longer than {seconds} s (`[extract] timeout_seconds`)")]
     Timeout { seconds: u64 },
+    /// Too many files are being extracted and waiting already.
+    #[error(
+        "too many files are being read or waiting (`[extract] max_concurrent`, `max_waiting`); try again shortly"
+    )]
+    Busy,
+    /// Nobody waits for the extraction any more: its client left, or the server is stopping.
+    #[error("the extraction was stopped: the server is stopping or nobody waits for it")]
+    Cancelled,
 }
 
 impl ExtractError {
@@ -46,8 +65,14 @@ impl ExtractError {
             }
             ExtractError::NoTextLayer { .. } => "no_text_layer",
             ExtractError::TooManyPages { .. } => "too_many_pages",
-            ExtractError::TooLarge { .. } => "document_too_large",
+            ExtractError::TooLarge { .. } | ExtractError::TooMuchInflated { .. } => {
+                "document_too_large"
+            }
+            ExtractError::TooManyOperators { .. } => "too_many_operators",
+            ExtractError::TooManyObjects { .. } => "too_many_objects",
+            ExtractError::NestingTooDeep { .. } => "nesting_too_deep",
             ExtractError::Timeout { .. } => "extraction_timeout",
+            ExtractError::Busy | ExtractError::Cancelled => "busy",
         }
     }
 

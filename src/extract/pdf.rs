@@ -19,8 +19,10 @@ use std::sync::Once;
 use lopdf::Document;
 use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
 
+use super::budget::Budget;
 use super::document::{DocumentBuilder, ExtractedDocument, count_words};
-use super::{BlockKind, ExtractError, ExtractLimits, Format, poppler};
+use super::pdf_bounds::{self, PageWork, Stop};
+use super::{BlockKind, ExtractError, Format, pdf_scan, poppler};
 
 /// Glyphs smaller than this (in points) are not meant to be read: hidden text.
 const MIN_GLYPH_SIZE: f64 = 1.0;
@@ -37,6 +39,9 @@ struct Line {
     size: f64,
 }
 
+/// Glyphs drawn between two looks at the budget (whether the extraction must stop).
+const GLYPHS_PER_STEP: u64 = 4096;
+
 /// One page's lines.
 #[derive(Debug, Default)]
 struct Page {
@@ -49,8 +54,11 @@ struct Page {
 /// moves down (or back left and down) by more than half its size, and is preceded by a space
 /// when it starts further right than the previous glyph ended. These are `pdf-extract`'s own
 /// plain-text rules, kept with the positions.
-#[derive(Default)]
-struct PageCollector {
+struct PageCollector<'a> {
+    budget: &'a Budget,
+    /// Why the collector stopped pdf-extract (it can only answer a formatting error).
+    stopped: Option<ExtractError>,
+    glyphs: u64,
     pages: Vec<Page>,
     page: Page,
     width: f64,
@@ -62,7 +70,22 @@ struct PageCollector {
     hidden: usize,
 }
 
-impl PageCollector {
+impl<'a> PageCollector<'a> {
+    fn new(budget: &'a Budget) -> Self {
+        PageCollector {
+            budget,
+            stopped: None,
+            glyphs: 0,
+            pages: Vec::new(),
+            page: Page::default(),
+            width: 0.0,
+            first_glyph_of_word: false,
+            last_end: 0.0,
+            last_y: 0.0,
+            hidden: 0,
+        }
+    }
+
     fn line_mut(&mut self, y: f64, size: f64) -> &mut Line {
         if self.page.lines.is_empty() {
             self.page.lines.push(Line {
@@ -75,7 +98,7 @@ impl PageCollector {
     }
 }
 
-impl OutputDev for PageCollector {
+impl OutputDev for PageCollector<'_> {
     fn begin_page(
         &mut self,
         page_num: u32,
@@ -106,6 +129,13 @@ impl OutputDev for PageCollector {
         font_size: f64,
         text: &str,
     ) -> Result<(), OutputError> {
+        self.glyphs += 1;
+        if self.glyphs.is_multiple_of(GLYPHS_PER_STEP)
+            && let Err(stop) = self.budget.go_on()
+        {
+            self.stopped = Some(stop);
+            return Err(OutputError::FormatError(std::fmt::Error));
+        }
         // The glyph's origin in page space, y measured from the top.
         let x = trm.m31;
         let y = self.page.height - trm.m32;
@@ -191,14 +221,16 @@ fn catch_quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
     outcome
 }
 
-/// Reads a PDF.
-pub(super) fn read(
-    bytes: &[u8],
-    limits: &ExtractLimits,
-) -> Result<ExtractedDocument, ExtractError> {
-    let outcome = catch_quietly(|| read_unguarded(bytes, limits));
+/// Reads a PDF under the budget.
+pub(super) fn read(bytes: &[u8], budget: &Budget) -> Result<ExtractedDocument, ExtractError> {
+    let outcome = catch_quietly(|| read_unguarded(bytes, budget));
     outcome.unwrap_or_else(|panic| {
-        if let Some(document) = poppler::read(bytes, limits, MIN_WORDS_PER_PAGE) {
+        // A bound reached inside lopdf's loader: the file is refused, not read again.
+        let panic = match panic.downcast::<Stop>() {
+            Ok(stop) => return Err(stop.0),
+            Err(panic) => panic,
+        };
+        if let Some(document) = poppler::read(bytes, budget, MIN_WORDS_PER_PAGE) {
             return Ok(document);
         }
         let reason = panic
@@ -213,13 +245,17 @@ pub(super) fn read(
     })
 }
 
-fn read_unguarded(bytes: &[u8], limits: &ExtractLimits) -> Result<ExtractedDocument, ExtractError> {
-    let document = Document::load_mem(bytes).map_err(|e| {
-        ExtractError::unreadable(
-            Format::Pdf,
-            format!("the file is damaged or truncated ({e})"),
-        )
-    })?;
+fn read_unguarded(bytes: &[u8], budget: &Budget) -> Result<ExtractedDocument, ExtractError> {
+    let limits = budget.limits();
+    pdf_scan::scan(bytes, budget)?;
+    let mut document = pdf_bounds::load(bytes, budget)?;
+    // The loader's hook counted the objects of an unencrypted file; an encrypted one is loaded
+    // without it.
+    if document.objects.len() as u64 > limits.max_objects {
+        return Err(ExtractError::TooManyObjects {
+            limit: limits.max_objects,
+        });
+    }
     if document.is_encrypted() && document.authenticate_password("").is_err() {
         return Err(ExtractError::unreadable(
             Format::Pdf,
@@ -240,18 +276,25 @@ fn read_unguarded(bytes: &[u8], limits: &ExtractLimits) -> Result<ExtractedDocum
             limit: limits.max_pages,
         });
     }
-    let mut collector = PageCollector::default();
+    pdf_bounds::prepare(&mut document, budget)?;
+    let mut work = PageWork::new(&document, budget);
+    let mut collector = PageCollector::new(budget);
     let mut failed_pages = 0;
-    for &number in page_ids.keys() {
+    for (&number, &page_id) in &page_ids {
+        // Refused before it is interpreted when it would draw past the bounds.
+        work.page(page_id)?;
         // A page that cannot be interpreted is skipped; the others are still read.
         if pdf_extract::output_doc_page(&document, &mut collector, number).is_err() {
+            if let Some(stop) = collector.stopped.take() {
+                return Err(stop);
+            }
             failed_pages += 1;
             collector.page = Page::default();
         }
     }
     // Glyphs too small or off the page (dropped from the text) and glyphs a reader cannot see
     // (white, invisible: kept, as a copy-paste keeps them).
-    let concealed = super::pdf_hidden::hidden_text(&document, &page_ids);
+    let concealed = super::pdf_hidden::hidden_text(&document, &page_ids, budget)?;
     let hidden = collector.hidden + concealed.invisible + concealed.white;
     let pages = collector.pages;
     let words: usize = pages
@@ -262,7 +305,7 @@ fn read_unguarded(bytes: &[u8], limits: &ExtractLimits) -> Result<ExtractedDocum
     if words < MIN_WORDS_PER_PAGE * page_ids.len() {
         // Fonts the reader cannot map to text, or pages it cannot follow, read as too few
         // words; poppler may read them. A scan's pages of images stay without text.
-        if let Some(document) = poppler::read(bytes, limits, MIN_WORDS_PER_PAGE) {
+        if let Some(document) = poppler::read(bytes, budget, MIN_WORDS_PER_PAGE) {
             return Ok(document);
         }
         if failed_pages == page_ids.len() {

@@ -16,6 +16,9 @@ use std::collections::{BTreeMap, HashSet};
 use lopdf::content::Content;
 use lopdf::{Dictionary, Document, Object, ObjectId};
 
+use super::ExtractError;
+use super::budget::Budget;
+
 /// Glyphs a PDF hides from its reader, by how.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct HiddenText {
@@ -55,10 +58,16 @@ struct PageGlyphs {
 }
 
 /// Counts the hidden glyphs of the pages `page_ids`. A page whose content cannot be decoded
-/// counts nothing: the text extraction reports damage, this pass only looks.
-pub(super) fn hidden_text(document: &Document, page_ids: &BTreeMap<u32, ObjectId>) -> HiddenText {
+/// counts nothing: the text extraction reports damage, this pass only looks. It stops when the
+/// extraction must (its pages' work was taken from the budget before they were interpreted).
+pub(super) fn hidden_text(
+    document: &Document,
+    page_ids: &BTreeMap<u32, ObjectId>,
+    budget: &Budget,
+) -> Result<HiddenText, ExtractError> {
     let mut hidden = HiddenText::default();
     for &page_id in page_ids.values() {
+        budget.go_on()?;
         let Some(page) = page_glyphs(document, page_id) else {
             continue;
         };
@@ -68,7 +77,7 @@ pub(super) fn hidden_text(document: &Document, page_ids: &BTreeMap<u32, ObjectId
         }
         hidden.white += page.white;
     }
-    hidden
+    Ok(hidden)
 }
 
 fn page_glyphs(document: &Document, page_id: ObjectId) -> Option<PageGlyphs> {
@@ -329,7 +338,8 @@ pub(super) mod tests {
 
     fn hidden_in(pages: &[PageSpec]) -> HiddenText {
         let document = Document::load_mem(&pdf_of(pages)).unwrap();
-        hidden_text(&document, &document.get_pages())
+        let budget = Budget::new(&Default::default(), Default::default());
+        hidden_text(&document, &document.get_pages(), &budget).unwrap()
     }
 
     const BODY: &str = "Visible words of the paper that a reader sees on the page";

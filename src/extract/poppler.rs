@@ -5,28 +5,29 @@
 //! instead of being refused. Without it the built-in reader's answer stands.
 //!
 //! The program runs as a child process under the same bounds as every reader: at most
-//! `max_pages` pages, its output at most `max_decompressed_bytes`, killed when
-//! `timeout_seconds` have passed. Its text has paragraphs (blank lines) and pages (form feeds)
+//! `max_pages` pages, its output at most `max_decompressed_bytes`, killed when the
+//! extraction's time is up or it is cancelled. Its text has paragraphs (blank lines) and pages (form feeds)
 //! but none of the built-in reader's layout repairs (running headers and footers stay).
 
 use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::budget::Budget;
 use super::document::{DocumentBuilder, ExtractedDocument, count_words};
-use super::{BlockKind, ExtractLimits, Format};
+use super::{BlockKind, Format};
 
 /// Reads a PDF with `pdftotext`: `None` when the program is not configured or not installed,
-/// fails, runs out of time or finds too few words to be a text layer.
+/// fails, runs out of time (or is cancelled) or finds too few words to be a text layer.
 pub(super) fn read(
     bytes: &[u8],
-    limits: &ExtractLimits,
+    budget: &Budget,
     min_words_per_page: usize,
 ) -> Option<ExtractedDocument> {
-    if limits.pdftotext.is_empty() {
+    if budget.limits().pdftotext.is_empty() {
         return None;
     }
-    let text = run(bytes, limits)?;
+    let text = run(bytes, budget)?;
     let pages: Vec<&str> = text.split('\u{c}').collect();
     let pages: &[&str] = match pages.split_last() {
         Some((last, rest)) if last.trim().is_empty() => rest,
@@ -80,7 +81,8 @@ fn reads_as_words(text: &str) -> bool {
 }
 
 /// Runs the program on the bytes; its standard output, or `None`.
-fn run(bytes: &[u8], limits: &ExtractLimits) -> Option<String> {
+fn run(bytes: &[u8], budget: &Budget) -> Option<String> {
+    let limits = budget.limits();
     let mut child = Command::new(&limits.pdftotext)
         .args([
             "-q",
@@ -110,7 +112,7 @@ fn run(bytes: &[u8], limits: &ExtractLimits) -> Option<String> {
         let read = (&mut stdout).take(cap + 1).read_to_end(&mut out);
         read.ok().filter(|_| out.len() as u64 <= cap).map(|_| out)
     });
-    let finished = wait(&mut child, Duration::from_secs(limits.timeout_seconds));
+    let finished = wait(&mut child, budget);
     if !finished {
         let _ = child.kill();
         let _ = child.wait();
@@ -123,13 +125,12 @@ fn run(bytes: &[u8], limits: &ExtractLimits) -> Option<String> {
     String::from_utf8(out?).ok()
 }
 
-/// Waits for the child until `limit` has passed: whether it exited successfully in time.
-fn wait(child: &mut Child, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
+/// Waits for the child while the extraction may go on: whether it exited successfully in time.
+fn wait(child: &mut Child, budget: &Budget) -> bool {
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return status.success(),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) if budget.go_on().is_ok() => std::thread::sleep(Duration::from_millis(5)),
             _ => return false,
         }
     }
@@ -140,6 +141,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
+    use crate::extract::ExtractLimits;
 
     const DAMAGED_FONT_MAP: &[u8] = include_bytes!(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -152,6 +154,10 @@ mod tests {
         std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         path.display().to_string()
+    }
+
+    fn budget(limits: ExtractLimits) -> Budget {
+        Budget::new(&limits, crate::cancel::CancelFlag::new())
     }
 
     fn limits(pdftotext: String) -> ExtractLimits {
@@ -169,7 +175,7 @@ mod tests {
             &dir,
             r"cat > /dev/null; printf 'First page words one two three.\n\nSecond para-\ngraph here.\fPage two words four five six.\n\f'",
         );
-        let document = read(b"%PDF-", &limits(fake), 3).unwrap();
+        let document = read(b"%PDF-", &budget(limits(fake)), 3).unwrap();
         assert_eq!(document.pages, Some(2));
         assert_eq!(
             document.text,
@@ -191,7 +197,7 @@ mod tests {
             &dir,
             r"cat > /dev/null; printf 'Rxw TVn Q RH[]WY^c[zy V V V c UYTV Tc hHn e2[]W'",
         );
-        assert!(read(b"%PDF-", &limits(garbage), 3).is_none());
+        assert!(read(b"%PDF-", &budget(limits(garbage)), 3).is_none());
     }
 
     #[test]
@@ -204,10 +210,17 @@ mod tests {
         ] {
             let mut bounded = limits(program(&dir, script));
             bounded.max_decompressed_bytes = 4096;
-            assert!(read(b"%PDF-", &bounded, 3).is_none(), "{script}");
+            assert!(read(b"%PDF-", &budget(bounded), 3).is_none(), "{script}");
         }
-        assert!(read(b"%PDF-", &limits(String::new()), 3).is_none());
-        assert!(read(b"%PDF-", &limits("/nonexistent/pdftotext".into()), 3).is_none());
+        assert!(read(b"%PDF-", &budget(limits(String::new())), 3).is_none());
+        assert!(
+            read(
+                b"%PDF-",
+                &budget(limits("/nonexistent/pdftotext".into())),
+                3
+            )
+            .is_none()
+        );
     }
 
     #[test]

@@ -27,6 +27,7 @@ use crate::analysis::Analyzer;
 use crate::batch::BatchStore;
 use crate::clock::unix_now;
 use crate::config::Config;
+use crate::extract::Extractions;
 use crate::index::{IndexError, IndexOptions, IndexSummary, LibraryIndex, default_analyzer};
 use crate::reports::{Report, ReportError, ReportStore};
 use crate::storage::postgres::PgStorage;
@@ -225,6 +226,8 @@ pub struct Catalog {
     writers_to_reset: RwLock<HashSet<String>>,
     /// Documents written since the process started, by [`IngestPath`].
     ingested: [std::sync::atomic::AtomicU64; 3],
+    /// Every file extraction of the process goes through these places.
+    extractions: Extractions,
 }
 
 impl Catalog {
@@ -277,6 +280,7 @@ impl Catalog {
             stopped_writers: RwLock::new(HashSet::new()),
             writers_to_reset: RwLock::new(HashSet::new()),
             ingested: Default::default(),
+            extractions: Extractions::new(&config.extract),
         };
         if catalog.postgres.is_some() {
             // The libraries live in the database; the data directory's `libraries/` folder is
@@ -428,6 +432,11 @@ impl Catalog {
     /// The analyzer every library uses.
     pub fn analyzer(&self) -> &Analyzer {
         &self.analyzer
+    }
+
+    /// The places, bounds and stop of the process's file extractions.
+    pub fn extractions(&self) -> &Extractions {
+        &self.extractions
     }
 
     /// The configuration the catalog was opened with.

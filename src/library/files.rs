@@ -11,7 +11,8 @@ use serde::Serialize;
 use super::catalog::{Catalog, LibraryError, RejectedReason};
 use super::import::ImportProgressSync;
 use super::ingest::{Authors, DocumentInput, IdValue, prepare};
-use crate::extract::{ExtractedDocument, extract};
+use crate::cancel::CancelFlag;
+use crate::extract::ExtractedDocument;
 
 /// A document input for a file called `name` (its id), from its extracted text. The name is
 /// handed back for messages.
@@ -235,7 +236,10 @@ pub fn import_files(
         let outcome = bytes
             .map_err(|e| reason("unreadable_document", e))
             .and_then(|bytes| {
-                extract(&bytes, &config.extract).map_err(|e| reason(e.code(), e.to_string()))
+                catalog
+                    .extractions()
+                    .extract_blocking(&bytes, &CancelFlag::new())
+                    .map_err(|e| reason(e.code(), e.to_string()))
             })
             .and_then(|document| {
                 let (input, _) = file_document(&name, document);

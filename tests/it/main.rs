@@ -20,6 +20,7 @@ mod keys;
 mod limits;
 mod openapi;
 mod operations;
+mod pdf_bombs;
 mod phrases;
 mod reindex;
 mod reports;
