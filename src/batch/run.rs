@@ -100,39 +100,31 @@ fn check_file(
 ) -> Result<bool, BatchError> {
     let job = record.job.as_str();
     let batches = catalog.batches();
+    // A file that cannot be read or checked is a line of the summary with its code; the line
+    // names the file, the message needs not.
+    let finish_failed = |error: ApiError| {
+        batches
+            .finish(
+                job,
+                number,
+                &failed(name.clone(), error.code.as_str(), &error.message),
+            )
+            .map(|()| true)
+    };
     let extracted = catalog
         .extractions()
         .extract_blocking(bytes, &CancelFlag::new());
     let document = match extracted {
         Ok(document) => document,
         Err(ExtractError::Cancelled) => return Ok(false),
-        Err(e) => {
-            // The line names the file; the message needs not.
-            let error = ApiError::from(e);
-            return batches
-                .finish(
-                    job,
-                    number,
-                    &failed(name, error.code.as_str(), &error.message),
-                )
-                .map(|()| true);
-        }
+        Err(e) => return finish_failed(ApiError::from(e)),
     };
     let request = record.settings.request(document.text.clone());
     let mut answer = match check_cancellable(catalog, &request, &CancelFlag::new()) {
         Ok(report) => {
             serde_json::to_value(&report).map_err(|e| BatchError::Store(e.to_string()))?
         }
-        Err(e) => {
-            let error = ApiError::from(e);
-            return batches
-                .finish(
-                    job,
-                    number,
-                    &failed(name, error.code.as_str(), &error.message),
-                )
-                .map(|()| true);
-        }
+        Err(e) => return finish_failed(ApiError::from(e)),
     };
     answer["document"] = serde_json::to_value(document.summary(&name)).unwrap_or(Value::Null);
     let mut item = BatchItem {

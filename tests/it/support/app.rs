@@ -27,22 +27,7 @@ pub(crate) async fn send(
     content_type: &str,
     body: impl Into<Body>,
 ) -> (StatusCode, Value) {
-    let request = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", content_type)
-        .body(body.into())
-        .unwrap();
-    let response = app.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    let value = if bytes.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_slice(&bytes)
-            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).to_string()))
-    };
-    (status, value)
+    send_with_headers(app, method, uri, &[("content-type", content_type)], body).await
 }
 
 pub(crate) async fn json_request(
