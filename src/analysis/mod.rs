@@ -42,6 +42,7 @@ mod language;
 mod normalize;
 mod runs;
 mod shingle;
+mod span;
 mod stopwords;
 mod text;
 mod tokenize;
@@ -53,5 +54,6 @@ pub use language::Language;
 pub use shingle::{
     SHINGLE_SAMPLE, SHINGLE_WORDS, is_sampled, sampled_shingles, shingle_hash, shingles,
 };
+pub use span::Span;
 pub use stopwords::StopWords;
 pub use text::{AnalyzedText, TextError, TextLimits, analyze_text, content_hash};

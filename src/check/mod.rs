@@ -20,10 +20,11 @@ mod stored;
 mod verify;
 mod works;
 
+pub use crate::analysis::Span;
 pub use decide::{Scores, decide, may_match, worth_reading};
 pub use engine::{check, check_cancellable, check_stores, raw_candidates};
 pub use kinds::{ExcludeRequest, Exclusions, KindedRange, PassageKind, Shares, by_length, figures};
-pub use passages::{PassageMatch, Span};
+pub use passages::PassageMatch;
 pub use report::{CheckReport, Flag, MatchReport, Method, Verdict, round};
 pub use request::{CancelFlag, CancelOnDrop, CheckError, CheckRequest};
 pub use similarity::{Similarity, bag_similarity, sorted_intersection};

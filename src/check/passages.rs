@@ -5,17 +5,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::analysis::{SHINGLE_WORDS, Token, is_sampled};
-
-/// A range of a text in code points (`char`s, not bytes), `start` inclusive, `end` exclusive:
-/// how the API's offsets and the evaluation's truth are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Span {
-    /// First code point of the range.
-    pub start: usize,
-    /// One past the last code point of the range.
-    pub end: usize,
-}
+use crate::analysis::{SHINGLE_WORDS, Span, Token, is_sampled};
 
 /// One copied passage, in both texts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

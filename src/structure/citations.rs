@@ -2,7 +2,7 @@
 //! brackets (`(Smith, 2019)`, `(Иванов и др., 2019; Lee 2020a)`), and narrative (`Smith et
 //! al. (2019)`).
 
-use crate::check::Span;
+use crate::analysis::Span;
 
 /// A bracket or parenthesis never holds a citation longer than this (code points).
 const MAX_CITATION: usize = 240;

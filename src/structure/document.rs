@@ -7,7 +7,7 @@ use super::citations::citations;
 use super::layout::{Block, blocks, lines, words};
 use super::parts::{Part, Region, parts};
 use super::quotes::{Quotation, quotations};
-use crate::check::Span;
+use crate::analysis::Span;
 
 /// A citation this close (code points) before or after a quotation cites it.
 const CITATION_REACH: usize = 150;

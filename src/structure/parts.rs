@@ -11,7 +11,7 @@ use super::names::{
     self, Heading, abstract_part, has_identifier, identifiers, keywords_at, labelled, numbered,
     run_in,
 };
-use crate::check::Span;
+use crate::analysis::Span;
 
 /// What a stretch of a paper is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::check::Span;
+use crate::analysis::Span;
 
 /// A quotation and whether a citation stands next to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
