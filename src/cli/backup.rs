@@ -65,7 +65,7 @@ pub(crate) fn backup(args: BackupArgs, global: &GlobalArgs) -> Result<ExitCode> 
     std::fs::rename(&partial, &args.out)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     eprintln!("backup written to {}", args.out.display());
-    println!("{answer}");
+    outln!("{answer}");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -114,6 +114,6 @@ pub(crate) fn restore_command(args: RestoreArgs, global: &GlobalArgs) -> Result<
         manifest.libraries.len(),
         data_dir.display()
     );
-    println!("{}", serde_json::to_string(&manifest)?);
+    outln!("{}", serde_json::to_string(&manifest)?);
     Ok(ExitCode::SUCCESS)
 }

@@ -218,18 +218,18 @@ fn run_batch(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
         args.format
     };
     match format {
-        BatchFormat::Json => println!(
+        BatchFormat::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&json!({ "items": items }))?
         ),
-        BatchFormat::Csv => print!("{}", items_csv(&items)),
+        BatchFormat::Csv => out!("{}", items_csv(&items)),
         BatchFormat::Text => {
             for item in &items {
                 match &item.error {
                     Some(error) => {
-                        println!("{}: error {} ({})", item.file, error.code, error.message)
+                        outln!("{}: error {} ({})", item.file, error.code, error.message)
                     }
-                    None => println!(
+                    None => outln!(
                         "{}: {} (similarity index {:.2})",
                         item.file,
                         item.verdict.as_deref().unwrap_or("?"),

@@ -64,7 +64,7 @@ pub(crate) fn run(args: CrawlArgs, config: Config) -> Result<ExitCode> {
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let report = runtime.block_on(crawl_with_progress(catalog, &library))?;
-    println!("{}", serde_json::to_string_pretty(&report)?);
+    outln!("{}", serde_json::to_string_pretty(&report)?);
     match report.outcome {
         Outcome::Done => Ok(ExitCode::SUCCESS),
         Outcome::Stopped => {

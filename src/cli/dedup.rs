@@ -88,7 +88,7 @@ pub(crate) fn run(args: DedupArgs, global: &GlobalArgs) -> Result<ExitCode> {
             "clusters": set.clusters.len(),
             "scores": scores,
         });
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

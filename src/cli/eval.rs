@@ -123,7 +123,7 @@ impl From<EvalArgs> for super::eval_methods::MethodsArgs {
 pub(crate) fn self_check(args: SelfCheckArgs, config: Config) -> Result<ExitCode> {
     let catalog = open_catalog(&config)?;
     let report = dupfinder::eval::self_check(&catalog, &args.library, &args.path, args.min_words)?;
-    println!("{}", serde_json::to_string_pretty(&report)?);
+    outln!("{}", serde_json::to_string_pretty(&report)?);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -131,7 +131,7 @@ pub(crate) fn gen_tests(args: GenTestsArgs) -> Result<ExitCode> {
     if let Some(groups) = args.planted_groups {
         let summary = dupfinder::eval::gen_planted(&args.corpus, &args.out, groups, args.seed)
             .with_context(|| format!("planting groups in {}", args.corpus.display()))?;
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        outln!("{}", serde_json::to_string_pretty(&summary)?);
         return Ok(ExitCode::SUCCESS);
     }
     let summary = if args.clough {
@@ -163,7 +163,7 @@ pub(crate) fn gen_tests(args: GenTestsArgs) -> Result<ExitCode> {
         )
         .with_context(|| format!("generating tests from {}", args.corpus.display()))?
     };
-    println!("{}", serde_json::to_string_pretty(&summary)?);
+    outln!("{}", serde_json::to_string_pretty(&summary)?);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -178,7 +178,7 @@ pub(crate) fn eval(args: EvalArgs, config: Config) -> Result<ExitCode> {
     let queries = dupfinder::eval::read_queries(&queries)?;
     let report = dupfinder::eval::evaluate(&catalog, &library, &queries)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         dupfinder::eval::print_table(&report, &mut std::io::stdout())?;
     }
@@ -217,7 +217,7 @@ pub(crate) fn eval_sections(args: EvalSectionsArgs) -> Result<ExitCode> {
             _ => dupfinder::eval::explain_file(&bytes)
                 .with_context(|| format!("reading {}", path.display()))?,
         };
-        print!("{explained}");
+        out!("{explained}");
         return Ok(ExitCode::SUCCESS);
     }
     let report = match (args.jats, args.files, args.truth) {
@@ -226,7 +226,7 @@ pub(crate) fn eval_sections(args: EvalSectionsArgs) -> Result<ExitCode> {
         _ => bail!("give --jats DIR, or --files DIR with --truth FILE"),
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         dupfinder::eval::print_sections(&report);
     }
@@ -248,7 +248,7 @@ pub(crate) fn eval_full_papers(args: EvalFullPapersArgs, config: Config) -> Resu
     let catalog = open_catalog(&config)?;
     let rows = dupfinder::eval::full_paper_false_positives(&catalog, &args.jats)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
         dupfinder::eval::print_false_positives(&rows);
     }

@@ -71,6 +71,6 @@ pub(crate) fn run(args: EvalExtractArgs) -> Result<ExitCode> {
         }
         reports.push(report);
     }
-    println!("{}", serde_json::to_string_pretty(&reports)?);
+    outln!("{}", serde_json::to_string_pretty(&reports)?);
     Ok(ExitCode::SUCCESS)
 }

@@ -84,7 +84,7 @@ pub(crate) fn run(args: ImportArgs, global: &GlobalArgs) -> Result<ExitCode> {
             summary.rejected_lines - 20
         );
     }
-    println!("{}", serde_json::to_string(&summary)?);
+    outln!("{}", serde_json::to_string(&summary)?);
     Ok(if summary.rejected_lines == 0 {
         ExitCode::SUCCESS
     } else {
@@ -166,7 +166,7 @@ fn run_remote(args: ImportArgs, remote: &Remote) -> Result<ExitCode> {
         "imported {accepted} documents into `{library}` ({} rejected) through the server",
         rejected.len()
     );
-    println!(
+    outln!(
         "{}",
         json!({ "library": library, "accepted": accepted, "rejected": rejected })
     );
@@ -239,7 +239,7 @@ fn import_file_collection(
             summary.rejected.len() - 20
         );
     }
-    println!("{}", serde_json::to_string(&summary)?);
+    outln!("{}", serde_json::to_string(&summary)?);
     Ok(if summary.rejected.is_empty() {
         ExitCode::SUCCESS
     } else {

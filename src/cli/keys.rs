@@ -60,7 +60,7 @@ pub(crate) fn run(args: KeysArgs, global: &GlobalArgs) -> Result<ExitCode> {
             };
             let libraries = (!library.is_empty()).then_some(library);
             let key = keys.create(&name, role, libraries)?;
-            println!("{}", serde_json::to_string_pretty(&key)?);
+            outln!("{}", serde_json::to_string_pretty(&key)?);
             eprintln!("the secret is shown this once; send it as `Authorization: Bearer <key>`");
             if needs_admin_key && !keys.has_key_manager() {
                 eprintln!(
@@ -70,7 +70,7 @@ pub(crate) fn run(args: KeysArgs, global: &GlobalArgs) -> Result<ExitCode> {
                 );
             }
         }
-        KeysCommand::List => println!("{}", serde_json::to_string_pretty(&keys.list()?)?),
+        KeysCommand::List => outln!("{}", serde_json::to_string_pretty(&keys.list()?)?),
         KeysCommand::Revoke { name } => {
             let leaves_no_admin = needs_admin_key && keys.revoking_leaves_no_manager(&name);
             keys.revoke(&name)?;

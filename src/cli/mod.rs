@@ -2,6 +2,21 @@
 //! dispatches. Exit codes: 0 success, 1 failure, 2 usage (clap), 3 an import with rejected
 //! lines, 4 a check whose verdict reached `--fail-on`.
 
+/// `println!` for the commands' answers: a reader that went away (`dupfinder … | head`) ends
+/// the process quietly instead of a panic (see [`output::write_stdout`]).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` for the commands' answers, as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_stdout(format_args!($($arg)*))
+    };
+}
+
 mod backup;
 mod check;
 mod config;

@@ -1,11 +1,26 @@
 //! How a command prints its answer: JSON for scripts (`--json`, or whenever standard output is
 //! not a terminal), a short human-readable form on a terminal.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 use serde_json::Value;
 
 use dupfinder::reports::match_similarity;
+
+/// Writes a command's answer to standard output. Rust ignores SIGPIPE, so a write to a reader
+/// that went away (`dupfinder check … | head`) fails with `BrokenPipe`, and `println!` would
+/// panic; here the process ends quietly with success instead, as a tool killed by SIGPIPE
+/// would have stopped: nobody reads the rest. Any other failure to write is a failure.
+pub(crate) fn write_stdout(text: std::fmt::Arguments<'_>) {
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("dupfinder: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Output {
@@ -22,12 +37,12 @@ impl Output {
     /// Prints `value` as JSON, or as `human` renders it.
     pub(crate) fn print(self, value: &Value, human: impl FnOnce(&Value) -> String) {
         if self.json {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(value).expect("a JSON value serializes")
             );
         } else {
-            println!("{}", human(value));
+            outln!("{}", human(value));
         }
     }
 }

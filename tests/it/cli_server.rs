@@ -341,3 +341,32 @@ fn a_file_that_is_not_a_backup_is_refused_and_writes_nothing() {
     );
     assert!(!target.exists(), "a refused restore left {target:?} behind");
 }
+
+#[test]
+fn an_answer_whose_reader_went_away_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = corpus_file(dir.path(), "corpus.jsonl", 0..30);
+    let data = dir.path().join("data");
+    let import = Command::new(env!("CARGO_BIN_EXE_dupfinder"))
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["import", "--library", "lib"])
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    assert!(import.status.success(), "{import:?}");
+    // As `dupfinder stats | head -0`: the reader is gone before the answer is written.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dupfinder"))
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["stats", "--library", "lib"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+}
