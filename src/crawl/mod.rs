@@ -16,7 +16,6 @@
 
 mod address;
 mod error;
-mod extract;
 mod fetch;
 mod frontier;
 mod job;
@@ -32,8 +31,6 @@ mod worker;
 
 pub(crate) use address::{CheckedResolver, check_host, literal_non_public};
 pub use error::CrawlError;
-pub use extract::{ExtractError, ExtractedPage, extract};
-pub(crate) use extract::{MAX_NESTING, nesting_exceeds};
 pub use fetch::{FetchError, FetchKind, Fetched, Fetcher};
 pub use frontier::Frontier;
 pub use job::{CrawlMode, JobRecord, ModeName, Outcome, Stage};

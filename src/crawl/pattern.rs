@@ -100,17 +100,7 @@ fn bare_host(url: &Url) -> String {
     }
 }
 
-/// A URL with its fragment removed and an empty query dropped, so that one page has one URL.
-pub(super) fn normalize(mut url: Url) -> Option<Url> {
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return None;
-    }
-    url.set_fragment(None);
-    if url.query() == Some("") {
-        url.set_query(None);
-    }
-    Some(url)
-}
+pub(super) use crate::extract::normalize_url as normalize;
 
 /// Article URLs made of a fixed prefix, a decimal id and a fixed suffix.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -22,7 +22,6 @@ use tracing::Instrument;
 use url::Url;
 
 use super::error::CrawlError;
-use super::extract::extract;
 use super::fetch::{FetchKind, Fetched, Fetcher};
 use super::frontier::{Frontier, Reserved};
 use super::job::{CrawlMode, IdRange, Outcome, Stage};
@@ -32,6 +31,7 @@ use super::store::{Failure, StoreError};
 use crate::clock::unix_now;
 use crate::config::CrawlConfig;
 use crate::extract::ExtractError;
+use crate::extract::read_page;
 use crate::index::{IndexError, PreparedDocument, RebuildControl, RebuildOutcome};
 use crate::library::{
     Authors, Catalog, DocumentInput, IdValue, IngestPath, LibraryRecord, parse_lang, prepare,
@@ -678,7 +678,7 @@ fn parse_and_record(
     let frontier = &ctx.frontier;
     frontier.fetched(&page.url)?;
     let text = fetched.text();
-    let extracted = match extract(&text, &fetched.url) {
+    let extracted = match read_page(&text, &fetched.url) {
         Ok(extracted) => extracted,
         Err(e) => {
             frontier.failed(

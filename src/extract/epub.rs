@@ -76,12 +76,12 @@ pub(super) fn read(
         let Some(xhtml) = container.text(&path)? else {
             continue;
         };
-        if crate::crawl::nesting_exceeds(&xhtml, crate::crawl::MAX_NESTING) {
+        if super::nesting_exceeds(&xhtml, super::MAX_NESTING) {
             return Err(ExtractError::unreadable(
                 Format::Epub,
                 format!(
                     "{path} nests elements deeper than {} levels",
-                    crate::crawl::MAX_NESTING
+                    super::MAX_NESTING
                 ),
             ));
         }

@@ -1,4 +1,4 @@
-//! HTML and XHTML files, read as the crawler reads article pages (`crawl::extract`): the article
+//! HTML and XHTML files, read as the crawler reads article pages (`read_page`): the article
 //! body without navigation, scripts or footers; `citation_*` meta tags give title and authors.
 
 use url::Url;
@@ -11,7 +11,7 @@ pub(super) fn read(html: &str) -> Result<ExtractedDocument, ExtractError> {
     // paragraph only when the source's own wrapping is gone.
     let html = html.replace(['\r', '\n'], " ");
     let base = Url::parse("file:///document.html").expect("a valid URL");
-    let page = crate::crawl::extract(&html, &base)
+    let page = super::read_page(&html, &base)
         .map_err(|e| ExtractError::unreadable(Format::Html, e.to_string()))?;
     let mut builder = DocumentBuilder::new(Format::Html);
     builder.title(page.title);

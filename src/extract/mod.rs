@@ -23,11 +23,13 @@
 mod budget;
 mod clean;
 mod document;
+mod doi;
 mod epub;
 mod error;
 mod html;
 mod limits;
 mod office;
+mod page;
 mod pdf;
 mod pdf_bounds;
 mod pdf_decode;
@@ -46,8 +48,11 @@ use budget::Budget;
 
 pub use clean::{expand_ligatures, join_hyphenated};
 pub use document::{Block, BlockKind, DocumentSummary, ExtractedDocument};
+pub use doi::normalize_doi;
 pub use error::ExtractError;
 pub use limits::ExtractLimits;
+pub use page::{ExtractedPage, PageError, normalize_url, read_page};
+pub(crate) use page::{MAX_NESTING, nesting_exceeds};
 pub use places::Extractions;
 pub use plain::decode_text;
 pub use sniff::{Format, sniff};

@@ -3,9 +3,9 @@
 
 use serde::Deserialize;
 
-use super::doi::normalize_doi;
 use crate::analysis::{Analyzer, Language, TextError, analyze_text, sampled_shingles};
 use crate::config::Limits;
+use crate::extract::normalize_doi;
 use crate::index::PreparedDocument;
 
 /// A document as submitted. Unknown fields are ignored, so corpus files with extra fields

@@ -3,7 +3,6 @@
 
 mod catalog;
 mod corpus;
-mod doi;
 mod fault;
 mod files;
 mod id;
@@ -14,12 +13,12 @@ mod keys;
 pub mod phrases;
 mod registry;
 
+pub use crate::extract::normalize_doi;
 pub use catalog::{
     Catalog, IngestPath, IngestReport, LibraryError, LibraryInfo, LibraryStatus, NewLibrary,
     RejectedLine, RejectedReason,
 };
 pub use corpus::{CorpusLine, CorpusReader};
-pub use doi::normalize_doi;
 pub use fault::StorageFault;
 pub use files::{
     FileImportSummary, FileSource, RejectedFile, file_document, import_files, is_archive,

@@ -9,17 +9,17 @@
 //! iterative pass, and text is collected without recursion, so that deep nesting can overflow
 //! no thread's stack. The HTML parser itself spends time quadratic in the nesting depth (its
 //! scope checks walk the stack of open elements), so a page nesting elements deeper than
-//! [`MAX_NESTING`] is refused by a linear scan before it is parsed ([`ExtractError::TooDeep`]).
+//! [`MAX_NESTING`] is refused by a linear scan before it is parsed ([`PageError::TooDeep`]).
 //!
 //! ```
-//! use dupfinder::crawl::extract;
+//! use dupfinder::extract::read_page;
 //! let html = r#"<html lang="en"><head><title>Site | A paper</title>
 //!   <meta name="citation_title" content="On signatures">
 //!   <meta name="citation_author" content="Ilyinsky, S."></head>
 //!   <body><nav><a href="/list?page=2">next</a></nav>
 //!   <article><p>Signatures of documents find fuzzy duplicates in large collections.</p></article>
 //!   <footer>Copyright</footer></body></html>"#;
-//! let page = extract(html, &url::Url::parse("https://j.org/post/1").unwrap()).unwrap();
+//! let page = read_page(html, &url::Url::parse("https://j.org/post/1").unwrap()).unwrap();
 //! assert_eq!(page.title.as_deref(), Some("On signatures"));
 //! assert_eq!(page.authors, ["Ilyinsky, S."]);
 //! assert_eq!(page.text, "Signatures of documents find fuzzy duplicates in large collections.");
@@ -33,8 +33,20 @@ use ego_tree::{NodeId, NodeRef};
 use scraper::{ElementRef, Html, Node, Selector};
 use url::Url;
 
-use super::pattern::normalize;
-use crate::library::normalize_doi;
+use super::normalize_doi;
+
+/// A URL with its fragment removed and an empty query dropped, so that one page has one URL;
+/// `None` for a URL that is not http(s) or has no host.
+pub fn normalize_url(mut url: Url) -> Option<Url> {
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return None;
+    }
+    url.set_fragment(None);
+    if url.query() == Some("") {
+        url.set_query(None);
+    }
+    Some(url)
+}
 
 /// What a page yields.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -148,24 +160,24 @@ pub(crate) const MAX_NESTING: usize = 2_000;
 
 /// Why a page was not parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ExtractError {
+pub enum PageError {
     #[error("elements nest deeper than {limit} levels")]
     TooDeep { limit: usize },
 }
 
-impl ExtractError {
+impl PageError {
     /// The stable code of this failure, as recorded for the page.
     pub fn code(&self) -> &'static str {
         match self {
-            ExtractError::TooDeep { .. } => "too_deep",
+            PageError::TooDeep { .. } => "too_deep",
         }
     }
 }
 
 /// Extracts the article and the links of an HTML page fetched from `page_url`.
-pub fn extract(html: &str, page_url: &Url) -> Result<ExtractedPage, ExtractError> {
+pub fn read_page(html: &str, page_url: &Url) -> Result<ExtractedPage, PageError> {
     if nesting_exceeds(html, MAX_NESTING) {
-        return Err(ExtractError::TooDeep { limit: MAX_NESTING });
+        return Err(PageError::TooDeep { limit: MAX_NESTING });
     }
     let document = Html::parse_document(html);
     let meta = meta_tags(&document);
@@ -399,7 +411,7 @@ fn links(document: &Html, base: &Url) -> Vec<Url> {
         if href.is_empty() || href.starts_with('#') {
             continue;
         }
-        let Some(url) = base.join(href).ok().and_then(normalize) else {
+        let Some(url) = base.join(href).ok().and_then(normalize_url) else {
             continue;
         };
         if seen.insert(url.as_str().to_string()) {
@@ -684,8 +696,8 @@ mod tests {
             "</div>".repeat(100_000)
         );
         let started = std::time::Instant::now();
-        let refused = extract(&html, &Url::parse("https://j.org/").unwrap());
-        assert_eq!(refused, Err(ExtractError::TooDeep { limit: MAX_NESTING }));
+        let refused = read_page(&html, &Url::parse("https://j.org/").unwrap());
+        assert_eq!(refused, Err(PageError::TooDeep { limit: MAX_NESTING }));
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
@@ -700,7 +712,7 @@ mod tests {
         );
         let page = std::thread::Builder::new()
             .stack_size(256 * 1024)
-            .spawn(move || extract(&html, &Url::parse("https://j.org/").unwrap()))
+            .spawn(move || read_page(&html, &Url::parse("https://j.org/").unwrap()))
             .unwrap()
             .join()
             .unwrap()
@@ -709,7 +721,7 @@ mod tests {
     }
 
     fn page(html: &str) -> ExtractedPage {
-        extract(html, &Url::parse("https://lib.org/post/5/").unwrap()).unwrap()
+        read_page(html, &Url::parse("https://lib.org/post/5/").unwrap()).unwrap()
     }
 
     #[test]
