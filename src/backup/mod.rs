@@ -11,8 +11,6 @@
 //! libraries/<id>/…         each library's committed state (see LibraryIndex::snapshot_to)
 //! ```
 
-mod redb_copy;
-
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -22,8 +20,6 @@ use serde::{Deserialize, Serialize};
 use crate::clock::unix_now;
 use crate::crawl::CrawlStore;
 use crate::library::{Catalog, LibraryError};
-
-pub(crate) use redb_copy::{copy_database, copy_table};
 
 /// The manifest's name, the archive's first entry.
 pub const MANIFEST: &str = "dupfinder-backup.json";

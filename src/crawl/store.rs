@@ -168,7 +168,7 @@ impl CrawlStore {
 
     /// Copies the crawl state, as of its last commit, into a new database at `dest`.
     pub fn copy_to(&self, dest: &Path) -> Result<(), StoreError> {
-        use crate::backup::{copy_database, copy_table};
+        use crate::durable::{copy_database, copy_table};
         copy_database(&self.db, dest, |from, to| {
             copy_table(from, to, QUEUE)?;
             copy_table(from, to, JOBS)?;

@@ -644,7 +644,7 @@ pub fn alerts(catalog: &Catalog, library: Option<&str>) -> Result<Vec<Alert>, De
 pub(super) enum Sync {
     /// Before the append returns: what a job's checkpoint vouches for.
     Now,
-    /// Within [`crate::durable::SYNC_SOON`]: an arrival's alert and cluster change, which a
+    /// Within a second (`durable`'s `SYNC_SOON`): an arrival's alert and cluster change, which a
     /// kill never loses and a power cut loses only for the last second (the next job finds
     /// those duplicates again), so that an ingest does not wait for a disk flush.
     Soon,

@@ -165,9 +165,9 @@ impl KeyStore {
     /// Copies the keys and the audit log, as of their last commit, into a new database at
     /// `dest`.
     pub fn copy_to(&self, dest: &Path) -> Result<(), KeyError> {
-        crate::backup::copy_database(&self.db, dest, |from, to| {
-            crate::backup::copy_table(from, to, KEYS)?;
-            crate::backup::copy_table(from, to, AUDIT)
+        crate::durable::copy_database(&self.db, dest, |from, to| {
+            crate::durable::copy_table(from, to, KEYS)?;
+            crate::durable::copy_table(from, to, AUDIT)
         })
         .map_err(|e| self.fail(e))
     }

@@ -271,10 +271,10 @@ impl ReportStore {
 
     /// Copies the store, as of its last commit, into a new database at `dest`.
     pub fn copy_to(&self, dest: &Path) -> Result<(), ReportError> {
-        crate::backup::copy_database(&self.db, dest, |from, to| {
-            crate::backup::copy_table(from, to, REPORTS)?;
-            crate::backup::copy_table(from, to, SUMMARIES)?;
-            crate::backup::copy_table(from, to, BY_TIME)?;
+        crate::durable::copy_database(&self.db, dest, |from, to| {
+            crate::durable::copy_table(from, to, REPORTS)?;
+            crate::durable::copy_table(from, to, SUMMARIES)?;
+            crate::durable::copy_table(from, to, BY_TIME)?;
             // The webhooks registered live here too; their pending deliveries are not copied.
             crate::webhooks::copy_subscriptions(from, to)
         })

@@ -543,7 +543,7 @@ pub(crate) fn copy_subscriptions(
     from: &redb::ReadTransaction,
     to: &WriteTransaction,
 ) -> Result<(), redb::Error> {
-    crate::backup::copy_table(from, to, WEBHOOKS)
+    crate::durable::copy_table(from, to, WEBHOOKS)
 }
 
 /// The key range of one webhook's deliveries.

@@ -59,7 +59,7 @@ fn pending() -> &'static Mutex<HashSet<PathBuf>> {
 /// Syncs every file handed to [`sync_soon`] since the last call, and the folders holding them
 /// (a file the append created is only there for good once its folder is synced). A file
 /// deleted meanwhile (its library deleted) is skipped.
-pub(crate) fn sync_pending() {
+fn sync_pending() {
     let paths = std::mem::take(&mut *pending().lock());
     let folders: HashSet<&Path> = paths.iter().filter_map(|p| p.parent()).collect();
     let files = paths.iter().map(PathBuf::as_path);
