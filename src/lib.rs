@@ -16,6 +16,8 @@
 //! - [`check`]: candidates, verification and the verdict.
 //! - [`reports`]: stored checks with their decisions, and the PDF report.
 //! - [`dedup`]: duplicates inside a library: the dedup job, clusters, arrivals and alerts.
+//! - `outbound`: the network guard of the service's own requests (crawler, webhooks).
+//! - `durable`: durable small files and consistent copies of the embedded stores.
 //! - [`backup`]: backups of a data directory taken while the server runs, and restores.
 //! - [`api`]: the HTTP API.
 //! - [`web`]: the web UI's assets, served by the API.
@@ -35,6 +37,7 @@ pub mod eval;
 pub mod extract;
 pub mod index;
 pub mod library;
+mod outbound;
 pub mod reports;
 pub mod signature;
 pub mod storage;

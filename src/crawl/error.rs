@@ -1,10 +1,10 @@
 //! Errors that stop a crawl or refuse one. Failures of single pages are not errors: they are
 //! recorded with the page (see [`super::Failure`]) and the crawl goes on.
 
-use super::address::NonPublicAddress;
 use super::fetch::FetchError;
 use super::store::StoreError;
 use crate::library::LibraryError;
+use crate::outbound::NonPublicAddress;
 
 /// Why a library cannot be crawled, or why its crawl stopped.
 #[derive(Debug, thiserror::Error)]

@@ -13,11 +13,11 @@ use reqwest::StatusCode;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, LOCATION, RETRY_AFTER};
 use url::{Position, Url};
 
-use super::address::{CheckedResolver, NonPublicAddress, literal_non_public};
 use super::pattern::normalize;
 use super::politeness::{Politeness, authority};
 use super::robots::Robots;
 use crate::config::CrawlConfig;
+use crate::outbound::{CheckedResolver, NonPublicAddress, literal_non_public};
 
 /// What a fetch is for; it decides the checks applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,7 +14,6 @@
 //! - `pattern`: URL patterns ([`Clarifications`], numeric ids).
 //! - `sitemap`, `oai`: sitemaps and OAI-PMH.
 
-mod address;
 mod error;
 mod fetch;
 mod frontier;
@@ -29,7 +28,6 @@ mod sources;
 mod store;
 mod worker;
 
-pub(crate) use address::{CheckedResolver, check_host, literal_non_public};
 pub use error::CrawlError;
 pub use fetch::{FetchError, FetchKind, Fetched, Fetcher};
 pub use frontier::Frontier;

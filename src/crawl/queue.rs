@@ -12,7 +12,6 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use url::Url;
 
-use super::address::check_host;
 use super::error::CrawlError;
 use super::fetch::Fetcher;
 use super::frontier::Frontier;
@@ -23,6 +22,7 @@ use super::worker::{self, CrawlContext, has_sources};
 use crate::clock::unix_now;
 use crate::config::CrawlConfig;
 use crate::library::{Catalog, LibraryError, LibraryId, LibraryInfo, LibraryRecord};
+use crate::outbound::check_host;
 
 /// Where a library's crawl is, as the API names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,7 +1,8 @@
-//! Which network addresses the crawler may reach. Library sites are public; a start URL, a link
-//! or a redirect that leads to a private, loopback or link-local address is refused (unless the
-//! operator allows private networks), so that the service cannot be used to probe the network
-//! it runs in. Names are checked after resolution, by the resolver the HTTP client connects
+//! Which network addresses the service's own requests may reach — the crawler's fetches and
+//! webhook deliveries alike. Library sites and portals are public; a start URL, a link, a
+//! webhook URL or a redirect that leads to a private, loopback or link-local address is refused
+//! (unless the operator allows private networks), so that the service cannot be used to probe
+//! the network it runs in. Names are checked after resolution, by the resolver the HTTP client connects
 //! with, so a public name that resolves to a private address is refused too.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -11,7 +12,7 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 /// Whether `ip` is private, loopback, link-local or otherwise not a public unicast address.
 /// An IPv6 address that embeds an IPv4 address (mapped, compatible, NAT64, 6to4, Teredo) is
 /// judged by the IPv4 address it reaches as well.
-pub(super) fn is_non_public(ip: IpAddr) -> bool {
+fn is_non_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_non_public_v4(v4),
         IpAddr::V6(v6) => {
