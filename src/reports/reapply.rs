@@ -79,7 +79,7 @@ pub fn reapply(
     let before = stored_exclusions(report, config);
     let lang = report.settings["lang"]
         .as_str()
-        .and_then(|code| crate::library::parse_lang(Some(code)).ok().flatten());
+        .and_then(|code| crate::analysis::Language::from_code(code.trim()));
     let tokens = analyzer.analyze(&report.text, lang).tokens;
     let token_chars = token_spans(&report.text, &tokens);
     let matches = answer["matches"].as_array_mut();
