@@ -16,12 +16,14 @@
 //! - [`check`]: candidates, verification and the verdict.
 //! - [`reports`]: stored checks with their decisions, and the PDF report.
 //! - [`dedup`]: duplicates inside a library: the dedup job, clusters, arrivals and alerts.
+//! - [`admission`]: places for heavy work (checks, file extractions) and a bounded waiting room.
 //! - `outbound`: the network guard of the service's own requests (crawler, webhooks).
 //! - `durable`: durable small files and consistent copies of the embedded stores.
 //! - [`backup`]: backups of a data directory taken while the server runs, and restores.
 //! - [`api`]: the HTTP API.
 //! - [`web`]: the web UI's assets, served by the API.
 
+pub mod admission;
 pub mod analysis;
 pub mod api;
 pub mod backup;

@@ -8,70 +8,40 @@
 //! at most `limits.max_waiting_checks` wait for a place; a check beyond them is refused at once
 //! with `503 busy` and `Retry-After`, so that a flood of heavy checks cannot hold every core.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::OwnedSemaphorePermit;
 
 use super::auth::is_operator;
 use super::{ApiError, AppState, ErrorCode};
+use crate::admission::Places;
 use crate::config::Limits;
 
 /// Places for checks computed at once, and a bounded number of checks waiting for one.
 #[derive(Debug)]
-pub struct CheckSlots {
-    running: Arc<Semaphore>,
-    waiting: AtomicUsize,
-    max_waiting: usize,
-}
+pub struct CheckSlots(Places);
 
 impl CheckSlots {
     pub fn new(limits: &Limits) -> Self {
-        let places = match limits.max_concurrent_checks {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        CheckSlots {
-            running: Arc::new(Semaphore::new(places)),
-            waiting: AtomicUsize::new(0),
-            max_waiting: limits.max_waiting_checks,
-        }
+        CheckSlots(Places::new(
+            limits.max_concurrent_checks,
+            limits.max_waiting_checks,
+        ))
     }
 
     /// A place to compute a check in, held until the permit is dropped; waits while every
     /// place is taken, unless too many checks wait already (`503 busy`).
     pub async fn place(&self) -> Result<OwnedSemaphorePermit, ApiError> {
-        if let Ok(permit) = self.running.clone().try_acquire_owned() {
-            return Ok(permit);
-        }
-        let busy = || {
+        self.0.take().await.ok_or_else(|| {
             ApiError::new(
                 ErrorCode::Busy,
                 "too many checks are running or waiting; try again shortly",
             )
-        };
-        if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.max_waiting {
-            self.waiting.fetch_sub(1, Ordering::AcqRel);
-            return Err(busy());
-        }
-        // Counted out also when the request is dropped while it waits.
-        struct Waiting<'a>(&'a AtomicUsize);
-        impl Drop for Waiting<'_> {
-            fn drop(&mut self) {
-                self.0.fetch_sub(1, Ordering::AcqRel);
-            }
-        }
-        let _waiting = Waiting(&self.waiting);
-        self.running
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|_| busy())
+        })
     }
 }
 
@@ -147,6 +117,8 @@ async fn read_body_first(limits: &Limits, request: Request) -> Result<Request, A
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     #[tokio::test]
@@ -161,14 +133,14 @@ mod tests {
             let slots = slots.clone();
             async move { slots.place().await.map(drop) }
         });
-        while slots.waiting.load(Ordering::Acquire) == 0 {
+        while slots.0.waiting() == 0 {
             tokio::task::yield_now().await;
         }
         let refused = slots.place().await.unwrap_err();
         assert_eq!(refused.code, ErrorCode::Busy);
         drop(first);
         waiter.await.unwrap().unwrap();
-        assert_eq!(slots.waiting.load(Ordering::Acquire), 0);
+        assert_eq!(slots.0.waiting(), 0);
         drop(slots.place().await.unwrap());
     }
 }

@@ -11,38 +11,30 @@
 use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
 use std::time::Duration;
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::OwnedSemaphorePermit;
 
 use super::{ExtractError, ExtractLimits, ExtractedDocument, Format, extract_cancellable, sniff};
+use crate::admission::Places;
 use crate::cancel::CancelFlag;
 
 /// The process's extractions: their places, their bounds, and the flag that stops them all.
 #[derive(Debug)]
 pub struct Extractions {
     limits: ExtractLimits,
-    size: usize,
-    places: Arc<Semaphore>,
-    waiting: AtomicUsize,
+    places: Places,
     stopping: CancelFlag,
 }
 
 impl Extractions {
     /// Places for `limits.max_concurrent` extractions (0: one per CPU core).
     pub fn new(limits: &ExtractLimits) -> Self {
-        let places = match limits.max_concurrent {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
         Extractions {
             limits: limits.clone(),
-            size: places,
-            places: Arc::new(Semaphore::new(places)),
-            waiting: AtomicUsize::new(0),
+            places: Places::new(limits.max_concurrent, limits.max_waiting),
             stopping: CancelFlag::new(),
         }
     }
@@ -53,7 +45,7 @@ impl Extractions {
 
     /// Places taken now: extractions running (or stopping after being given up).
     pub fn running(&self) -> usize {
-        self.size - self.places.available_permits()
+        self.places.taken()
     }
 
     /// Stops every extraction running or waiting, and every later one: the server is stopping.
@@ -101,9 +93,9 @@ impl Extractions {
         cancel: &CancelFlag,
     ) -> Result<ExtractedDocument, ExtractError> {
         let stop = || cancel.is_cancelled() || self.stopping.is_cancelled();
-        let _place = wait_blocking(self.places.clone().acquire_owned(), stop)
-            .ok_or(ExtractError::Cancelled)?
-            .map_err(|_| ExtractError::Cancelled)?;
+        let _place = wait_blocking(self.places.take_patiently(), stop)
+            .flatten()
+            .ok_or(ExtractError::Cancelled)?;
         extract_cancellable(bytes, &self.limits, &self.stopping.child_also_of(cancel))
     }
 
@@ -112,26 +104,7 @@ impl Extractions {
         if self.stopping.is_cancelled() {
             return Err(ExtractError::Cancelled);
         }
-        if let Ok(permit) = self.places.clone().try_acquire_owned() {
-            return Ok(permit);
-        }
-        if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.limits.max_waiting {
-            self.waiting.fetch_sub(1, Ordering::AcqRel);
-            return Err(ExtractError::Busy);
-        }
-        // Counted out also when the request is dropped while it waits.
-        struct Waiting<'a>(&'a AtomicUsize);
-        impl Drop for Waiting<'_> {
-            fn drop(&mut self) {
-                self.0.fetch_sub(1, Ordering::AcqRel);
-            }
-        }
-        let _waiting = Waiting(&self.waiting);
-        self.places
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|_| ExtractError::Busy)
+        self.places.take().await.ok_or(ExtractError::Busy)
     }
 }
 
@@ -178,12 +151,12 @@ mod tests {
     #[tokio::test]
     async fn uploads_past_the_places_and_the_waiting_room_are_busy() {
         let extractions = Arc::new(one_place());
-        let held = extractions.places.clone().try_acquire_owned().unwrap();
+        let held = extractions.places.try_take().unwrap();
         let waiting = {
             let extractions = extractions.clone();
             tokio::spawn(async move { extractions.extract(RTF).await })
         };
-        while extractions.waiting.load(Ordering::Acquire) == 0 {
+        while extractions.places.waiting() == 0 {
             tokio::task::yield_now().await;
         }
         assert_eq!(
@@ -209,7 +182,7 @@ mod tests {
     #[test]
     fn a_blocking_caller_waits_for_a_place_until_it_is_cancelled() {
         let extractions = one_place();
-        let _held = extractions.places.clone().try_acquire_owned().unwrap();
+        let _held = extractions.places.try_take().unwrap();
         let cancel = CancelFlag::new();
         cancel.cancel();
         assert_eq!(
