@@ -146,17 +146,9 @@ impl Identity {
     /// Whether the key may see what was made on `libraries` (a report, a batch): every one of
     /// them must be the key's. What was made on no library is no limited key's.
     pub(super) fn may_see<'a>(&self, libraries: impl IntoIterator<Item = &'a str>) -> bool {
-        let Some(allowed) = &self.libraries else {
-            return true;
-        };
-        let mut any = false;
-        for id in libraries {
-            if !allowed.iter().any(|l| l == id) {
-                return false;
-            }
-            any = true;
-        }
-        any
+        self.libraries
+            .as_deref()
+            .is_none_or(|allowed| crate::reports::made_within(allowed, libraries))
     }
 }
 

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 pub use pdf::{PdfError, render_pdf};
 pub use reapply::{ReapplyError, reapply, stored_exclusions};
-pub use store::{ReportError, ReportFilter, ReportStore};
+pub use store::{ReportError, ReportFilter, ReportStore, made_within};
 
 /// What an editor decided about a checked manuscript (seed 003's four states).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -46,6 +46,19 @@ pub struct ReportFilter {
     pub within: Option<Vec<String>>,
 }
 
+/// Whether what was made on `libraries` (a report, a batch) was made on `allowed` alone: on
+/// at least one library, and on none outside them.
+pub fn made_within<'a>(allowed: &[String], libraries: impl IntoIterator<Item = &'a str>) -> bool {
+    let mut any = false;
+    for id in libraries {
+        if !allowed.iter().any(|l| l == id) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
 impl ReportFilter {
     fn admits(&self, summary: &ReportSummary) -> bool {
         self.verdict.as_ref().is_none_or(|v| *v == summary.verdict)
@@ -59,8 +72,7 @@ impl ReportFilter {
                 .as_ref()
                 .is_none_or(|s| *s == summary.submitter)
             && self.within.as_ref().is_none_or(|allowed| {
-                !summary.libraries.is_empty()
-                    && summary.libraries.keys().all(|l| allowed.contains(l))
+                made_within(allowed, summary.libraries.keys().map(String::as_str))
             })
     }
 }
