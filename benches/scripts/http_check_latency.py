@@ -4,6 +4,8 @@
 many checks found the document itself and how many found anything.
 
 usage: http_check_latency.py URL CORPUS.jsonl.gz LIBRARY N [--skip K] [--expect-self]
+
+LIBRARY `*` names no library: the check runs against every library of the server.
 """
 import gzip, http.client, json, statistics, sys, time, urllib.parse
 
@@ -21,7 +23,7 @@ def main():
             doc = json.loads(line)
             if len(doc.get("text", "").split()) < 50:
                 continue
-            body = json.dumps({"text": doc["text"], "libraries": [library]})
+            body = json.dumps({"text": doc["text"], **({} if library == "*" else {"libraries": [library]})})
             t = time.perf_counter()
             conn.request("POST", "/api/v1/check", body, {"Content-Type": "application/json"})
             answer = json.loads(conn.getresponse().read())
