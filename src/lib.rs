@@ -23,26 +23,20 @@
 //! - [`api`]: the HTTP API.
 //! - [`web`]: the web UI's assets, served by the API.
 
-pub mod admission;
-pub mod analysis;
 pub mod api;
 pub mod backup;
 pub mod batch;
-pub mod cancel;
 pub mod check;
-pub mod clock;
 pub mod config;
 pub mod crawl;
 pub mod dedup;
-mod durable;
 pub mod eval;
-pub mod extract;
-pub mod index;
 pub mod library;
-mod outbound;
 pub mod reports;
-pub mod signature;
-pub mod storage;
-pub mod structure;
 pub mod web;
 pub mod webhooks;
+
+pub use dupfinder_common::{admission, cancel, clock, durable, outbound};
+pub use dupfinder_signature as signature;
+pub use dupfinder_storage::{self as storage, index};
+pub use dupfinder_text::{analysis, extract, structure};

@@ -5,7 +5,6 @@ mod catalog;
 mod corpus;
 mod fault;
 mod files;
-mod id;
 mod import;
 mod ingest;
 mod jobs;
@@ -14,6 +13,7 @@ pub mod phrases;
 mod registry;
 
 pub use crate::extract::normalize_doi;
+pub use crate::storage::LibraryId;
 pub use catalog::{
     Catalog, IngestPath, IngestReport, LibraryError, LibraryInfo, LibraryStatus, NewLibrary,
     RejectedLine, RejectedReason,
@@ -23,7 +23,6 @@ pub use fault::StorageFault;
 pub use files::{
     FileImportSummary, FileSource, RejectedFile, file_document, import_files, is_archive,
 };
-pub use id::LibraryId;
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
 pub use ingest::{
     Authors, DocumentError, DocumentInput, IdValue, JsonLine, check_json_depth, parse_document,

@@ -1,0 +1,76 @@
+//! Errors of the index layer.
+
+use std::path::PathBuf;
+
+/// What can go wrong opening, writing or reading a library's indexes.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("index schema `{schema}` is invalid: {reason}")]
+    Schema { schema: String, reason: String },
+    #[error(
+        "the index at {path} was written with a different schema than index_schema/ declares \
+         ({reason}); re-import the library into a new data directory"
+    )]
+    SchemaMismatch { path: PathBuf, reason: String },
+    #[error(
+        "the index at {path} is locked by another dupfinder process (is a server running on this data directory?)"
+    )]
+    Locked { path: PathBuf },
+    #[error("tantivy error at {path}: {source}")]
+    Tantivy {
+        path: PathBuf,
+        #[source]
+        source: tantivy::TantivyError,
+    },
+    #[error("I/O error at {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("statistics snapshot {path} is corrupt: {reason}")]
+    CorruptSnapshot { path: PathBuf, reason: String },
+    #[error("stored document {doc_id} is corrupt: {reason}")]
+    CorruptDocument { doc_id: String, reason: String },
+    /// A backend other than tantivy failed (see `storage/`).
+    #[error(transparent)]
+    Storage(crate::StorageError),
+}
+
+impl IndexError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> IndexError {
+        let path = path.into();
+        move |source| IndexError::Io { path, source }
+    }
+
+    pub(crate) fn tantivy(
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(tantivy::TantivyError) -> IndexError {
+        let path = path.into();
+        move |source| match source {
+            tantivy::TantivyError::LockFailure(..) => IndexError::Locked { path },
+            source => IndexError::Tantivy { path, source },
+        }
+    }
+}
+
+/// Opens the tantivy index at `path` (creating the directory and the index when missing) with
+/// `schema`; an index written with another schema is [`IndexError::SchemaMismatch`].
+pub(crate) fn open_or_create(
+    path: &std::path::Path,
+    schema: tantivy::schema::Schema,
+) -> Result<tantivy::Index, IndexError> {
+    std::fs::create_dir_all(path).map_err(IndexError::io(path))?;
+    let directory = tantivy::directory::MmapDirectory::open(path).map_err(|e| IndexError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    super::upgrade::upgrade_schema(path, &directory, &schema)?;
+    tantivy::Index::open_or_create(directory, schema).map_err(|e| match e {
+        tantivy::TantivyError::SchemaError(reason) => IndexError::SchemaMismatch {
+            path: path.to_path_buf(),
+            reason,
+        },
+        e => IndexError::tantivy(path)(e),
+    })
+}

@@ -1,0 +1,144 @@
+//! One library's indexes on disk: the content index, the statistics snapshot of the current
+//! generation and the signature index of that generation. This file declares the type and its
+//! locks; its behaviour lives one concept per file: `open.rs` (opening and repair), `write.rs`
+//! (writes and the write gate), `view.rs` (the read view of a check), `stored.rs` (stored
+//! documents), `rebuild.rs` (a new generation and the switch to it).
+//!
+//! ```text
+//! <library dir>/content/             tantivy: documents (text, metadata, term counts, hash)
+//! <library dir>/stats/gen-N.stats    the snapshot of generation N (checksummed)
+//! <library dir>/signatures/gen-N/    tantivy: signatures computed against snapshot N
+//! <library dir>/CURRENT              the current generation number
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::{Mutex, RwLock};
+use tantivy::{Index, IndexReader, IndexWriter, Searcher, TantivyDocument};
+
+use super::browse::TitleOrder;
+use super::signatures::SignatureIndex;
+use super::{ContentSchema, IndexError};
+use dupfinder_signature::RobustScheme;
+
+/// Options for opening a library's indexes.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Memory budget of the content index writer, in bytes.
+    pub writer_memory: usize,
+    /// The robust signature variants to compute.
+    pub robust: RobustScheme,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            writer_memory: 64_000_000,
+            robust: RobustScheme::default(),
+        }
+    }
+}
+
+/// Counts describing a library's index.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IndexSummary {
+    /// Live documents.
+    pub documents: u64,
+    /// Analyzed tokens in the content index.
+    pub words: u64,
+    /// Generation of the current statistics snapshot (0: never built).
+    pub generation: u64,
+    /// Documents in the current snapshot.
+    pub snapshot_documents: u64,
+    /// Documents added or replaced since the snapshot, relative to its size.
+    pub drift: f64,
+}
+
+/// A library's content index, statistics snapshot and signatures.
+///
+/// **Lock order.** A thread that holds several of these locks took them in this order, and
+/// releases a later one before it takes an earlier one again:
+/// `rebuild_gate` → `write_gate` → `writer` → `signatures` (write) → a signature index's own
+/// writer lock. Readers take none of them but a momentary `signatures` read to clone the
+/// current `Arc`: a check never waits for a write. `title_order` is a leaf lock (nothing is
+/// taken while it is held). The locks are parking_lot's, which a panic does not poison.
+pub struct LibraryIndex {
+    pub(super) dir: PathBuf,
+    pub(super) content_path: PathBuf,
+    pub(super) schema: ContentSchema,
+    pub(super) index: Index,
+    pub(super) reader: IndexReader,
+    /// Always `Some`, except for the moment [`LibraryIndex::optimize`] replaces it.
+    pub(super) writer: Mutex<Option<IndexWriter<TantivyDocument>>>,
+    pub(super) writer_memory: usize,
+    /// The current generation: swapped whole by a re-index, cloned by every check.
+    pub(super) signatures: RwLock<Arc<SignatureIndex>>,
+    /// Serializes writers: ingest batches, deletes and the switch of a re-index.
+    pub(super) write_gate: Mutex<()>,
+    pub(super) changed_since_snapshot: AtomicU64,
+    /// Documents written but not committed yet (see [`LibraryIndex::stage`]).
+    pub(super) staged: AtomicU64,
+    /// Serializes re-indexes of this library.
+    pub(super) rebuild_gate: Mutex<()>,
+    pub(super) robust: RobustScheme,
+    /// Title order per segment, for listings sorted by title.
+    pub(super) title_order: TitleOrder,
+}
+
+impl LibraryIndex {
+    /// The signatures (and snapshot) checks use right now.
+    pub fn signatures(&self) -> Arc<SignatureIndex> {
+        self.signatures.read().clone()
+    }
+
+    /// A searcher over the content index as of the last commit.
+    pub fn searcher(&self) -> Searcher {
+        self.reader.searcher()
+    }
+
+    /// The tantivy content index (for query parsing).
+    pub(crate) fn tantivy_index(&self) -> &Index {
+        &self.index
+    }
+
+    /// The content schema with its fields.
+    pub fn schema(&self) -> &ContentSchema {
+        &self.schema
+    }
+
+    pub(super) fn content_opstamp(&self) -> Result<u64, IndexError> {
+        Ok(self
+            .index
+            .load_metas()
+            .map_err(IndexError::tantivy(&self.content_path))?
+            .opstamp)
+    }
+
+    /// Counts describing the index now.
+    pub fn summary(&self) -> IndexSummary {
+        let searcher = self.searcher();
+        let words = searcher
+            .segment_readers()
+            .iter()
+            .filter_map(|s| s.inverted_index(self.schema.body).ok())
+            .map(|i| i.total_num_tokens())
+            .sum();
+        let signatures = self.signatures();
+        let snapshot_documents = signatures.snapshot().docs();
+        let changed = self.changed_since_snapshot.load(Ordering::Relaxed);
+        IndexSummary {
+            documents: searcher.num_docs(),
+            words,
+            generation: signatures.generation(),
+            snapshot_documents,
+            drift: changed as f64 / snapshot_documents.max(1) as f64,
+        }
+    }
+
+    /// Where the library's files are.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}

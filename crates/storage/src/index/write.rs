@@ -1,0 +1,227 @@
+//! Writing a library: documents staged and committed under the write gate, signed against the
+//! current generation as they are written; deletes; merging into one segment.
+
+use std::sync::atomic::Ordering;
+
+use parking_lot::MutexGuard;
+use tantivy::schema::Term;
+use tantivy::tokenizer::PreTokenizedString;
+use tantivy::{IndexWriter, TantivyDocument};
+
+use super::document::{encode_shingles, encode_term_counts};
+use super::signatures::SignatureIndex;
+use super::tokenizer::to_tantivy_tokens;
+use super::{IndexError, LibraryIndex, PreparedDocument, doc_key};
+
+impl LibraryIndex {
+    /// Writes documents durably: when this returns `Ok`, they are committed to disk, signed
+    /// against the current snapshot and visible to checks and searches. A document whose id
+    /// already exists replaces the old version.
+    pub fn add(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
+        let _gate = self.write_gate.lock();
+        let signatures = self.signatures();
+        let guard = self.stage_documents(&signatures, documents)?;
+        let staged = self.staged.swap(0, Ordering::Relaxed);
+        self.commit(guard, &signatures, staged)
+    }
+
+    /// Writes documents like [`LibraryIndex::add`] but leaves them uncommitted: they become
+    /// durable and visible with the next commit ([`LibraryIndex::add`] or
+    /// [`LibraryIndex::commit_staged`]). A bulk import commits every few batches this way, so
+    /// that it writes fewer, larger segments.
+    pub fn stage(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
+        let _gate = self.write_gate.lock();
+        let signatures = self.signatures();
+        self.stage_documents(&signatures, documents).map(drop)
+    }
+
+    /// Commits what [`LibraryIndex::stage`] wrote.
+    pub fn commit_staged(&self) -> Result<(), IndexError> {
+        let _gate = self.write_gate.lock();
+        let signatures = self.signatures();
+        let guard = self.writer.lock();
+        let staged = self.staged.swap(0, Ordering::Relaxed);
+        self.commit(guard, &signatures, staged)
+    }
+
+    fn stage_documents(
+        &self,
+        signatures: &SignatureIndex,
+        documents: &[PreparedDocument],
+    ) -> Result<MutexGuard<'_, Option<IndexWriter<TantivyDocument>>>, IndexError> {
+        let mut guard = self.writer.lock();
+        let writer = self.content_writer(&mut guard)?;
+        for document in documents {
+            writer.delete_term(Term::from_field_text(self.schema.doc_id, &document.doc_id));
+            writer
+                .add_document(self.content_document(document))
+                .map_err(IndexError::tantivy(&self.content_path))?;
+            signatures.stage(&document.doc_id, &document.term_counts);
+        }
+        self.staged
+            .fetch_add(documents.len() as u64, Ordering::Relaxed);
+        Ok(guard)
+    }
+
+    /// Commits the content index (durable from here on), makes it visible, then commits the
+    /// signatures staged with it, recording the content opstamp they reflect.
+    fn commit(
+        &self,
+        mut guard: MutexGuard<'_, Option<IndexWriter<TantivyDocument>>>,
+        signatures: &SignatureIndex,
+        changed: u64,
+    ) -> Result<(), IndexError> {
+        let path = &self.content_path;
+        let writer = self.content_writer(&mut guard)?;
+        let opstamp = writer.commit().map_err(IndexError::tantivy(path))?;
+        drop(guard);
+        self.reader.reload().map_err(IndexError::tantivy(path))?;
+        signatures.commit(opstamp)?;
+        self.changed_since_snapshot
+            .fetch_add(changed, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Puts both writers back to the last commit after a failed write: what was staged since is
+    /// discarded, the content writer is opened afresh, and the signatures are re-signed when
+    /// they lag the content (the content commit went through, the signatures' did not). A
+    /// writer whose write failed is in an unknown state (a later commit has been seen to answer
+    /// `Ok` without the documents), so a library's next write waits for this. When the content
+    /// writer cannot be opened (the fault persists), the library has none until a later call
+    /// succeeds; writes meanwhile fail with that error.
+    pub fn reset_writers(&self) -> Result<(), IndexError> {
+        let _gate = self.write_gate.lock();
+        let path = &self.content_path;
+        {
+            let mut guard = self.writer.lock();
+            // Dropped first: it holds the index's writer lock, which the fresh one takes.
+            drop(guard.take());
+            self.staged.store(0, Ordering::Relaxed);
+            let writer = self
+                .index
+                .writer_with_num_threads(1, self.writer_memory)
+                .map_err(IndexError::tantivy(path))?;
+            *guard = Some(writer);
+        }
+        self.signatures().rollback()?;
+        self.reader.reload().map_err(IndexError::tantivy(path))?;
+        self.repair_signatures()?;
+        self.count_changes_since_snapshot();
+        Ok(())
+    }
+
+    /// The content writer; missing only after [`LibraryIndex::reset_writers`] could not open one.
+    fn content_writer<'a>(
+        &self,
+        guard: &'a mut MutexGuard<'_, Option<IndexWriter<TantivyDocument>>>,
+    ) -> Result<&'a mut IndexWriter<TantivyDocument>, IndexError> {
+        guard.as_mut().ok_or_else(|| self.writer_missing())
+    }
+
+    fn writer_missing(&self) -> IndexError {
+        IndexError::Io {
+            path: self.content_path.clone(),
+            source: std::io::Error::other(
+                "the index writer could not be reopened after a failed write",
+            ),
+        }
+    }
+
+    /// Merges the content index into one segment, so that every term lookup of a check touches
+    /// one term dictionary instead of one per segment. Worth it after a bulk import.
+    pub fn optimize(&self) -> Result<(), IndexError> {
+        let _gate = self.write_gate.lock();
+        let path = &self.content_path;
+        let segments = self
+            .index
+            .searchable_segment_ids()
+            .map_err(IndexError::tantivy(path))?;
+        if segments.len() > 1 {
+            let mut guard = self.writer.lock();
+            // Background merges may hold some of the segments: let them finish first, which
+            // consumes the writer; a fresh one then merges everything that is left.
+            let Some(old) = guard.take() else {
+                return Err(self.writer_missing());
+            };
+            old.wait_merging_threads()
+                .map_err(IndexError::tantivy(path))?;
+            let mut writer = self
+                .index
+                .writer_with_num_threads(1, self.writer_memory)
+                .map_err(IndexError::tantivy(path))?;
+            let segments = self
+                .index
+                .searchable_segment_ids()
+                .map_err(IndexError::tantivy(path))?;
+            let merged = if segments.len() > 1 {
+                writer.merge(&segments).wait().map(|_| ())
+            } else {
+                Ok(())
+            };
+            // Reclaims the merged segments' files now rather than at the next commit.
+            let _ = writer.garbage_collect_files().wait();
+            *guard = Some(writer);
+            merged.map_err(IndexError::tantivy(path))?;
+        }
+        self.reader.reload().map_err(IndexError::tantivy(path))
+    }
+
+    /// Removes a document; returns whether it existed.
+    pub fn delete(&self, doc_id: &str) -> Result<bool, IndexError> {
+        let _gate = self.write_gate.lock();
+        if !self.contains(doc_id)? {
+            return Ok(false);
+        }
+        let signatures = self.signatures();
+        let mut guard = self.writer.lock();
+        let writer = self.content_writer(&mut guard)?;
+        writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
+        signatures.stage_delete(doc_id);
+        self.commit(guard, &signatures, 1)?;
+        Ok(true)
+    }
+
+    fn content_document(&self, document: &PreparedDocument) -> TantivyDocument {
+        let s = &self.schema;
+        let mut doc = TantivyDocument::new();
+        doc.add_text(s.doc_id, &document.doc_id);
+        doc.add_u64(s.doc_key, doc_key(&document.doc_id));
+        if let Some(url) = &document.url {
+            doc.add_text(s.url, url);
+        }
+        if let Some(title) = &document.title {
+            doc.add_text(s.title, title);
+        }
+        for author in &document.authors {
+            doc.add_text(s.authors, author);
+        }
+        doc.add_pre_tokenized_text(
+            s.body,
+            PreTokenizedString {
+                // The field is not stored, so tantivy needs only the tokens.
+                text: String::new(),
+                tokens: to_tantivy_tokens(&document.tokens),
+            },
+        );
+        doc.add_text(s.text, &document.text);
+        doc.add_text(s.lang, document.lang.code());
+        if let Some(year) = document.year {
+            doc.add_u64(s.year, year);
+        }
+        doc.add_u64(s.words, document.words);
+        doc.add_u64(s.content_hash, document.content_hash);
+        for shingle in &document.shingles {
+            doc.add_u64(s.shingles, *shingle);
+        }
+        doc.add_bytes(s.shingle_seq, &encode_shingles(&document.shingle_seq));
+        doc.add_bytes(s.term_counts, &encode_term_counts(&document.term_counts));
+        doc.add_u64(s.added_at, dupfinder_common::clock::unix_now());
+        if let Some(pdf_url) = &document.pdf_url {
+            doc.add_text(s.pdf_url, pdf_url);
+        }
+        if let Some(doi) = &document.doi {
+            doc.add_text(s.doi, doi);
+        }
+        doc
+    }
+}

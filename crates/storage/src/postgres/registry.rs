@@ -1,0 +1,71 @@
+//! The library registry in the database: each library's record (how it was declared, when it
+//! was last written) as JSON in `libraries.record`, read afresh at every request, so that every
+//! process serving the database sees a library as soon as one of them created or changed it.
+//! The record's shape belongs to the catalog; here it is text in and text out.
+
+use super::{PgStorage, StorageError};
+use crate::LibraryId;
+use crate::index::IndexError;
+use dupfinder_common::clock::unix_now;
+
+impl PgStorage {
+    /// Creates the library `id` with its generation 0 and `record` (JSON); whether it was
+    /// created (`false`: it existed, and is left as it was).
+    pub fn insert_library(&self, id: &str, record: Option<&str>) -> Result<bool, IndexError> {
+        LibraryId::parse(id).map_err(StorageError::Config)?;
+        self.shared.block_on(async {
+            let mut client = self.shared.client().await?;
+            let tx = client.transaction().await?;
+            let created = tx
+                .execute(
+                    "INSERT INTO libraries (library, created_at, record) \
+                     VALUES ($1, $2, $3::text::jsonb) ON CONFLICT (library) DO NOTHING",
+                    &[&id, &(unix_now() as i64), &record],
+                )
+                .await?;
+            if created == 1 {
+                tx.execute(
+                    "INSERT INTO generations (library, generation, state, docs, mark) \
+                     VALUES ($1, 0, 'live', 0, 0)",
+                    &[&id],
+                )
+                .await?;
+            }
+            tx.commit().await?;
+            Ok(created == 1)
+        })
+    }
+
+    /// The record of library `id` as JSON: `None` when the library does not exist,
+    /// `Some(None)` when it exists without a record (created by an earlier release, or through
+    /// [`crate::Storage::create`]).
+    pub fn record(&self, id: &str) -> Result<Option<Option<String>>, IndexError> {
+        self.shared.block_on(async {
+            let client = self.shared.client().await?;
+            let row = client
+                .query_opt(
+                    "SELECT record::text FROM libraries WHERE library = $1",
+                    &[&id],
+                )
+                .await?;
+            Ok(row.map(|r| r.get(0)))
+        })
+    }
+
+    /// Records that library `id` was written to at `when` (seconds since the epoch), in its
+    /// record's `last_indexed`.
+    pub fn set_last_indexed(&self, id: &str, when: u64) -> Result<(), IndexError> {
+        self.shared.block_on(async {
+            let client = self.shared.client().await?;
+            client
+                .execute(
+                    "UPDATE libraries \
+                     SET record = jsonb_set(record, '{last_indexed}', to_jsonb($2::bigint)) \
+                     WHERE library = $1 AND record IS NOT NULL",
+                    &[&id, &(when as i64)],
+                )
+                .await?;
+            Ok(())
+        })
+    }
+}

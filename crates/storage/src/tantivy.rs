@@ -1,0 +1,228 @@
+//! The embedded backend: the seam implemented by the existing tantivy types, delegating to
+//! them, so the default keeps its behaviour and speed exactly. [`TantivyStorage`] keeps the
+//! libraries of one directory (`<dir>/<id>/`); the server's catalog keeps its own, with records
+//! in redb, and hands its `LibraryIndex`es to the check as [`LibraryStore`]s.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::{Kept, LibraryStore, ReadView, ReindexClaim, Storage, StorageError, UnfinishedReindex};
+use crate::LibraryId;
+use crate::index::{
+    DocKey, DocumentPage, IndexError, IndexOptions, IndexSummary, LibraryIndex, LibraryView,
+    PreparedDocument, RebuildControl, RebuildOutcome, SearchError, SearchResults, ShingleSearch,
+    SortKey, SortOrder, StoredDocument, StoredForCheck,
+};
+use dupfinder_signature::{RobustScheme, StatsSnapshot};
+use dupfinder_text::analysis::Analyzer;
+
+impl ReadView for LibraryView<'_> {
+    fn generation(&self) -> u64 {
+        LibraryView::generation(self)
+    }
+
+    fn scheme(&self) -> RobustScheme {
+        LibraryView::scheme(self)
+    }
+
+    /// The whole snapshot is in memory already: lending it costs nothing.
+    fn statistics(&self, _terms: &[(String, u32)]) -> Result<Cow<'_, StatsSnapshot>, IndexError> {
+        Ok(Cow::Borrowed(self.snapshot()))
+    }
+
+    fn with_content_hash(&self, hash: u64, limit: usize) -> Result<Vec<DocKey>, IndexError> {
+        LibraryView::with_content_hash(self, hash, limit)
+    }
+
+    fn with_seed(&self, seed: u32, limit: usize) -> Result<Vec<DocKey>, IndexError> {
+        LibraryView::with_seed(self, seed, limit)
+    }
+
+    fn with_robust(&self, signature: u64, limit: usize) -> Result<Vec<DocKey>, IndexError> {
+        LibraryView::with_robust(self, signature, limit)
+    }
+
+    fn shingle_search(
+        &self,
+        shingles: &[u64],
+        max_df: u64,
+        min_hits: u32,
+        limit: usize,
+    ) -> Result<ShingleSearch, IndexError> {
+        LibraryView::shingle_search(self, shingles, max_df, min_hits, limit)
+    }
+
+    fn stored(&self, key: DocKey) -> Result<Option<StoredDocument>, IndexError> {
+        LibraryView::stored(self, key)
+    }
+
+    fn stored_for_check(&self, key: DocKey) -> Result<Option<StoredForCheck>, IndexError> {
+        LibraryView::stored_for_check(self, key)
+    }
+
+    fn keys(&self) -> Result<Vec<DocKey>, IndexError> {
+        LibraryView::keys(self)
+    }
+}
+
+impl LibraryStore for LibraryIndex {
+    fn view(&self) -> Result<Box<dyn ReadView + '_>, IndexError> {
+        Ok(Box::new(LibraryIndex::view(self)))
+    }
+
+    fn kept(&self) -> Kept {
+        Kept::Folder(self.dir().to_path_buf())
+    }
+
+    fn write(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
+        self.add(documents)
+    }
+
+    fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        offset: usize,
+    ) -> Result<SearchResults, SearchError> {
+        LibraryIndex::search(self, query, limit, offset)
+    }
+
+    fn delete(&self, doc_id: &str) -> Result<bool, IndexError> {
+        LibraryIndex::delete(self, doc_id)
+    }
+
+    fn summary(&self) -> Result<IndexSummary, IndexError> {
+        Ok(LibraryIndex::summary(self))
+    }
+
+    fn browse(
+        &self,
+        sort: SortKey,
+        order: SortOrder,
+        limit: usize,
+        offset: usize,
+    ) -> Result<DocumentPage, IndexError> {
+        LibraryIndex::browse(self, sort, order, limit, offset)
+    }
+
+    fn reindex(
+        &self,
+        control: &RebuildControl<'_>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<RebuildOutcome, IndexError> {
+        self.rebuild(control, progress)
+    }
+
+    /// One process owns a data directory, and its jobs start one re-index per library: the
+    /// claim is always granted (the index's own lock still serializes re-indexes).
+    fn claim_reindex(self: Arc<Self>) -> Result<Option<Box<dyn ReindexClaim>>, IndexError> {
+        Ok(Some(Box::new(TantivyClaim(self))))
+    }
+
+    /// An index keeps no pause mark: an unfinished generation is always resumable.
+    fn unfinished_reindex(&self) -> Result<UnfinishedReindex, IndexError> {
+        Ok(if self.has_unfinished_rebuild() {
+            UnfinishedReindex::Interrupted
+        } else {
+            UnfinishedReindex::None
+        })
+    }
+}
+
+/// The right to re-index a library of the data directory.
+struct TantivyClaim(Arc<LibraryIndex>);
+
+impl ReindexClaim for TantivyClaim {
+    fn reindex(
+        &mut self,
+        control: &RebuildControl<'_>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<RebuildOutcome, IndexError> {
+        self.0.rebuild(control, progress)
+    }
+
+    fn set_paused(&mut self, _paused: bool) -> Result<(), IndexError> {
+        Ok(())
+    }
+}
+
+/// The libraries of one directory, one tantivy index each, opened once per process (an index
+/// has one writer).
+pub struct TantivyStorage {
+    dir: PathBuf,
+    analyzer: Analyzer,
+    options: IndexOptions,
+    open: Mutex<HashMap<String, Arc<LibraryIndex>>>,
+}
+
+impl TantivyStorage {
+    /// The libraries under `dir`, created there when missing.
+    pub fn new(dir: impl Into<PathBuf>, analyzer: Analyzer, options: IndexOptions) -> Self {
+        TantivyStorage {
+            dir: dir.into(),
+            analyzer,
+            options,
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn path(&self, id: &str) -> Result<PathBuf, IndexError> {
+        let id = LibraryId::parse(id).map_err(StorageError::Config)?;
+        Ok(self.dir.join(id.as_str()))
+    }
+
+    fn opened(&self, id: &str) -> Result<Arc<LibraryIndex>, IndexError> {
+        let path = self.path(id)?;
+        let mut open = self.open.lock();
+        if let Some(index) = open.get(id) {
+            return Ok(index.clone());
+        }
+        let index = Arc::new(LibraryIndex::open(&path, &self.analyzer, &self.options)?);
+        open.insert(id.to_string(), index.clone());
+        Ok(index)
+    }
+}
+
+impl Storage for TantivyStorage {
+    fn create(&self, id: &str) -> Result<Arc<dyn LibraryStore>, IndexError> {
+        Ok(self.opened(id)?)
+    }
+
+    fn open(&self, id: &str) -> Result<Option<Arc<dyn LibraryStore>>, IndexError> {
+        if !self.path(id)?.is_dir() {
+            return Ok(None);
+        }
+        Ok(Some(self.opened(id)?))
+    }
+
+    fn delete(&self, id: &str) -> Result<bool, IndexError> {
+        let path = self.path(id)?;
+        self.open.lock().remove(id);
+        if !path.is_dir() {
+            return Ok(false);
+        }
+        std::fs::remove_dir_all(&path).map_err(IndexError::io(&path))?;
+        Ok(true)
+    }
+
+    fn list(&self) -> Result<Vec<String>, IndexError> {
+        let mut ids = Vec::new();
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ids),
+            Err(e) => return Err(IndexError::io(&self.dir)(e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(IndexError::io(&self.dir))?;
+            if entry.path().is_dir() {
+                ids.extend(entry.file_name().to_str().map(str::to_string));
+            }
+        }
+        ids.sort();
+        Ok(ids)
+    }
+}
