@@ -1,6 +1,8 @@
 //! dupfinder: near-duplicate and copied-passage detection for digital scientific libraries.
 //!
 //! The stages, in data-flow order:
+//! - [`error_code`]: every error code of the service, with the HTTP status of those answered;
+//!   it uses nothing else of the crate.
 //! - [`extract`]: files (PDF, DOCX, ODT, RTF, HTML, JATS/TEI, plain text) → text and its
 //!   structure; the format told from the content.
 //! - [`analysis`]: text → tokens (normalization, homoglyph folding, language, stop words,
@@ -35,6 +37,7 @@ pub mod config;
 pub mod crawl;
 pub mod dedup;
 mod durable;
+pub mod error_code;
 pub mod eval;
 pub mod extract;
 pub mod index;

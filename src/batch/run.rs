@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::{BatchError, BatchItem, BatchRecord, BatchState, ItemError};
 use crate::api::ApiError;
 use crate::check::{CancelFlag, check_cancellable};
+use crate::error_code::ErrorCode;
 use crate::extract::ExtractError;
 use crate::library::Catalog;
 use crate::reports::Report;
@@ -53,7 +54,11 @@ pub fn run_batch(
             batches.finish(
                 job,
                 number,
-                &failed(name, "aborted", "the batch was aborted before this file"),
+                &failed(
+                    name,
+                    ErrorCode::Aborted,
+                    "the batch was aborted before this file",
+                ),
             )?;
             continue;
         }
@@ -75,7 +80,7 @@ pub fn run_batch(
     Ok(state)
 }
 
-fn failed(file: String, code: &str, message: &str) -> BatchItem {
+fn failed(file: String, code: ErrorCode, message: &str) -> BatchItem {
     BatchItem {
         file,
         report_id: None,
@@ -107,7 +112,7 @@ fn check_file(
             .finish(
                 job,
                 number,
-                &failed(name.clone(), error.code.as_str(), &error.message),
+                &failed(name.clone(), error.code, &error.message),
             )
             .map(|()| true)
     };

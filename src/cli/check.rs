@@ -21,8 +21,9 @@ use super::remote::{Remote, segment};
 use dupfinder::batch::{BatchItem, ItemError, items_csv};
 use dupfinder::cancel::CancelFlag;
 use dupfinder::check::{CheckRequest, check};
+use dupfinder::error_code::ErrorCode;
 use dupfinder::extract::extract;
-use dupfinder::library::{FileSource, is_archive};
+use dupfinder::library::{FileSource, SourceFileError, is_archive};
 
 #[derive(Args)]
 pub(crate) struct CheckArgs {
@@ -154,7 +155,7 @@ fn local_request(args: &CheckArgs, text: String) -> Result<CheckRequest> {
 }
 
 /// A file's name and bytes, or why it could not be read.
-type ReadFile = (String, Result<Vec<u8>, String>);
+type ReadFile = (String, Result<Vec<u8>, SourceFileError>);
 
 /// Every file the paths name: a folder's files (hidden ones skipped), a `.zip`'s entries, a
 /// file itself; each with its name and bytes (or why it could not be read).
@@ -258,9 +259,9 @@ fn check_one_local(
     catalog: &dupfinder::library::Catalog,
     args: &CheckArgs,
     file: String,
-    bytes: Result<Vec<u8>, String>,
+    bytes: Result<Vec<u8>, SourceFileError>,
 ) -> Result<BatchItem> {
-    let failed = |code: &str, message: String| BatchItem {
+    let failed = |code: ErrorCode, message: String| BatchItem {
         file: file.clone(),
         report_id: None,
         verdict: None,
@@ -273,7 +274,7 @@ fn check_one_local(
     };
     let bytes = match bytes {
         Ok(bytes) => bytes,
-        Err(e) => return Ok(failed("unreadable_document", e)),
+        Err(e) => return Ok(failed(ErrorCode::UnreadableDocument, e.to_string())),
     };
     let extracted = catalog
         .extractions()
@@ -297,7 +298,7 @@ fn check_one_local(
         }),
         Err(e) => {
             let error = dupfinder::api::ApiError::from(e);
-            Ok(failed(error.code.as_str(), error.message))
+            Ok(failed(error.code, error.message))
         }
     }
 }

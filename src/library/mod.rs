@@ -21,7 +21,8 @@ pub use catalog::{
 pub use corpus::{CorpusLine, CorpusReader};
 pub use fault::StorageFault;
 pub use files::{
-    FileImportSummary, FileSource, RejectedFile, file_document, import_files, is_archive,
+    FileImportSummary, FileSource, RejectedFile, SourceFileError, file_document, import_files,
+    is_archive,
 };
 pub use id::LibraryId;
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};

@@ -1,5 +1,6 @@
 //! Failures of a storage backend other than tantivy's own (which stay [`IndexError`]s).
 
+use crate::error_code::ErrorCode;
 use crate::index::IndexError;
 
 /// What can go wrong talking to a storage backend.
@@ -19,13 +20,13 @@ pub enum StorageError {
 
 impl StorageError {
     /// A stable code naming the failure.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            StorageError::Config(_) => "storage_config",
-            StorageError::Connect(_) => "storage_unreachable",
-            StorageError::Database(_) => "storage_database",
-            StorageError::Migration { .. } => "storage_migration",
-            StorageError::NoSuchLibrary(_) => "library_not_found",
+            StorageError::Config(_) => ErrorCode::StorageConfig,
+            StorageError::Connect(_) => ErrorCode::StorageUnreachable,
+            StorageError::Database(_) => ErrorCode::StorageDatabase,
+            StorageError::Migration { .. } => ErrorCode::StorageMigration,
+            StorageError::NoSuchLibrary(_) => ErrorCode::LibraryNotFound,
         }
     }
 }
