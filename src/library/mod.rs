@@ -4,6 +4,7 @@
 mod catalog;
 mod corpus;
 mod fault;
+mod file_check;
 mod files;
 mod id;
 mod import;
@@ -20,6 +21,7 @@ pub use catalog::{
 };
 pub use corpus::{CorpusLine, CorpusReader};
 pub use fault::StorageFault;
+pub use file_check::{FileCheck, FileCheckError, check_extracted, check_file};
 pub use files::{
     FileImportSummary, FileSource, RejectedFile, SourceFileError, file_document, import_files,
     is_archive,
