@@ -3,13 +3,13 @@
 //! three check a file through `library::check_file`. Regression: a batch's report once lacked
 //! the `hidden_text` flag, which only the API added.
 
-use std::io::Write;
 use std::net::SocketAddr;
 
 use lopdf::content::{Content, Operation};
 use lopdf::{Document, Object, Stream, dictionary};
 use serde_json::{Value, json};
 
+use crate::batch::zip;
 use crate::reindex::add_synthetic;
 use crate::support::{catalog_with, serve_in_process, synthetic_text};
 
@@ -114,17 +114,6 @@ async fn post_files(addr: SocketAddr, files: Vec<(&str, Vec<u8>)>) -> (u16, Valu
     (response.status().as_u16(), response.json().await.unwrap())
 }
 
-fn zip_of(name: &str, bytes: &[u8]) -> Vec<u8> {
-    let mut out = std::io::Cursor::new(Vec::new());
-    let mut writer = zip::ZipWriter::new(&mut out);
-    writer
-        .start_file(name, zip::write::SimpleFileOptions::default())
-        .unwrap();
-    writer.write_all(bytes).unwrap();
-    writer.finish().unwrap();
-    out.into_inner()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pdf_with_hidden_text_gets_the_same_check_from_the_api_a_batch_and_the_cli() {
     let (dir, catalog) = catalog_with(|_| {});
@@ -156,7 +145,11 @@ async fn a_pdf_with_hidden_text_gets_the_same_check_from_the_api_a_batch_and_the
     let (status, api) = post_files(addr, vec![("paper.pdf", pdf.clone())]).await;
     assert_eq!(status, 200, "{api}");
 
-    let (status, started) = post_files(addr, vec![("papers.zip", zip_of("paper.pdf", &pdf))]).await;
+    let (status, started) = post_files(
+        addr,
+        vec![("papers.zip", zip(&[("paper.pdf", pdf.clone())]))],
+    )
+    .await;
     assert_eq!(status, 202, "{started}");
     let job = started["job"].as_str().unwrap();
     let mut state = Value::Null;
