@@ -1,6 +1,8 @@
 //! dupfinder: near-duplicate and copied-passage detection for digital scientific libraries.
 //!
 //! The stages, in data-flow order:
+//! - [`error_code`]: every error code of the service, with the HTTP status of those answered;
+//!   it uses nothing else of the crate.
 //! - [`extract`]: files (PDF, DOCX, ODT, RTF, HTML, JATS/TEI, plain text) → text and its
 //!   structure; the format told from the content.
 //! - [`analysis`]: text → tokens (normalization, homoglyph folding, language, stop words,
@@ -36,7 +38,7 @@ pub mod reports;
 pub mod web;
 pub mod webhooks;
 
-pub use dupfinder_common::{admission, cancel, clock, durable, outbound};
+pub use dupfinder_common::{admission, cancel, clock, durable, error_code, outbound};
 pub use dupfinder_signature as signature;
 pub use dupfinder_storage::{self as storage, index};
 pub use dupfinder_text::{analysis, extract, structure};

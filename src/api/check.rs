@@ -22,10 +22,10 @@ use super::body::{TextBody, parse_json};
 use super::upload::{Upload, extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
 use crate::batch::{BatchError, BatchFile, BatchSettings, is_archive, unpack_zip};
-use crate::check::{CancelFlag, CheckRequest, Flag, check_cancellable};
+use crate::check::{CancelFlag, CheckRequest, check_cancellable};
 use crate::config::Limits;
-use crate::extract::DocumentSummary;
-use crate::library::{Catalog, JobTrigger};
+use crate::extract::ExtractedDocument;
+use crate::library::{Catalog, JobTrigger, check_extracted};
 use crate::reports::{Report, ReportError};
 
 #[derive(Deserialize)]
@@ -127,10 +127,11 @@ pub(super) async fn check_text(
         }
         let file = &upload.files[0];
         let document = extract_file(&state, file).await?;
-        let body = options_with_text(upload.options.as_deref(), &document.text)?;
+        // The options are the JSON body's; the text is the file's, set by the file's check.
+        let body = options_with_text(upload.options.as_deref(), "")?;
         let (request, store) = parse_check_body(&body, limits)?;
-        let summary = document.summary(&file.name);
-        let answer = run_check(&state, identity, request, store, Some(summary)).await?;
+        let file = Some((file.name.clone(), document));
+        let answer = run_check(&state, identity, request, store, file).await?;
         return Ok(Json(answer).into_response());
     }
     let body = TextBody::from_request(request, &state).await?;
@@ -215,14 +216,15 @@ fn restrict_libraries(
     Ok(())
 }
 
-/// Checks under the key's library limits, keeps the answer as a report when `store`, and
-/// answers it (with the file's summary and text when a file was checked).
+/// Checks under the key's library limits — a file (its name and extracted document) as
+/// [`check_extracted`] checks one — keeps the answer as a report when `store`, and answers it
+/// (with the file's summary and text when a file was checked).
 async fn run_check(
     state: &AppState,
     identity: Option<Extension<Identity>>,
     mut request: CheckRequest,
     store: bool,
-    file: Option<DocumentSummary>,
+    file: Option<(String, ExtractedDocument)>,
 ) -> Result<Value, ApiError> {
     let submitter = submitter(&identity);
     restrict_libraries(&identity, &mut request)?;
@@ -234,19 +236,21 @@ async fn run_check(
     let catalog = state.catalog.clone();
     let answer = tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
         let _place = place;
-        let report = check_cancellable(&catalog, &request, &cancel)?;
-        let mut answer = serde_json::to_value(&report).map_err(ApiError::internal)?;
-        let name = file.as_ref().map(|f| f.name.clone());
-        if let Some(file) = file {
-            // Hidden text is seen in the file, not in its extracted text: its flag joins the
-            // text's own.
-            if file.hidden_characters > 0
-                && let Some(flags) = answer["flags"].as_array_mut()
-            {
-                let flag = Flag::hidden_text(file.hidden_characters);
-                flags.push(serde_json::to_value(flag).map_err(ApiError::internal)?);
+        let (report, request, document) = match file {
+            Some((name, document)) => {
+                let checked = check_extracted(&catalog, &name, document, request, &cancel)?;
+                (checked.report, checked.request, Some(checked.document))
             }
-            answer["document"] = serde_json::to_value(file).map_err(ApiError::internal)?;
+            None => (
+                check_cancellable(&catalog, &request, &cancel)?,
+                request,
+                None,
+            ),
+        };
+        let mut answer = serde_json::to_value(&report).map_err(ApiError::internal)?;
+        let name = document.as_ref().map(|d| d.name.clone());
+        if let Some(document) = document {
+            answer["document"] = serde_json::to_value(document).map_err(ApiError::internal)?;
         }
         if store {
             // A check is a read: a data directory that cannot take the report (full,

@@ -1,171 +1,21 @@
 //! The API's one error type: every failure becomes a status and a stable code in a JSON body
-//! `{"error": {"code", "message"}}`. [`ErrorCode`] is the one table of codes and their statuses
-//! (the OpenAPI document lists the same codes; a test holds the two together). Details of 5xx
-//! errors are logged, not shown.
+//! `{"error": {"code", "message"}}`. Each stage's error says its [`ErrorCode`] (the one table of
+//! codes and their statuses, in `crate::error_code`; the OpenAPI document lists the same codes,
+//! a test holds the two together); this maps the code to the answer. Details of 5xx errors are
+//! logged, not shown.
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+pub use crate::error_code::ErrorCode;
+
 use crate::check::CheckError;
 use crate::crawl::CrawlError;
 use crate::library::phrases::PhraseError;
-use crate::library::{DocumentError, KeyError, LibraryError, RegistryError, StorageFault};
+use crate::library::{DocumentError, KeyError, LibraryError};
 use crate::reports::ReportError;
-
-/// Declares [`ErrorCode`] from one table: variant, stable code, HTTP status.
-macro_rules! error_codes {
-    ($($variant:ident = $code:literal => $status:ident,)*) => {
-        /// Every error code the API answers, with its status.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum ErrorCode {
-            $($variant,)*
-        }
-
-        impl ErrorCode {
-            /// Every code, in the table's order.
-            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
-
-            /// The stable snake_case code.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $(ErrorCode::$variant => $code,)*
-                }
-            }
-
-            /// The HTTP status this code is answered with.
-            pub fn status(self) -> StatusCode {
-                match self {
-                    $(ErrorCode::$variant => StatusCode::$status,)*
-                }
-            }
-        }
-    };
-}
-
-error_codes! {
-    // The request body and its JSON.
-    InvalidBody = "invalid_body" => BAD_REQUEST,
-    InvalidUtf8 = "invalid_utf8" => BAD_REQUEST,
-    InvalidJson = "invalid_json" => BAD_REQUEST,
-    JsonTooDeep = "json_too_deep" => BAD_REQUEST,
-    MissingField = "missing_field" => BAD_REQUEST,
-    BodyTooLarge = "body_too_large" => PAYLOAD_TOO_LARGE,
-    BodyTimeout = "body_timeout" => REQUEST_TIMEOUT,
-    TooManyLines = "too_many_lines" => PAYLOAD_TOO_LARGE,
-    // Documents and checked texts.
-    TextEmpty = "text_empty" => UNPROCESSABLE_ENTITY,
-    TextTooShort = "text_too_short" => UNPROCESSABLE_ENTITY,
-    TextTooLarge = "text_too_large" => PAYLOAD_TOO_LARGE,
-    InvalidLang = "invalid_lang" => BAD_REQUEST,
-    InvalidDocId = "invalid_doc_id" => BAD_REQUEST,
-    InvalidYear = "invalid_year" => BAD_REQUEST,
-    InvalidDoi = "invalid_doi" => BAD_REQUEST,
-    InvalidPdfUrl = "invalid_pdf_url" => BAD_REQUEST,
-    DocumentNotFound = "document_not_found" => NOT_FOUND,
-    // Files.
-    UnsupportedMediaType = "unsupported_media_type" => UNSUPPORTED_MEDIA_TYPE,
-    UnreadableDocument = "unreadable_document" => UNPROCESSABLE_ENTITY,
-    NoTextLayer = "no_text_layer" => UNPROCESSABLE_ENTITY,
-    TooManyPages = "too_many_pages" => PAYLOAD_TOO_LARGE,
-    DocumentTooLarge = "document_too_large" => PAYLOAD_TOO_LARGE,
-    TooManyOperators = "too_many_operators" => PAYLOAD_TOO_LARGE,
-    TooManyObjects = "too_many_objects" => PAYLOAD_TOO_LARGE,
-    NestingTooDeep = "nesting_too_deep" => PAYLOAD_TOO_LARGE,
-    ExtractionTimeout = "extraction_timeout" => UNPROCESSABLE_ENTITY,
-    MissingFile = "missing_file" => BAD_REQUEST,
-    // Libraries.
-    InvalidLibraryId = "invalid_library_id" => BAD_REQUEST,
-    LibraryNotFound = "library_not_found" => NOT_FOUND,
-    LibraryExists = "library_exists" => CONFLICT,
-    InvalidStartUrl = "invalid_start_url" => BAD_REQUEST,
-    InvalidSitemapUrl = "invalid_sitemap_url" => BAD_REQUEST,
-    InvalidOaiUrl = "invalid_oai_url" => BAD_REQUEST,
-    // Checks.
-    InvalidMinSimilarity = "invalid_min_similarity" => BAD_REQUEST,
-    InvalidLibraries = "invalid_libraries" => BAD_REQUEST,
-    TooManyLibraries = "too_many_libraries" => BAD_REQUEST,
-    // Search and listings.
-    MissingQuery = "missing_query" => BAD_REQUEST,
-    QueryTooLong = "query_too_long" => BAD_REQUEST,
-    InvalidQuery = "invalid_query" => BAD_REQUEST,
-    UnknownField = "unknown_field" => BAD_REQUEST,
-    InvalidParameter = "invalid_parameter" => BAD_REQUEST,
-    InvalidPath = "invalid_path" => BAD_REQUEST,
-    InvalidSort = "invalid_sort" => BAD_REQUEST,
-    InvalidOrder = "invalid_order" => BAD_REQUEST,
-    InvalidLimit = "invalid_limit" => BAD_REQUEST,
-    InvalidOffset = "invalid_offset" => BAD_REQUEST,
-    // The crawl queue and jobs.
-    LibraryNotCrawlable = "library_not_crawlable" => UNPROCESSABLE_ENTITY,
-    // The same code as a refused `start_url` on create, but found when a crawl is queued: the
-    // library exists and cannot be crawled as declared, hence 422 (kept as answered so far).
-    QueuedStartUrl = "invalid_start_url" => UNPROCESSABLE_ENTITY,
-    PrivateAddress = "private_address" => UNPROCESSABLE_ENTITY,
-    NotQueued = "not_queued" => NOT_FOUND,
-    CrawlBusy = "crawl_busy" => CONFLICT,
-    JobNotFound = "job_not_found" => NOT_FOUND,
-    JobRunningElsewhere = "job_running_elsewhere" => CONFLICT,
-    // Batches.
-    TooManyFiles = "too_many_files" => PAYLOAD_TOO_LARGE,
-    BatchTooLarge = "batch_too_large" => PAYLOAD_TOO_LARGE,
-    InvalidArchive = "invalid_archive" => BAD_REQUEST,
-    // Webhooks.
-    InvalidWebhookUrl = "invalid_webhook_url" => BAD_REQUEST,
-    InvalidEvent = "invalid_event" => BAD_REQUEST,
-    InvalidSecret = "invalid_secret" => BAD_REQUEST,
-    WebhookNotFound = "webhook_not_found" => NOT_FOUND,
-    // Reports.
-    ReportNotFound = "report_not_found" => NOT_FOUND,
-    InvalidDecision = "invalid_decision" => BAD_REQUEST,
-    // A library's boilerplate phrases.
-    InvalidPhrase = "invalid_phrase" => BAD_REQUEST,
-    TooManyPhrases = "too_many_phrases" => CONFLICT,
-    PhraseNotFound = "phrase_not_found" => NOT_FOUND,
-    ReportWithoutPassages = "report_without_passages" => UNPROCESSABLE_ENTITY,
-    // Access, routing and time.
-    MissingToken = "missing_token" => UNAUTHORIZED,
-    InvalidToken = "invalid_token" => UNAUTHORIZED,
-    Forbidden = "forbidden" => FORBIDDEN,
-    // What another web page could send: a name that is not the server's (DNS rebinding), a
-    // write from another origin, a write without a key in a type a form can send.
-    HostNotAllowed = "host_not_allowed" => FORBIDDEN,
-    ForeignOrigin = "foreign_origin" => FORBIDDEN,
-    UnsupportedContentType = "unsupported_content_type" => UNSUPPORTED_MEDIA_TYPE,
-    // Keys.
-    InvalidKeyName = "invalid_key_name" => BAD_REQUEST,
-    InvalidRole = "invalid_role" => BAD_REQUEST,
-    KeyExists = "key_exists" => CONFLICT,
-    KeyNotFound = "key_not_found" => NOT_FOUND,
-    // Key management that would leave keys but no admin key to manage them.
-    AdminKeyRequired = "admin_key_required" => CONFLICT,
-    NotFound = "not_found" => NOT_FOUND,
-    MethodNotAllowed = "method_not_allowed" => METHOD_NOT_ALLOWED,
-    Timeout = "timeout" => SERVICE_UNAVAILABLE,
-    WorkBudgetExceeded = "work_budget_exceeded" => UNPROCESSABLE_ENTITY,
-    Busy = "busy" => SERVICE_UNAVAILABLE,
-    // The server's own state.
-    WriterStopped = "writer_stopped" => SERVICE_UNAVAILABLE,
-    StorageFull = "storage_full" => INSUFFICIENT_STORAGE,
-    StorageUnavailable = "storage_unavailable" => SERVICE_UNAVAILABLE,
-    TransientFault = "transient_fault" => SERVICE_UNAVAILABLE,
-    UnsupportedOnBackend = "unsupported_on_backend" => NOT_IMPLEMENTED,
-    Internal = "internal" => INTERNAL_SERVER_ERROR,
-}
-
-impl ErrorCode {
-    /// The code spelled `code`, if there is one.
-    pub fn parse(code: &str) -> Option<ErrorCode> {
-        ErrorCode::ALL.iter().copied().find(|c| c.as_str() == code)
-    }
-}
-
-impl PartialEq<&str> for ErrorCode {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
 
 /// An error answered to an HTTP client.
 #[derive(Debug)]
@@ -212,60 +62,34 @@ impl IntoResponse for ApiError {
 
 impl From<crate::extract::ExtractError> for ApiError {
     fn from(e: crate::extract::ExtractError) -> Self {
-        let code = ErrorCode::parse(e.code()).unwrap_or(ErrorCode::UnreadableDocument);
-        ApiError::new(code, e.to_string())
+        ApiError::new(e.code(), e.to_string())
     }
 }
 
 impl From<DocumentError> for ApiError {
     fn from(e: DocumentError) -> Self {
-        let code = ErrorCode::parse(e.code()).unwrap_or(ErrorCode::InvalidJson);
-        ApiError::new(code, e.to_string())
+        ApiError::new(e.code(), e.to_string())
     }
 }
 
 impl From<LibraryError> for ApiError {
     fn from(e: LibraryError) -> Self {
-        let code = match &e {
-            LibraryError::InvalidId(_) => ErrorCode::InvalidLibraryId,
-            LibraryError::NotFound(_) => ErrorCode::LibraryNotFound,
-            LibraryError::Registry(RegistryError::Exists(_)) => ErrorCode::LibraryExists,
-            LibraryError::WriterStopped(_) => return writer_stopped(),
-            LibraryError::Unsupported { .. } => ErrorCode::UnsupportedOnBackend,
-            LibraryError::JobRunningElsewhere { .. } => ErrorCode::JobRunningElsewhere,
-            // Deleted by another process between the lookup and the statement.
-            e if e.is_not_found() => ErrorCode::LibraryNotFound,
-            LibraryError::Storage {
-                fault: StorageFault::Full,
-                ..
-            } => {
-                return ApiError::new(
-                    ErrorCode::StorageFull,
-                    "the data directory is full; the request was not completed",
-                );
+        let code = e.code();
+        let message = match code {
+            ErrorCode::Internal => return ApiError::internal(e),
+            ErrorCode::WriterStopped => return writer_stopped(),
+            ErrorCode::StorageFull => {
+                "the data directory is full; the request was not completed".to_string()
             }
-            LibraryError::Storage {
-                fault: StorageFault::Unavailable,
-                ..
-            } => {
-                return ApiError::new(
-                    ErrorCode::StorageUnavailable,
-                    "the data directory cannot be written; the request was not completed",
-                );
+            ErrorCode::StorageUnavailable => {
+                "the data directory cannot be written; the request was not completed".to_string()
             }
-            LibraryError::Storage {
-                fault: StorageFault::Transient,
-                ..
-            } => {
-                return ApiError::new(
-                    ErrorCode::TransientFault,
-                    "the server ran short of a resource for a moment (file descriptors or \
-                     memory); the request was not completed; try again shortly",
-                );
-            }
-            _ => return ApiError::internal(e),
+            ErrorCode::TransientFault => "the server ran short of a resource for a moment (file \
+                 descriptors or memory); the request was not completed; try again shortly"
+                .to_string(),
+            _ => e.to_string(),
         };
-        ApiError::new(code, e.to_string())
+        ApiError::new(code, message)
     }
 }
 
@@ -351,15 +175,7 @@ impl From<CheckError> for ApiError {
         match e {
             CheckError::Text(e) => e.into(),
             CheckError::Library(e) => e.into(),
-            CheckError::InvalidSimilarity(_) => {
-                ApiError::new(ErrorCode::InvalidMinSimilarity, e.to_string())
-            }
-            CheckError::NoLibraries => ApiError::new(ErrorCode::InvalidLibraries, e.to_string()),
-            // Only a check nobody waits for is cancelled; the answer is not read.
-            CheckError::Cancelled => ApiError::new(ErrorCode::Timeout, e.to_string()),
-            CheckError::WorkBudgetExceeded { .. } => {
-                ApiError::new(ErrorCode::WorkBudgetExceeded, e.to_string())
-            }
+            e => ApiError::new(e.code(), e.to_string()),
         }
     }
 }
@@ -417,16 +233,30 @@ mod tests {
         ];
         for error in errors {
             let code = error.code();
+            assert!(ErrorCode::ANSWERED.contains(&code), "{code}");
+            assert!(code.status().is_client_error(), "{code}");
             assert_eq!(ApiError::from(error).code, code);
         }
     }
 
     #[test]
-    fn codes_are_unique_but_for_the_start_url_answered_at_two_stages() {
-        let mut codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
-        codes.sort_unstable();
-        codes.dedup();
-        assert_eq!(codes.len(), ErrorCode::ALL.len() - 1);
-        assert_eq!(ErrorCode::QueuedStartUrl, "invalid_start_url");
+    fn the_servers_own_state_is_answered_without_its_details() {
+        let full = ApiError::from(LibraryError::Storage {
+            fault: crate::library::StorageFault::Full,
+            reason: "/data/libraries: os error 28".to_string(),
+        });
+        assert_eq!(
+            (full.code, full.status().as_u16()),
+            (ErrorCode::StorageFull, 507)
+        );
+        assert!(!full.message.contains("/data"), "{}", full.message);
+        let batch = ApiError::from(LibraryError::Batch(crate::batch::BatchError::Store(
+            "/data/reports.redb: damaged".to_string(),
+        )));
+        assert_eq!(
+            (batch.code, batch.status().as_u16()),
+            (ErrorCode::Internal, 500)
+        );
+        assert!(!batch.message.contains("/data"), "{}", batch.message);
     }
 }

@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use serde_json::Value;
 
 use super::{BatchError, BatchItem, BatchRecord, BatchState, ItemError};
-use crate::api::ApiError;
-use crate::check::{CancelFlag, check_cancellable};
+use crate::check::CancelFlag;
+use crate::error_code::ErrorCode;
 use crate::extract::ExtractError;
-use crate::library::Catalog;
+use crate::library::{self, Catalog, FileCheck, FileCheckError};
 use crate::reports::Report;
 
 /// How a running batch is followed and stopped.
@@ -53,7 +53,11 @@ pub fn run_batch(
             batches.finish(
                 job,
                 number,
-                &failed(name, "aborted", "the batch was aborted before this file"),
+                &failed(
+                    name,
+                    ErrorCode::Aborted,
+                    "the batch was aborted before this file",
+                ),
             )?;
             continue;
         }
@@ -75,7 +79,7 @@ pub fn run_batch(
     Ok(state)
 }
 
-fn failed(file: String, code: &str, message: &str) -> BatchItem {
+fn failed(file: String, code: ErrorCode, message: &str) -> BatchItem {
     BatchItem {
         file,
         report_id: None,
@@ -100,44 +104,42 @@ fn check_file(
 ) -> Result<bool, BatchError> {
     let job = record.job.as_str();
     let batches = catalog.batches();
-    // A file that cannot be read or checked is a line of the summary with its code; the line
-    // names the file, the message needs not.
-    let finish_failed = |error: ApiError| {
-        batches
-            .finish(
-                job,
-                number,
-                &failed(name.clone(), error.code.as_str(), &error.message),
-            )
-            .map(|()| true)
-    };
-    let extracted = catalog
-        .extractions()
-        .extract_blocking(bytes, &CancelFlag::new());
-    let document = match extracted {
-        Ok(document) => document,
-        Err(ExtractError::Cancelled) => return Ok(false),
-        Err(e) => return finish_failed(ApiError::from(e)),
-    };
-    let request = record.settings.request(document.text.clone());
-    let mut answer = match check_cancellable(catalog, &request, &CancelFlag::new()) {
-        Ok(report) => {
-            serde_json::to_value(&report).map_err(|e| BatchError::Store(e.to_string()))?
+    let request = record.settings.request(String::new());
+    let checked = match library::check_file(catalog, &name, bytes, request, &CancelFlag::new()) {
+        Ok(checked) => checked,
+        Err(FileCheckError::Extract(ExtractError::Cancelled)) => return Ok(false),
+        // A file that cannot be read or checked is a line of the summary with its code; the
+        // line names the file, the message needs not. The server's own failures are logged.
+        Err(error) => {
+            let message = match error.code() {
+                ErrorCode::Internal => {
+                    tracing::error!(job, file = %name, %error, "a batch's file was not checked");
+                    "internal error; the details are in the server log".to_string()
+                }
+                _ => error.to_string(),
+            };
+            let line = failed(name, error.code(), &message);
+            return batches.finish(job, number, &line).map(|()| true);
         }
-        Err(e) => return finish_failed(ApiError::from(e)),
     };
-    answer["document"] = serde_json::to_value(document.summary(&name)).unwrap_or(Value::Null);
+    let FileCheck {
+        report,
+        document,
+        request,
+    } = checked;
     let mut item = BatchItem {
         file: name.clone(),
         report_id: None,
-        verdict: answer["verdict"].as_str().map(str::to_string),
-        similarity_index: answer["similarity_index"].as_f64(),
-        words: Some(document.text.split_whitespace().count()),
+        verdict: Some(report.verdict.as_str().to_string()),
+        similarity_index: Some(report.similarity_index),
+        words: Some(request.text.split_whitespace().count()),
         error: None,
     };
     if !record.settings.store {
         return batches.finish(job, number, &item).map(|()| true);
     }
+    let mut answer = serde_json::to_value(&report).map_err(|e| BatchError::Store(e.to_string()))?;
+    answer["document"] = serde_json::to_value(document).unwrap_or(Value::Null);
     let id = catalog
         .reports()
         .new_id()

@@ -2,8 +2,8 @@
 //! (entries, bytes unpacked in all). Told by content: a ZIP that is not a DOCX or ODT.
 
 use super::{BatchConfig, BatchError};
-use crate::library::FileSource;
 pub use crate::library::is_archive;
+use crate::library::{FileSource, SourceFileError};
 
 /// One file of a batch: its name and bytes.
 #[derive(Debug, Clone)]
@@ -39,7 +39,7 @@ pub fn unpack_zip(bytes: Vec<u8>, config: &BatchConfig) -> Result<Vec<BatchFile>
                 }
                 files.push(BatchFile { name, bytes });
             }
-            Err(reason) if reason.contains("unpacks to more than") => {
+            Err(SourceFileError::EntryTooLarge { .. }) => {
                 failure = Some(BatchError::TooLarge { limit });
                 return false;
             }

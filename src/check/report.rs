@@ -17,6 +17,17 @@ pub enum Verdict {
     Duplicate,
 }
 
+impl Verdict {
+    /// The verdict as answered: `original`, `partial` or `duplicate`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Original => "original",
+            Verdict::Partial => "partial",
+            Verdict::Duplicate => "duplicate",
+        }
+    }
+}
+
 /// How a match was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -2,6 +2,7 @@
 
 use super::ExcludeRequest;
 pub use crate::cancel::{CancelFlag, CancelOnDrop};
+use crate::error_code::ErrorCode;
 use crate::index::IndexError;
 use crate::library::{DocumentError, LibraryError};
 
@@ -80,6 +81,21 @@ pub enum CheckError {
         key: &'static str,
         limit: u64,
     },
+}
+
+impl CheckError {
+    /// The stable code of this failure.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            CheckError::Text(e) => e.code(),
+            CheckError::Library(e) => e.code(),
+            CheckError::InvalidSimilarity(_) => ErrorCode::InvalidMinSimilarity,
+            CheckError::NoLibraries => ErrorCode::InvalidLibraries,
+            // Only a check nobody waits for is cancelled; the answer is not read.
+            CheckError::Cancelled => ErrorCode::Timeout,
+            CheckError::WorkBudgetExceeded { .. } => ErrorCode::WorkBudgetExceeded,
+        }
+    }
 }
 
 impl From<IndexError> for CheckError {

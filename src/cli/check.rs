@@ -20,9 +20,9 @@ use super::output::check_summary;
 use super::remote::{Remote, segment};
 use dupfinder::batch::{BatchItem, ItemError, items_csv};
 use dupfinder::cancel::CancelFlag;
-use dupfinder::check::{CheckRequest, check};
-use dupfinder::extract::extract;
-use dupfinder::library::{FileSource, is_archive};
+use dupfinder::check::CheckRequest;
+use dupfinder::error_code::ErrorCode;
+use dupfinder::library::{FileSource, SourceFileError, check_file, is_archive};
 
 #[derive(Args)]
 pub(crate) struct CheckArgs {
@@ -103,14 +103,13 @@ pub(crate) fn run(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
         Some(remote) => check_remote(&remote, bytes, name, &options(&args)?)?,
         None => {
             let config = configure(global, None)?;
-            let document = extract(&bytes, &config.extract)
-                .map_err(|e| anyhow!("{}: {e} ({})", path.display(), e.code()))?;
-            let summary = document.summary(&name);
             let catalog = open_catalog(&config)?;
-            let request = local_request(&args, document.text.clone())?;
-            let mut answer = serde_json::to_value(check(&catalog, &request)?)?;
-            answer["document"] = serde_json::to_value(summary)?;
-            answer["text"] = Value::String(document.text);
+            let request = local_request(&args, String::new())?;
+            let checked = check_file(&catalog, &name, &bytes, request, &CancelFlag::new())
+                .map_err(|e| anyhow!("{}: {e} ({})", path.display(), e.code()))?;
+            let mut answer = serde_json::to_value(&checked.report)?;
+            answer["document"] = serde_json::to_value(checked.document)?;
+            answer["text"] = Value::String(checked.request.text);
             answer
         }
     };
@@ -154,7 +153,7 @@ fn local_request(args: &CheckArgs, text: String) -> Result<CheckRequest> {
 }
 
 /// A file's name and bytes, or why it could not be read.
-type ReadFile = (String, Result<Vec<u8>, String>);
+type ReadFile = (String, Result<Vec<u8>, SourceFileError>);
 
 /// Every file the paths name: a folder's files (hidden ones skipped), a `.zip`'s entries, a
 /// file itself; each with its name and bytes (or why it could not be read).
@@ -258,9 +257,9 @@ fn check_one_local(
     catalog: &dupfinder::library::Catalog,
     args: &CheckArgs,
     file: String,
-    bytes: Result<Vec<u8>, String>,
+    bytes: Result<Vec<u8>, SourceFileError>,
 ) -> Result<BatchItem> {
-    let failed = |code: &str, message: String| BatchItem {
+    let failed = |code: ErrorCode, message: String| BatchItem {
         file: file.clone(),
         report_id: None,
         verdict: None,
@@ -273,32 +272,19 @@ fn check_one_local(
     };
     let bytes = match bytes {
         Ok(bytes) => bytes,
-        Err(e) => return Ok(failed("unreadable_document", e)),
+        Err(e) => return Ok(failed(ErrorCode::UnreadableDocument, e.to_string())),
     };
-    let extracted = catalog
-        .extractions()
-        .extract_blocking(&bytes, &CancelFlag::new());
-    let document = match extracted {
-        Ok(document) => document,
-        Err(e) => return Ok(failed(e.code(), e.to_string())),
-    };
-    let words = document.text.split_whitespace().count();
-    let request = local_request(args, document.text)?;
-    match check(catalog, &request) {
-        Ok(answer) => Ok(BatchItem {
-            file,
+    let request = local_request(args, String::new())?;
+    match check_file(catalog, &file, &bytes, request, &CancelFlag::new()) {
+        Ok(checked) => Ok(BatchItem {
             report_id: None,
-            verdict: serde_json::to_value(answer.verdict)?
-                .as_str()
-                .map(str::to_string),
-            similarity_index: Some(answer.similarity_index),
-            words: Some(words),
+            verdict: Some(checked.report.verdict.as_str().to_string()),
+            similarity_index: Some(checked.report.similarity_index),
+            words: Some(checked.request.text.split_whitespace().count()),
             error: None,
+            file,
         }),
-        Err(e) => {
-            let error = dupfinder::api::ApiError::from(e);
-            Ok(failed(error.code.as_str(), error.message))
-        }
+        Err(e) => Ok(failed(e.code(), e.to_string())),
     }
 }
 

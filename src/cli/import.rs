@@ -12,7 +12,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
 use super::config::{GlobalArgs, configure, open_catalog};
-use super::remote::{Remote, segment};
+use super::remote::{Remote, ServerError, segment};
+use dupfinder::error_code::ErrorCode;
 use dupfinder::library::{FileSource, ImportProgress, import_file, import_files};
 
 #[derive(Args)]
@@ -122,7 +123,7 @@ fn run_remote(args: ImportArgs, remote: &Remote) -> Result<ExitCode> {
     };
     match remote.post("/api/v1/libraries", &json!({ "id": library })) {
         Ok(_) => eprintln!("created library `{library}`"),
-        Err(e) if e.to_string().contains("library_exists") => {}
+        Err(e) if ServerError::answered(&e, ErrorCode::LibraryExists) => {}
         Err(e) => return Err(e),
     }
     let url = format!("/api/v1/libraries/{}/documents", segment(&library));

@@ -9,6 +9,8 @@ use reqwest::blocking::{Client, RequestBuilder, Response};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
+use dupfinder::error_code::ErrorCode;
+
 /// A running server and the key to present.
 pub(crate) struct Remote {
     base: String,
@@ -97,18 +99,37 @@ impl Remote {
     }
 }
 
+/// An error answer of the server: its status, and the code and message of its error body.
+#[derive(Debug, thiserror::Error)]
+#[error("the server answered {} {code}: {message}", status.as_u16())]
+pub(crate) struct ServerError {
+    pub status: StatusCode,
+    /// The code as the server spelled it (`error` when the body had none).
+    pub code: String,
+    pub message: String,
+}
+
+impl ServerError {
+    /// Whether `error` is the server's answer with `code`.
+    pub(crate) fn answered(error: &anyhow::Error, code: ErrorCode) -> bool {
+        error
+            .downcast_ref::<ServerError>()
+            .is_some_and(|answer| answer.code == code.as_str())
+    }
+}
+
 /// `401 invalid_token: the bearer token is not valid`, from the server's error body.
 fn answer_error(response: Response) -> anyhow::Error {
     let status = response.status();
     let body: Option<Value> = response.json().ok();
     let error = body.as_ref().and_then(|b| b.get("error"));
     match error {
-        Some(error) => anyhow!(
-            "the server answered {} {}: {}",
-            status.as_u16(),
-            error["code"].as_str().unwrap_or("error"),
-            error["message"].as_str().unwrap_or_default()
-        ),
+        Some(error) => ServerError {
+            status,
+            code: error["code"].as_str().unwrap_or("error").to_string(),
+            message: error["message"].as_str().unwrap_or_default().to_string(),
+        }
+        .into(),
         None => anyhow!("the server answered {status}"),
     }
 }

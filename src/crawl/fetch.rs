@@ -17,6 +17,7 @@ use super::pattern::normalize;
 use super::politeness::{Politeness, authority};
 use super::robots::Robots;
 use crate::config::CrawlConfig;
+use crate::error_code::ErrorCode;
 use crate::outbound::{CheckedResolver, NonPublicAddress, literal_non_public};
 
 /// What a fetch is for; it decides the checks applied.
@@ -98,23 +99,23 @@ pub enum FetchError {
 
 impl FetchError {
     /// The stable code of this failure, as recorded for the page.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            FetchError::UnsupportedScheme { .. } => "unsupported_scheme",
-            FetchError::NonPublicAddress { .. } => "private_address",
-            FetchError::RobotsDisallowed { .. } => "robots_disallowed",
-            FetchError::NotFound { .. } => "not_found",
-            FetchError::Status { .. } => "http_status",
-            FetchError::ServerError { .. } => "server_error",
-            FetchError::RateLimited { .. } => "rate_limited",
-            FetchError::Timeout { .. } => "timeout",
-            FetchError::Network { .. } => "network",
-            FetchError::TooLarge { .. } => "too_large",
-            FetchError::NotHtml { .. } => "not_html",
-            FetchError::RedirectLoop { .. } => "redirect_loop",
-            FetchError::TooManyRedirects { .. } => "too_many_redirects",
-            FetchError::BadRedirect { .. } => "bad_redirect",
-            FetchError::Client(_) => "client",
+            FetchError::UnsupportedScheme { .. } => ErrorCode::UnsupportedScheme,
+            FetchError::NonPublicAddress { .. } => ErrorCode::PrivateAddress,
+            FetchError::RobotsDisallowed { .. } => ErrorCode::RobotsDisallowed,
+            FetchError::NotFound { .. } => ErrorCode::NotFound,
+            FetchError::Status { .. } => ErrorCode::HttpStatus,
+            FetchError::ServerError { .. } => ErrorCode::ServerError,
+            FetchError::RateLimited { .. } => ErrorCode::RateLimited,
+            FetchError::Timeout { .. } => ErrorCode::Timeout,
+            FetchError::Network { .. } => ErrorCode::Network,
+            FetchError::TooLarge { .. } => ErrorCode::TooLarge,
+            FetchError::NotHtml { .. } => ErrorCode::NotHtml,
+            FetchError::RedirectLoop { .. } => ErrorCode::RedirectLoop,
+            FetchError::TooManyRedirects { .. } => ErrorCode::TooManyRedirects,
+            FetchError::BadRedirect { .. } => ErrorCode::BadRedirect,
+            FetchError::Client(_) => ErrorCode::Client,
         }
     }
 

@@ -20,6 +20,8 @@
 
 use url::Url;
 
+use crate::error_code::ErrorCode;
+
 /// One record of a `ListRecords` answer, with its Dublin Core fields.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OaiRecord {
@@ -73,11 +75,11 @@ pub enum OaiError {
 }
 
 impl OaiError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            OaiError::BaseUrl { .. } => "oai_base_url",
-            OaiError::Xml { .. } => "oai_invalid",
-            OaiError::Protocol { .. } => "oai_error",
+            OaiError::BaseUrl { .. } => ErrorCode::OaiBaseUrl,
+            OaiError::Xml { .. } => ErrorCode::OaiInvalid,
+            OaiError::Protocol { .. } => ErrorCode::OaiError,
         }
     }
 

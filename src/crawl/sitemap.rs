@@ -11,6 +11,8 @@
 
 use std::io::Read;
 
+use crate::error_code::ErrorCode;
+
 /// Sitemaps may be 50 MB uncompressed.
 const MAX_UNCOMPRESSED: u64 = 50 * 1024 * 1024;
 
@@ -50,12 +52,12 @@ pub enum SitemapError {
 }
 
 impl SitemapError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            SitemapError::Gzip { .. } => "sitemap_gzip",
-            SitemapError::TooLarge { .. } => "sitemap_too_large",
-            SitemapError::Encoding { .. } | SitemapError::Xml { .. } => "sitemap_invalid",
-            SitemapError::NotASitemap { .. } => "sitemap_invalid",
+            SitemapError::Gzip { .. } => ErrorCode::SitemapGzip,
+            SitemapError::TooLarge { .. } => ErrorCode::SitemapTooLarge,
+            SitemapError::Encoding { .. } | SitemapError::Xml { .. } => ErrorCode::SitemapInvalid,
+            SitemapError::NotASitemap { .. } => ErrorCode::SitemapInvalid,
         }
     }
 }

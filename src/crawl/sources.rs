@@ -19,6 +19,7 @@ use super::oai::{
 use super::pattern::normalize;
 use super::sitemap::{Sitemap, parse_sitemap};
 use super::worker::CrawlContext;
+use crate::error_code::ErrorCode;
 use crate::index::PreparedDocument;
 use crate::library::{Authors, DocumentInput, IdValue, normalize_doi, parse_lang, prepare};
 
@@ -37,8 +38,8 @@ pub(crate) async fn harvest(ctx: &Arc<CrawlContext>) -> Result<(), CrawlError> {
     Ok(())
 }
 
-async fn count_failure(ctx: &Arc<CrawlContext>, code: &'static str) -> Result<(), CrawlError> {
-    ctx.on_frontier(move |f| f.update_job(false, |job| record_failure(job, code)))
+async fn count_failure(ctx: &Arc<CrawlContext>, code: ErrorCode) -> Result<(), CrawlError> {
+    ctx.on_frontier(move |f| f.update_job(false, |job| record_failure(job, code.as_str())))
         .await
         .map(|_| ())
 }
@@ -93,7 +94,7 @@ async fn harvest_sitemaps(ctx: &Arc<CrawlContext>, start: Vec<Url>) -> Result<()
             Ok(fetched) => fetched,
             Err(e) => {
                 tracing::warn!(library = %ctx.id(), error = %e, "sitemap not read");
-                count_failure(ctx, "sitemap_unavailable").await?;
+                count_failure(ctx, ErrorCode::SitemapUnavailable).await?;
                 continue;
             }
         };
@@ -174,7 +175,7 @@ async fn harvest_oai(ctx: &Arc<CrawlContext>, base: &str) -> Result<(), CrawlErr
             Ok(fetched) => fetched,
             Err(e) => {
                 tracing::warn!(library = %ctx.id(), error = %e, "OAI-PMH request failed");
-                return count_failure(ctx, "oai_unavailable").await;
+                return count_failure(ctx, ErrorCode::OaiUnavailable).await;
             }
         };
         let page = match parse_list_records(&url, &fetched.text()) {
@@ -224,7 +225,7 @@ async fn harvest_oai(ctx: &Arc<CrawlContext>, base: &str) -> Result<(), CrawlErr
                 job.counters.pages_parsed += records;
                 job.counters.pages_indexed += indexed;
                 for code in &failures {
-                    record_failure(job, code);
+                    record_failure(job, code.as_str());
                 }
                 if job.oai.started.is_none() {
                     job.oai.started = started;
@@ -248,7 +249,7 @@ async fn harvest_oai(ctx: &Arc<CrawlContext>, base: &str) -> Result<(), CrawlErr
 fn prepare_records(
     ctx: &CrawlContext,
     records: Vec<OaiRecord>,
-) -> (Vec<PreparedDocument>, Vec<Url>, Vec<&'static str>) {
+) -> (Vec<PreparedDocument>, Vec<Url>, Vec<ErrorCode>) {
     let mut documents = Vec::new();
     let mut landing_pages = Vec::new();
     let mut failures = Vec::new();

@@ -30,6 +30,7 @@ use super::sources;
 use super::store::{Failure, StoreError};
 use crate::clock::unix_now;
 use crate::config::CrawlConfig;
+use crate::error_code::ErrorCode;
 use crate::extract::ExtractError;
 use crate::extract::read_page;
 use crate::index::{IndexError, PreparedDocument, RebuildControl, RebuildOutcome};
@@ -486,7 +487,7 @@ async fn process_page(
             }
         }
         Err(e) => Err(Failure {
-            code: "invalid_url".to_string(),
+            code: ErrorCode::InvalidUrl.to_string(),
             message: format!("{}: {e}", page.url),
             transient: false,
         }),
@@ -530,7 +531,7 @@ async fn process_page(
             // A page that breaks the parser fails alone; the crawl goes on.
             tracing::error!(url = %url, "extraction panicked");
             let failure = Failure {
-                code: "extract_failed".to_string(),
+                code: ErrorCode::ExtractFailed.to_string(),
                 message: format!("{url}: the page could not be parsed"),
                 transient: false,
             };
@@ -705,7 +706,7 @@ fn parse_and_record(
             frontier.failed(
                 &page.url,
                 Failure {
-                    code: "not_article".to_string(),
+                    code: ErrorCode::NotArticle.to_string(),
                     message: format!("{} led to {final_url}, not an article page", page.url),
                     transient: false,
                 },
@@ -779,7 +780,7 @@ fn flush(ctx: &CrawlContext, batch: &mut Vec<IndexItem>, tracker: &Tracker) {
                 let _ = ctx.frontier.failed(
                     url,
                     Failure {
-                        code: "index_error".to_string(),
+                        code: ErrorCode::IndexFailed.to_string(),
                         message: source.to_string(),
                         transient: true,
                     },

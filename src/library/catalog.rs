@@ -27,6 +27,7 @@ use crate::analysis::Analyzer;
 use crate::batch::BatchStore;
 use crate::clock::unix_now;
 use crate::config::Config;
+use crate::error_code::ErrorCode;
 use crate::extract::Extractions;
 use crate::index::{IndexError, IndexOptions, IndexSummary, LibraryIndex, default_analyzer};
 use crate::reports::{Report, ReportError, ReportStore};
@@ -74,9 +75,33 @@ pub enum LibraryError {
         job.doing()
     )]
     JobRunningElsewhere { library: String, job: JobKind },
+    /// A batch of the job table could not be read.
+    #[error(transparent)]
+    Batch(#[from] crate::batch::BatchError),
 }
 
 impl LibraryError {
+    /// The stable code of this failure: a client's (an invalid or unknown library), the
+    /// server's state (a stopped writer, a fault of the data directory) or
+    /// [`ErrorCode::Internal`].
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            LibraryError::InvalidId(_) => ErrorCode::InvalidLibraryId,
+            LibraryError::Registry(RegistryError::Exists(_)) => ErrorCode::LibraryExists,
+            LibraryError::WriterStopped(_) => ErrorCode::WriterStopped,
+            LibraryError::Unsupported { .. } => ErrorCode::UnsupportedOnBackend,
+            LibraryError::JobRunningElsewhere { .. } => ErrorCode::JobRunningElsewhere,
+            // Deleted by another process between the lookup and the statement, too.
+            e if e.is_not_found() => ErrorCode::LibraryNotFound,
+            LibraryError::Storage { fault, .. } => match fault {
+                StorageFault::Full => ErrorCode::StorageFull,
+                StorageFault::Unavailable => ErrorCode::StorageUnavailable,
+                StorageFault::Transient => ErrorCode::TransientFault,
+            },
+            _ => ErrorCode::Internal,
+        }
+    }
+
     /// Whether the library does not exist (any more): looked up and not found, or deleted by
     /// another process while a statement on it ran.
     pub fn is_not_found(&self) -> bool {
@@ -179,7 +204,7 @@ pub struct RejectedLine {
 /// Why a line was rejected, as a stable code and a message.
 #[derive(Debug, Clone, Serialize)]
 pub struct RejectedReason {
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
 }
 

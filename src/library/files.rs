@@ -12,6 +12,7 @@ use super::catalog::{Catalog, LibraryError, RejectedReason};
 use super::import::ImportProgressSync;
 use super::ingest::{Authors, DocumentInput, IdValue, prepare};
 use crate::cancel::CancelFlag;
+use crate::error_code::ErrorCode;
 use crate::extract::ExtractedDocument;
 
 /// A document input for a file called `name` (its id), from its extracted text. The name is
@@ -48,6 +49,20 @@ pub struct FileImportSummary {
     pub import_seconds: f64,
     pub signing_seconds: f64,
     pub stats_generation: u64,
+}
+
+/// Why a file of a [`FileSource`] could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceFileError {
+    #[error("the file is larger than {limit} bytes")]
+    FileTooLarge { limit: u64 },
+    /// A ZIP entry that unpacks to more than the bound: a zip bomb, or more than one file
+    /// may be.
+    #[error("the entry unpacks to more than {limit} bytes")]
+    EntryTooLarge { limit: u64 },
+    /// The file or the entry cannot be read: the reason says why.
+    #[error("{0}")]
+    Unreadable(String),
 }
 
 /// The files to import: every regular file under a folder (hidden ones skipped), or every
@@ -137,7 +152,11 @@ impl FileSource {
 
     /// Each file's relative path and bytes (or why it could not be read), at most
     /// `max_bytes` each.
-    fn each(&self, max_bytes: u64, mut visit: impl FnMut(String, Result<Vec<u8>, String>)) {
+    fn each(
+        &self,
+        max_bytes: u64,
+        mut visit: impl FnMut(String, Result<Vec<u8>, SourceFileError>),
+    ) {
         self.each_until(max_bytes, |name, read| {
             visit(name, read);
             true
@@ -148,7 +167,7 @@ impl FileSource {
     pub fn each_until(
         &self,
         max_bytes: u64,
-        mut visit: impl FnMut(String, Result<Vec<u8>, String>) -> bool,
+        mut visit: impl FnMut(String, Result<Vec<u8>, SourceFileError>) -> bool,
     ) {
         match self {
             FileSource::Folder { root, files } => {
@@ -160,15 +179,14 @@ impl FileSource {
                         .map(|c| c.as_os_str().to_string_lossy().into_owned())
                         .collect::<Vec<_>>()
                         .join("/");
-                    let bytes = std::fs::metadata(file)
-                        .map_err(|e| e.to_string())
-                        .and_then(|m| {
-                            if m.len() > max_bytes {
-                                Err(format!("the file is larger than {max_bytes} bytes"))
-                            } else {
-                                std::fs::read(file).map_err(|e| e.to_string())
-                            }
-                        });
+                    let unreadable = |e: std::io::Error| SourceFileError::Unreadable(e.to_string());
+                    let bytes = std::fs::metadata(file).map_err(unreadable).and_then(|m| {
+                        if m.len() > max_bytes {
+                            Err(SourceFileError::FileTooLarge { limit: max_bytes })
+                        } else {
+                            std::fs::read(file).map_err(unreadable)
+                        }
+                    });
                     if !visit(name, bytes) {
                         return;
                     }
@@ -179,22 +197,25 @@ impl FileSource {
                     return;
                 };
                 for name in names {
-                    let read = archive
-                        .by_name(name)
-                        .map_err(|e| e.to_string())
-                        .and_then(|entry| {
-                            let mut out = Vec::new();
-                            entry
-                                .take(max_bytes + 1)
-                                .read_to_end(&mut out)
-                                .map_err(|e| e.to_string())?;
-                            if out.len() as u64 > max_bytes {
-                                return Err(format!(
-                                    "the entry unpacks to more than {max_bytes} bytes"
-                                ));
-                            }
-                            Ok(out)
-                        });
+                    let unreadable =
+                        |e: &dyn std::fmt::Display| SourceFileError::Unreadable(e.to_string());
+                    let read =
+                        archive
+                            .by_name(name)
+                            .map_err(|e| unreadable(&e))
+                            .and_then(|entry| {
+                                let mut out = Vec::new();
+                                entry
+                                    .take(max_bytes + 1)
+                                    .read_to_end(&mut out)
+                                    .map_err(|e| unreadable(&e))?;
+                                if out.len() as u64 > max_bytes {
+                                    return Err(SourceFileError::EntryTooLarge {
+                                        limit: max_bytes,
+                                    });
+                                }
+                                Ok(out)
+                            });
                     if !visit(name.clone(), read) {
                         return;
                     }
@@ -232,9 +253,9 @@ pub fn import_files(
     source.each(config.limits.max_body_bytes as u64, |name, bytes| {
         done += 1;
         progress.read(done);
-        let reason = |code: &'static str, message: String| RejectedReason { code, message };
+        let reason = |code: ErrorCode, message: String| RejectedReason { code, message };
         let outcome = bytes
-            .map_err(|e| reason("unreadable_document", e))
+            .map_err(|e| reason(ErrorCode::UnreadableDocument, e.to_string()))
             .and_then(|bytes| {
                 catalog
                     .extractions()

@@ -5,6 +5,7 @@ use serde::Deserialize;
 
 use crate::analysis::{Analyzer, Language, TextError, analyze_text, sampled_shingles};
 use crate::config::Limits;
+use crate::error_code::ErrorCode;
 use crate::extract::normalize_doi;
 use crate::index::PreparedDocument;
 
@@ -98,19 +99,19 @@ impl From<TextError> for DocumentError {
 
 impl DocumentError {
     /// The stable snake_case code of this error.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            DocumentError::InvalidJson(_) => "invalid_json",
-            DocumentError::MissingField(_) => "missing_field",
-            DocumentError::TextEmpty => "text_empty",
-            DocumentError::TextTooShort { .. } => "text_too_short",
-            DocumentError::TextTooLarge { .. } => "text_too_large",
-            DocumentError::InvalidLang(_) => "invalid_lang",
-            DocumentError::InvalidDocId(_) => "invalid_doc_id",
-            DocumentError::InvalidYear(_) => "invalid_year",
-            DocumentError::InvalidDoi(_) => "invalid_doi",
-            DocumentError::InvalidPdfUrl(_) => "invalid_pdf_url",
-            DocumentError::JsonTooDeep { .. } => "json_too_deep",
+            DocumentError::InvalidJson(_) => ErrorCode::InvalidJson,
+            DocumentError::MissingField(_) => ErrorCode::MissingField,
+            DocumentError::TextEmpty => ErrorCode::TextEmpty,
+            DocumentError::TextTooShort { .. } => ErrorCode::TextTooShort,
+            DocumentError::TextTooLarge { .. } => ErrorCode::TextTooLarge,
+            DocumentError::InvalidLang(_) => ErrorCode::InvalidLang,
+            DocumentError::InvalidDocId(_) => ErrorCode::InvalidDocId,
+            DocumentError::InvalidYear(_) => ErrorCode::InvalidYear,
+            DocumentError::InvalidDoi(_) => ErrorCode::InvalidDoi,
+            DocumentError::InvalidPdfUrl(_) => ErrorCode::InvalidPdfUrl,
+            DocumentError::JsonTooDeep { .. } => ErrorCode::JsonTooDeep,
         }
     }
 }

@@ -265,8 +265,8 @@ impl Jobs {
     /// Starts checking the files of the batch `job` (kept in the batch store) that are not
     /// checked yet.
     pub fn start_batch(&self, job: &str, trigger: JobTrigger) -> Result<JobStatus, LibraryError> {
-        let batch = self.catalog.batches().get(job).map_err(batch_error)?;
-        let done = self.catalog.batches().done(job).map_err(batch_error)?;
+        let batch = self.catalog.batches().get(job)?;
+        let done = self.catalog.batches().done(job)?;
         let mut table = self.table.lock();
         if let Some(existing) = table.values().find(|j| j.status.lock().job == job) {
             return Ok(existing.status());
@@ -639,19 +639,6 @@ fn run_batch(job: &Job, catalog: &Catalog, stopping: &AtomicBool) {
             }
         }
     });
-}
-
-fn batch_error(e: crate::batch::BatchError) -> LibraryError {
-    match e {
-        crate::batch::BatchError::NotFound(job) => LibraryError::Io {
-            path: std::path::PathBuf::from(&job),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, format!("no batch `{job}`")),
-        },
-        other => LibraryError::Reports(crate::reports::ReportError::Store {
-            path: std::path::PathBuf::from("reports.redb"),
-            reason: other.to_string(),
-        }),
-    }
 }
 
 /// Drops the oldest finished jobs beyond [`KEPT_FINISHED`].

@@ -4,6 +4,7 @@
 mod catalog;
 mod corpus;
 mod fault;
+mod file_check;
 mod files;
 mod import;
 mod ingest;
@@ -20,8 +21,10 @@ pub use catalog::{
 };
 pub use corpus::{CorpusLine, CorpusReader};
 pub use fault::StorageFault;
+pub use file_check::{FileCheck, FileCheckError, check_extracted, check_file};
 pub use files::{
-    FileImportSummary, FileSource, RejectedFile, file_document, import_files, is_archive,
+    FileImportSummary, FileSource, RejectedFile, SourceFileError, file_document, import_files,
+    is_archive,
 };
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
 pub use ingest::{

@@ -127,7 +127,8 @@ async fn a_batch_of_a_hundred_files_has_a_report_for_each_and_a_bad_file_does_no
     assert_eq!(code, 400);
 }
 
-fn zip(entries: &[(&str, Vec<u8>)]) -> Vec<u8> {
+/// A ZIP archive of `entries` (name, bytes).
+pub(crate) fn zip(entries: &[(&str, Vec<u8>)]) -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
     let mut writer = zip::ZipWriter::new(&mut out);
     for (name, bytes) in entries {

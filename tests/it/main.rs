@@ -12,6 +12,7 @@ mod crawl_resume;
 mod crawl_serve_resume;
 mod dedup;
 mod descriptors;
+mod file_check;
 mod files;
 mod hostile;
 mod html_bombs;

@@ -1,6 +1,7 @@
 //! Failures of a storage backend other than tantivy's own (which stay [`IndexError`]s).
 
 use crate::index::IndexError;
+use dupfinder_common::error_code::ErrorCode;
 
 /// What can go wrong talking to a storage backend.
 #[derive(Debug, thiserror::Error)]
@@ -19,13 +20,13 @@ pub enum StorageError {
 
 impl StorageError {
     /// A stable code naming the failure.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            StorageError::Config(_) => "storage_config",
-            StorageError::Connect(_) => "storage_unreachable",
-            StorageError::Database(_) => "storage_database",
-            StorageError::Migration { .. } => "storage_migration",
-            StorageError::NoSuchLibrary(_) => "library_not_found",
+            StorageError::Config(_) => ErrorCode::StorageConfig,
+            StorageError::Connect(_) => ErrorCode::StorageUnreachable,
+            StorageError::Database(_) => ErrorCode::StorageDatabase,
+            StorageError::Migration { .. } => ErrorCode::StorageMigration,
+            StorageError::NoSuchLibrary(_) => ErrorCode::LibraryNotFound,
         }
     }
 }

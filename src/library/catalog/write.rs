@@ -13,7 +13,8 @@ use crate::library::registry::RegistryError;
 impl Catalog {
     /// What a failed write answers: a fault of the data directory (found in the error, or by
     /// probing the directory when the index library reported it as text) as
-    /// [`LibraryError::Storage`]; a killed index writer as [`LibraryError::WriterStopped`];
+    /// [`LibraryError::Storage`]; a killed index writer ([`IndexError::WriterKilled`]) as
+    /// [`LibraryError::WriterStopped`];
     /// anything else as it is. Every write of the catalog passes its failure through here.
     pub(super) fn write_failed(&self, id: &str, error: LibraryError) -> LibraryError {
         if self.postgres.is_some() {
@@ -41,7 +42,7 @@ impl Catalog {
                 {
                     return storage(fault, &error);
                 }
-                if error.to_string().contains("index writer was killed") {
+                if matches!(error, LibraryError::Index(IndexError::WriterKilled { .. })) {
                     tracing::error!(library = id, %error, "index writer stopped");
                     return LibraryError::WriterStopped(id.to_string());
                 }

@@ -32,6 +32,10 @@ pub enum IndexError {
     CorruptSnapshot { path: PathBuf, reason: String },
     #[error("stored document {doc_id} is corrupt: {reason}")]
     CorruptDocument { doc_id: String, reason: String },
+    /// tantivy's index writer stopped: one of its threads failed or panicked, and it takes no
+    /// more documents until it is opened again.
+    #[error("the index writer at {path} stopped: {reason}")]
+    WriterKilled { path: PathBuf, reason: String },
     /// A backend other than tantivy failed (see `storage/`).
     #[error(transparent)]
     Storage(crate::StorageError),
@@ -49,6 +53,9 @@ impl IndexError {
         let path = path.into();
         move |source| match source {
             tantivy::TantivyError::LockFailure(..) => IndexError::Locked { path },
+            tantivy::TantivyError::ErrorInThread(reason) => {
+                IndexError::WriterKilled { path, reason }
+            }
             source => IndexError::Tantivy { path, source },
         }
     }
@@ -73,4 +80,23 @@ pub(crate) fn open_or_create(
         },
         e => IndexError::tantivy(path)(e),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer whose threads died is told by tantivy's error variant, not by its message.
+    #[test]
+    fn a_failed_writer_thread_is_a_killed_writer() {
+        let killed = IndexError::tantivy("/data/lib")(tantivy::TantivyError::ErrorInThread(
+            "An index writer was killed.".to_string(),
+        ));
+        assert!(
+            matches!(killed, IndexError::WriterKilled { .. }),
+            "{killed}"
+        );
+        let other = IndexError::tantivy("/data/lib")(tantivy::TantivyError::IndexAlreadyExists);
+        assert!(matches!(other, IndexError::Tantivy { .. }), "{other}");
+    }
 }

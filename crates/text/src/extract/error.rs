@@ -1,6 +1,7 @@
 //! Why a file yields no text, each case with the stable code the API answers.
 
 use super::Format;
+use dupfinder_common::error_code::ErrorCode;
 
 /// A file that could not be read as a document.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,22 +58,22 @@ pub enum ExtractError {
 
 impl ExtractError {
     /// The stable code the API answers (and the CLI prints).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            ExtractError::Unsupported { .. } => "unsupported_media_type",
+            ExtractError::Unsupported { .. } => ErrorCode::UnsupportedMediaType,
             ExtractError::Unreadable { .. } | ExtractError::NoText { .. } | ExtractError::Empty => {
-                "unreadable_document"
+                ErrorCode::UnreadableDocument
             }
-            ExtractError::NoTextLayer { .. } => "no_text_layer",
-            ExtractError::TooManyPages { .. } => "too_many_pages",
+            ExtractError::NoTextLayer { .. } => ErrorCode::NoTextLayer,
+            ExtractError::TooManyPages { .. } => ErrorCode::TooManyPages,
             ExtractError::TooLarge { .. } | ExtractError::TooMuchInflated { .. } => {
-                "document_too_large"
+                ErrorCode::DocumentTooLarge
             }
-            ExtractError::TooManyOperators { .. } => "too_many_operators",
-            ExtractError::TooManyObjects { .. } => "too_many_objects",
-            ExtractError::NestingTooDeep { .. } => "nesting_too_deep",
-            ExtractError::Timeout { .. } => "extraction_timeout",
-            ExtractError::Busy | ExtractError::Cancelled => "busy",
+            ExtractError::TooManyOperators { .. } => ErrorCode::TooManyOperators,
+            ExtractError::TooManyObjects { .. } => ErrorCode::TooManyObjects,
+            ExtractError::NestingTooDeep { .. } => ErrorCode::NestingTooDeep,
+            ExtractError::Timeout { .. } => ErrorCode::ExtractionTimeout,
+            ExtractError::Busy | ExtractError::Cancelled => ErrorCode::Busy,
         }
     }
 

@@ -167,9 +167,9 @@ pub enum PageError {
 
 impl PageError {
     /// The stable code of this failure, as recorded for the page.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> dupfinder_common::error_code::ErrorCode {
         match self {
-            PageError::TooDeep { .. } => "too_deep",
+            PageError::TooDeep { .. } => dupfinder_common::error_code::ErrorCode::TooDeep,
         }
     }
 }

@@ -1,5 +1,7 @@
 //! The one way a file is extracted in the process: [`Extractions`] runs [`extract_cancellable`]
-//! under `[extract]`'s bounds, at most `max_concurrent` at once, stopped when its time is up,
+//! (through one function, `extract_bounded`, for async and blocking callers alike, a reader's
+//! panic an unreadable file) under `[extract]`'s bounds, at most `max_concurrent` at once,
+//! stopped when its time is up,
 //! when nobody waits for it any more (the future waiting for it was dropped: the client left)
 //! and when the server stops. Uploads, batches, crawled full texts and imports all extract
 //! through it, so they share the places and the bounds.
@@ -61,7 +63,6 @@ impl Extractions {
         bytes: impl AsRef<[u8]> + Send + 'static,
     ) -> Result<ExtractedDocument, ExtractError> {
         let place = self.place().await?;
-        let format = sniff(bytes.as_ref()).unwrap_or(Format::Text);
         let cancel = self.stopping.child();
         let _cancel_when_abandoned = cancel.cancel_on_drop();
         let limits = self.limits.clone();
@@ -69,18 +70,14 @@ impl Extractions {
         let work = tokio::task::spawn_blocking(move || {
             // The place is held until the extraction has stopped, not only until it is answered.
             let _place = place;
-            extract_cancellable(bytes.as_ref(), &limits, &cancel)
+            extract_bounded(bytes.as_ref(), &limits, &cancel)
         });
         match tokio::time::timeout(Duration::from_secs(seconds.max(1)), work).await {
             Ok(Ok(outcome)) => outcome,
-            // A reader that panicked outside the PDF reader's own `catch_unwind`.
-            Ok(Err(failed)) => {
-                tracing::error!(error = %failed, %format, "a file reader failed");
-                Err(ExtractError::Unreadable {
-                    format,
-                    reason: "the reader failed on this file".to_string(),
-                })
-            }
+            Ok(Err(failed)) => Err(ExtractError::Unreadable {
+                format: Format::Text,
+                reason: format!("the extraction did not finish: {failed}"),
+            }),
             Err(_) => Err(ExtractError::Timeout { seconds }),
         }
     }
@@ -96,7 +93,7 @@ impl Extractions {
         let _place = wait_blocking(self.places.take_patiently(), stop)
             .flatten()
             .ok_or(ExtractError::Cancelled)?;
-        extract_cancellable(bytes, &self.limits, &self.stopping.child_also_of(cancel))
+        extract_bounded(bytes, &self.limits, &self.stopping.child_also_of(cancel))
     }
 
     /// A place, waiting while every one is taken, unless too many wait already.
@@ -106,6 +103,27 @@ impl Extractions {
         }
         self.places.take().await.ok_or(ExtractError::Busy)
     }
+}
+
+/// The one extraction of the process, in a place: [`extract_cancellable`] under `limits` (its
+/// time included) and `cancel`, a reader that panics outside the PDF reader's own
+/// `catch_unwind` answered as an unreadable file rather than taking its caller down.
+fn extract_bounded(
+    bytes: &[u8],
+    limits: &ExtractLimits,
+    cancel: &CancelFlag,
+) -> Result<ExtractedDocument, ExtractError> {
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        extract_cancellable(bytes, limits, cancel)
+    }));
+    read.unwrap_or_else(|_| {
+        let format = sniff(bytes).unwrap_or(Format::Text);
+        tracing::error!(%format, "a file reader failed");
+        Err(ExtractError::Unreadable {
+            format,
+            reason: "the reader failed on this file".to_string(),
+        })
+    })
 }
 
 /// Wakes a thread parked in [`wait_blocking`].
