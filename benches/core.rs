@@ -12,9 +12,10 @@ use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use dupfinder::analysis::analyze_text;
-use dupfinder::check::{CheckRequest, check};
+use dupfinder::check::CheckRequest;
 use dupfinder::config::Config;
 use dupfinder::eval::synthetic::SyntheticCorpus;
+use dupfinder::library::check;
 use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary};
 use dupfinder::signature::{RobustScheme, robust_signatures, seed_signature};
 

@@ -51,12 +51,13 @@ mod memory;
 
 use dupfinder::analysis::analyze_text;
 use dupfinder::api::{AppState, router};
-use dupfinder::check::{CheckRequest, Verdict, check};
+use dupfinder::check::{CheckRequest, Verdict};
 use dupfinder::config::Config;
 use dupfinder::crawl::CrawlService;
 use dupfinder::dedup::{DedupControl, DedupOutcome, DedupStore, run_dedup};
 use dupfinder::eval::synthetic::SyntheticCorpus;
 use dupfinder::eval::{gen_planted, read_truth, score_clusters};
+use dupfinder::library::check;
 use dupfinder::library::{Catalog, Jobs, import_file};
 use serde_json::{Value, json};
 

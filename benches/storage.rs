@@ -20,7 +20,7 @@ use std::time::Instant;
 mod postgres;
 
 use dupfinder::analysis::Analyzer;
-use dupfinder::check::{CancelFlag, CheckRequest, check_stores};
+use dupfinder::check::{CancelFlag, CheckRequest, Checker, check_stores};
 use dupfinder::config::{Config, PostgresConfig};
 use dupfinder::eval::synthetic::SyntheticCorpus;
 use dupfinder::index::{IndexOptions, PreparedDocument, RebuildControl, default_analyzer};
@@ -255,7 +255,7 @@ fn document(
     let json = json!({"id": format!("doc-{n}"), "title": title, "text": text, "lang": "en"});
     prepare(
         analyzer,
-        &config.limits,
+        config.limits.text(),
         parse_document(&json.to_string()).unwrap(),
     )
     .unwrap()
@@ -277,8 +277,11 @@ fn latencies(
         let request = CheckRequest::new(text(n));
         let began = Instant::now();
         let report = check_stores(
-            analyzer,
-            config,
+            &Checker {
+                analyzer,
+                config: &config.check,
+                text_limits: config.limits.text(),
+            },
             &[("bench", store)],
             &request,
             &CancelFlag::new(),

@@ -28,7 +28,6 @@
 pub mod api;
 pub mod backup;
 pub mod batch;
-pub mod check;
 pub mod config;
 pub mod crawl;
 pub mod dedup;
@@ -38,6 +37,7 @@ pub mod reports;
 pub mod web;
 pub mod webhooks;
 
+pub use dupfinder_check as check;
 pub use dupfinder_common::{admission, cancel, clock, durable, error_code, outbound};
 pub use dupfinder_signature as signature;
 pub use dupfinder_storage::{self as storage, index};

@@ -5,7 +5,8 @@
 use std::sync::OnceLock;
 
 use dupfinder::api::parse_check_request;
-use dupfinder::check::{Verdict, check};
+use dupfinder::check::Verdict;
+use dupfinder::library::check;
 use dupfinder::config::Config;
 use dupfinder::library::{Catalog, NewLibrary, parse_json_lines};
 use libfuzzer_sys::fuzz_target;

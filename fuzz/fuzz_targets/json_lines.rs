@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(line > last && line <= total_lines, "line {line} after {last} of {total_lines}");
         last = line;
         if let Ok(input) = parsed
-            && let Ok(document) = prepare(analyzer, &limits, input)
+            && let Ok(document) = prepare(analyzer, limits.text(), input)
         {
             assert!(document.text.len() <= limits.max_text_bytes);
             assert!(document.tokens.len() >= limits.min_words);

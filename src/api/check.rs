@@ -22,9 +22,10 @@ use super::body::{TextBody, parse_json};
 use super::upload::{Upload, extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
 use crate::batch::{BatchError, BatchFile, BatchSettings, is_archive, unpack_zip};
-use crate::check::{CancelFlag, CheckRequest, check_cancellable};
+use crate::check::{CancelFlag, CheckRequest};
 use crate::config::Limits;
 use crate::extract::ExtractedDocument;
+use crate::library::check_cancellable;
 use crate::library::{Catalog, JobTrigger, check_extracted};
 use crate::reports::{Report, ReportError};
 

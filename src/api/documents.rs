@@ -68,7 +68,7 @@ pub(super) async fn add_documents(
         }
         // One document: any problem with it is the request's error, not a rejected line.
         let input: DocumentInput = parse_json(&body.text, limits)?;
-        let document = prepare(catalog.analyzer(), limits, input)?;
+        let document = prepare(catalog.analyzer(), limits.text(), input)?;
         Ok(catalog.ingest_prepared(&id, vec![document], Vec::new())?)
     })
     .await??;
@@ -101,7 +101,7 @@ async fn add_files(
         let limits = &catalog.config().limits;
         let mut prepared = Vec::with_capacity(inputs.len());
         for (input, name) in inputs {
-            let document = prepare(catalog.analyzer(), limits, input).map_err(|e| {
+            let document = prepare(catalog.analyzer(), limits.text(), input).map_err(|e| {
                 let mut error = ApiError::from(e);
                 error.message = format!("{name}: {}", error.message);
                 error

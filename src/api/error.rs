@@ -174,7 +174,7 @@ impl From<CheckError> for ApiError {
     fn from(e: CheckError) -> Self {
         match e {
             CheckError::Text(e) => e.into(),
-            CheckError::Library(e) => e.into(),
+            CheckError::Storage(e) => LibraryError::Index(e).into(),
             e => ApiError::new(e.code(), e.to_string()),
         }
     }

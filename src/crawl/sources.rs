@@ -282,7 +282,11 @@ fn prepare_records(
             pdf_url: None,
             doi: record.identifiers.iter().find_map(|i| normalize_doi(i)),
         };
-        match prepare(ctx.catalog.analyzer(), &ctx.catalog.config().limits, input) {
+        match prepare(
+            ctx.catalog.analyzer(),
+            ctx.catalog.config().limits.text(),
+            input,
+        ) {
             Ok(document) => documents.push(document),
             Err(e) => match landing {
                 // The metadata is too thin: the landing page may carry the article.

@@ -646,7 +646,7 @@ fn index_article(
     let final_url = article.final_url;
     match prepare(
         ctx.catalog.analyzer(),
-        &ctx.catalog.config().limits,
+        ctx.catalog.config().limits.text(),
         article.input,
     ) {
         Ok(document) => Ok(index_tx

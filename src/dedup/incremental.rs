@@ -46,7 +46,12 @@ pub fn arrived(
             changes.extend(set.remove_document(doc_id, &lookup));
         }
         let check_started = Instant::now();
-        let checked = check_stored(catalog, library, view.as_ref(), DocKey::of(doc_id))?;
+        let checked = check_stored(
+            &catalog.checker(),
+            library,
+            view.as_ref(),
+            DocKey::of(doc_id),
+        )?;
         checking += check_started.elapsed();
         let Some(checked) = checked else {
             continue;

@@ -250,7 +250,7 @@ fn check_chunk(
     let view = store.view()?;
     let mut edges = Vec::new();
     for key in chunk {
-        let checked = match check_stored(catalog, library, view.as_ref(), *key) {
+        let checked = match check_stored(&catalog.checker(), library, view.as_ref(), *key) {
             Ok(Some(checked)) => checked,
             Ok(None) => continue,
             // A stored text the current limits refuse (they were changed since it was

@@ -10,7 +10,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::jats::read_jats;
-use crate::check::{CheckError, CheckRequest, ExcludeRequest, check};
+use crate::check::{CheckError, CheckRequest, ExcludeRequest};
+use crate::library::check;
 use crate::library::{Catalog, DocumentInput, IdValue, LibraryError, NewLibrary};
 
 /// One configuration's figures.

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::pan::{Aligned, PanMeasures, pan_measures};
 use super::self_check::Latency;
-use crate::check::{CheckError, CheckRequest, Method, Verdict, check, raw_candidates};
+use crate::check::{CheckError, CheckRequest, Method, Verdict};
 use crate::library::{Catalog, LibraryError};
+use crate::library::{check, raw_candidates};
 
 /// A query with its truth, as `gen-tests` writes it (one JSON object per line).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -257,12 +258,12 @@ pub fn evaluate(
         let is_partial = query.source.is_some() && !query.expect_duplicate;
         let raw = match raw_candidates(catalog, library, &query.text) {
             Ok(raw) => raw,
-            Err(CheckError::Text(_)) => {
+            Err(LibraryError::Check(CheckError::Text(_))) => {
                 rejected += 1;
                 continue;
             }
-            Err(CheckError::Library(e)) => return Err(e),
-            Err(e) => unreachable!("a valid request failed: {e}"),
+            Err(LibraryError::Check(e)) => unreachable!("a valid request failed: {e}"),
+            Err(e) => return Err(e),
         };
         let mut request = CheckRequest::new(query.text.clone());
         request.libraries = Some(vec![library.to_string()]);
@@ -273,11 +274,11 @@ pub fn evaluate(
         request.passages = kinded;
         let answer = match check(catalog, &request) {
             Ok(answer) => answer,
-            Err(CheckError::Library(e)) => return Err(e),
-            Err(_) => {
+            Err(LibraryError::Check(_)) => {
                 rejected += 1;
                 continue;
             }
+            Err(e) => return Err(e),
         };
         // Reports are made with passages, which the figures come from: a query checked
         // without them is checked once more with them for this count.

@@ -6,7 +6,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::check::{CheckError, CheckRequest, Method, check};
+use crate::check::{CheckError, CheckRequest, Method};
+use crate::library::check;
 use crate::library::{Catalog, CorpusReader, LibraryError};
 
 /// A document that did not find itself.
@@ -120,7 +121,7 @@ pub fn self_check(
         request.libraries = Some(vec![library.to_string()]);
         let answer = match check(catalog, &request) {
             Ok(answer) => answer,
-            Err(CheckError::Text(e)) => {
+            Err(LibraryError::Check(CheckError::Text(e))) => {
                 report.misses.push(SelfCheckMiss {
                     doc_id: id,
                     words,
@@ -128,8 +129,8 @@ pub fn self_check(
                 });
                 continue;
             }
-            Err(CheckError::Library(e)) => return Err(e),
-            Err(e) => unreachable!("a valid request failed: {e}"),
+            Err(LibraryError::Check(e)) => unreachable!("a valid request failed: {e}"),
+            Err(e) => return Err(e),
         };
         latencies.push(answer.took_ms);
         match answer.matches.iter().position(|m| m.doc_id == id) {

@@ -19,18 +19,19 @@ use serde::Serialize;
 
 use super::LibraryId;
 use super::fault::StorageFault;
-use super::ingest::DocumentError;
 use super::jobs::JobKind;
 use super::keys::{KeyError, KeyStore};
 use super::registry::{LibraryRecord, Registry, RegistryError};
 use crate::analysis::Analyzer;
 use crate::batch::BatchStore;
+use crate::check::CheckError;
 use crate::clock::unix_now;
 use crate::config::Config;
 use crate::error_code::ErrorCode;
 use crate::extract::Extractions;
 use crate::index::{IndexError, IndexOptions, IndexSummary, LibraryIndex, default_analyzer};
 use crate::reports::{Report, ReportError, ReportStore};
+use crate::storage::ingest::DocumentError;
 use crate::storage::postgres::PgStorage;
 use crate::storage::{Backend, LibraryStore, Storage};
 use crate::webhooks::{Event, WebhookStore};
@@ -46,6 +47,9 @@ pub enum LibraryError {
     Registry(#[from] RegistryError),
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// A check could not run (its request, its text, its work budget).
+    #[error(transparent)]
+    Check(CheckError),
     #[error("I/O error at {path}: {source}")]
     Io {
         path: PathBuf,
@@ -80,6 +84,16 @@ pub enum LibraryError {
     Batch(#[from] crate::batch::BatchError),
 }
 
+impl From<CheckError> for LibraryError {
+    /// A storage failure met by a check is the library's, like any other read's.
+    fn from(e: CheckError) -> Self {
+        match e {
+            CheckError::Storage(e) => LibraryError::Index(e),
+            e => LibraryError::Check(e),
+        }
+    }
+}
+
 impl LibraryError {
     /// The stable code of this failure: a client's (an invalid or unknown library), the
     /// server's state (a stopped writer, a fault of the data directory) or
@@ -87,6 +101,7 @@ impl LibraryError {
     pub fn code(&self) -> ErrorCode {
         match self {
             LibraryError::InvalidId(_) => ErrorCode::InvalidLibraryId,
+            LibraryError::Check(e) => e.code(),
             LibraryError::Registry(RegistryError::Exists(_)) => ErrorCode::LibraryExists,
             LibraryError::WriterStopped(_) => ErrorCode::WriterStopped,
             LibraryError::Unsupported { .. } => ErrorCode::UnsupportedOnBackend,

@@ -5,10 +5,10 @@
 //! verdict, figures and flags whichever way it comes.
 
 use crate::cancel::CancelFlag;
-use crate::check::{CheckError, CheckReport, CheckRequest, Flag, check_cancellable};
+use crate::check::{CheckReport, CheckRequest, Flag};
 use crate::error_code::ErrorCode;
 use crate::extract::{DocumentSummary, ExtractError, ExtractedDocument};
-use crate::library::Catalog;
+use crate::library::{Catalog, LibraryError, check_cancellable};
 
 /// A file's check: the report (its flags include the file's own), what the file was, and the
 /// request as checked, whose text (the file's) the passages' offsets refer to.
@@ -25,7 +25,7 @@ pub enum FileCheckError {
     #[error(transparent)]
     Extract(#[from] ExtractError),
     #[error(transparent)]
-    Check(#[from] CheckError),
+    Check(#[from] LibraryError),
 }
 
 impl FileCheckError {
@@ -62,7 +62,7 @@ pub fn check_extracted(
     document: ExtractedDocument,
     mut request: CheckRequest,
     cancel: &CancelFlag,
-) -> Result<FileCheck, CheckError> {
+) -> Result<FileCheck, LibraryError> {
     let summary = document.summary(name);
     request.text = document.text;
     let mut report = check_cancellable(catalog, &request, cancel)?;

@@ -10,10 +10,10 @@ use serde::Serialize;
 
 use super::catalog::{Catalog, LibraryError, RejectedReason};
 use super::import::ImportProgressSync;
-use super::ingest::{Authors, DocumentInput, IdValue, prepare};
 use crate::cancel::CancelFlag;
 use crate::error_code::ErrorCode;
 use crate::extract::ExtractedDocument;
+use crate::storage::ingest::{Authors, DocumentInput, IdValue, prepare};
 
 /// A document input for a file called `name` (its id), from its extracted text. The name is
 /// handed back for messages.
@@ -264,7 +264,7 @@ pub fn import_files(
             })
             .and_then(|document| {
                 let (input, _) = file_document(&name, document);
-                prepare(catalog.analyzer(), &config.limits, input)
+                prepare(catalog.analyzer(), config.limits.text(), input)
                     .map_err(|e| RejectedReason::from(&e))
             });
         match outcome {

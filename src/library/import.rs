@@ -13,9 +13,9 @@ use serde::Serialize;
 
 use super::catalog::{Catalog, LibraryError, NewLibrary, RejectedLine, RejectedReason};
 use super::corpus::CorpusReader;
-use super::ingest::prepare;
 use super::registry::RegistryError;
 use crate::index::{LibraryIndex, PreparedDocument, RebuildControl, RebuildOutcome};
+use crate::storage::ingest::prepare;
 use crate::storage::{Backend, LibraryStore};
 
 const BATCH: usize = 2_000;
@@ -188,7 +188,7 @@ pub fn import_file(
             let mut rejected = Vec::new();
             for line in &mut reader {
                 let (number, input) = line?;
-                match input.and_then(|input| prepare(&analyzer, &limits, input)) {
+                match input.and_then(|input| prepare(&analyzer, limits.text(), input)) {
                     Ok(document) => batch.push(document),
                     Err(e) => rejected.push(RejectedLine {
                         line: number,

@@ -2,23 +2,28 @@
 //! validating and analyzing submitted documents, and bulk import of corpus files).
 
 mod catalog;
+mod check;
 mod corpus;
 mod fault;
 mod file_check;
 mod files;
 mod import;
-mod ingest;
 mod jobs;
 mod keys;
-pub mod phrases;
+pub use crate::storage::phrases;
 mod registry;
 
 pub use crate::extract::normalize_doi;
 pub use crate::storage::LibraryId;
+pub use crate::storage::ingest::{
+    Authors, DocumentError, DocumentInput, IdValue, JsonLine, check_json_depth, parse_document,
+    parse_json_lines, parse_lang, prepare,
+};
 pub use catalog::{
     Catalog, IngestPath, IngestReport, LibraryError, LibraryInfo, LibraryStatus, NewLibrary,
     RejectedLine, RejectedReason,
 };
+pub use check::{check, check_cancellable, raw_candidates};
 pub use corpus::{CorpusLine, CorpusReader};
 pub use fault::StorageFault;
 pub use file_check::{FileCheck, FileCheckError, check_extracted, check_file};
@@ -27,10 +32,6 @@ pub use files::{
     is_archive,
 };
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
-pub use ingest::{
-    Authors, DocumentError, DocumentInput, IdValue, JsonLine, check_json_depth, parse_document,
-    parse_json_lines, parse_lang, prepare,
-};
 pub use jobs::{JobKind, JobState, JobStatus, JobTrigger, Jobs};
 pub use keys::{Access, AuditEntry, KeyError, KeyInfo, KeyStore, NewKey, Role};
 pub use registry::{LibraryRecord, Registry, RegistryError};

@@ -2,7 +2,8 @@
 //! with offsets that point at it in both texts; a reformatted copy is a duplicate whose passages
 //! lie inside both texts; same-topic papers written independently are not matches.
 
-use dupfinder::check::{CheckRequest, Verdict, check};
+use dupfinder::check::{CheckRequest, Verdict};
+use dupfinder::library::check;
 use dupfinder::library::{DocumentInput, IdValue, NewLibrary};
 
 use crate::support::{catalog, corpus};

@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 
-use dupfinder::check::{CheckRequest, Verdict, check};
+use dupfinder::check::{CheckRequest, Verdict};
 use dupfinder::crawl::{CrawlService, Outcome};
+use dupfinder::library::check;
 
 use crate::support::sites::{
     FixtureServer, Reply, crawl, crawl_catalog, doc_ids, library, link_page, test_crawl_config,

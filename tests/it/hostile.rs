@@ -1,7 +1,8 @@
 //! Hostile load: requests built to make the server do much work for little, or to leave it
 //! doing work nobody waits for.
 
-use dupfinder::check::{CheckRequest, check};
+use dupfinder::check::CheckRequest;
+use dupfinder::library::check;
 use dupfinder::library::{
     DocumentError, DocumentInput, IdValue, LibraryError, NewLibrary, import_file,
 };

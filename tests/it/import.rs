@@ -3,7 +3,8 @@
 
 use std::io::Write;
 
-use dupfinder::check::{CheckRequest, Method, check};
+use dupfinder::check::{CheckRequest, Method};
+use dupfinder::library::check;
 use dupfinder::library::import_file;
 
 use crate::support::{catalog, synthetic_text};

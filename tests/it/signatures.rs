@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use dupfinder::analysis::Language;
 use dupfinder::analysis::analyze_text;
-use dupfinder::check::{CheckRequest, Method, check};
+use dupfinder::check::{CheckRequest, Method};
+use dupfinder::library::check;
 use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary};
 use dupfinder::signature::{seed_signature, seed_terms};
 use proptest::prelude::*;

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use dupfinder::analysis::Analyzer;
-use dupfinder::check::{CancelFlag, CheckRequest, check_stores};
+use dupfinder::check::{CancelFlag, CheckRequest, Checker, check_stores};
 use dupfinder::config::{Config, PostgresConfig};
 use dupfinder::index::{
     DocKey, IndexOptions, PreparedDocument, RebuildControl, RebuildOutcome, SortKey, SortOrder,
@@ -98,7 +98,7 @@ fn analyzer() -> Analyzer {
 fn document(id: &str, text: &str) -> PreparedDocument {
     let json = json!({"id": id, "title": format!("Title {id}"), "text": text, "lang": "en"});
     let input = parse_document(&json.to_string()).unwrap();
-    prepare(&analyzer(), &Config::default().limits, input).unwrap()
+    prepare(&analyzer(), Config::default().limits.text(), input).unwrap()
 }
 
 fn finished(store: &dyn LibraryStore) -> u64 {
@@ -424,8 +424,11 @@ fn answer(store: &dyn LibraryStore, text: &str) -> Result<serde_json::Value, Str
     let mut request = CheckRequest::new(text);
     request.passages = true;
     let report = check_stores(
-        &analyzer(),
-        &config,
+        &Checker {
+            analyzer: &analyzer(),
+            config: &config.check,
+            text_limits: config.limits.text(),
+        },
         &[("corpus", store)],
         &request,
         &CancelFlag::new(),
@@ -466,7 +469,7 @@ fn checks_answer_the_same_on_both_backends() {
         .into_iter()
         .map(|value| {
             let input = parse_document(&value.to_string()).unwrap();
-            prepare(&analyzer(), &Config::default().limits, input).unwrap()
+            prepare(&analyzer(), Config::default().limits.text(), input).unwrap()
         })
         .collect();
     let texts: Vec<String> = documents.iter().map(|d| d.text.clone()).collect();
@@ -507,7 +510,7 @@ fn search_corpus() -> Vec<PreparedDocument> {
                 _ => {}
             }
             let input = parse_document(&value.to_string()).unwrap();
-            prepare(&analyzer(), &Config::default().limits, input).unwrap()
+            prepare(&analyzer(), Config::default().limits.text(), input).unwrap()
         })
         .collect()
 }
@@ -588,7 +591,7 @@ fn search_finds_words_phrases_and_fields(storage: &dyn Storage) {
                  over weeks of annealing.",
     });
     let replaced = parse_document(&replaced.to_string()).unwrap();
-    let replaced = prepare(&analyzer(), &Config::default().limits, replaced).unwrap();
+    let replaced = prepare(&analyzer(), Config::default().limits.text(), replaced).unwrap();
     store.write(std::slice::from_ref(&replaced)).unwrap();
     assert_eq!(ids("quasicrystal"), set(&["en-01"]));
     assert!(!ids("nitrogen").contains("en-01"));
@@ -601,7 +604,7 @@ fn search_finds_words_phrases_and_fields(storage: &dyn Storage) {
         "text": format!("{} {}", "q".repeat(3_000), replaced.text),
     });
     let blob = parse_document(&blob.to_string()).unwrap();
-    let blob = prepare(&analyzer(), &Config::default().limits, blob).unwrap();
+    let blob = prepare(&analyzer(), Config::default().limits.text(), blob).unwrap();
     store.write(std::slice::from_ref(&blob)).unwrap();
     assert_eq!(ids("quasicrystal"), set(&["blob", "en-01"]));
     assert!(ids(&"q".repeat(3_000)).is_subset(&set(&["blob"])));
@@ -692,8 +695,11 @@ fn one_check_spans_libraries_on_two_servers() {
     let request = CheckRequest::new(text.clone());
     let check = |west: &dyn LibraryStore, east: &dyn LibraryStore| {
         check_stores(
-            &analyzer(),
-            &Config::default(),
+            &Checker {
+                analyzer: &analyzer(),
+                config: &Config::default().check,
+                text_limits: Config::default().limits.text(),
+            },
             &[("west", west), ("east", east)],
             &request,
             &CancelFlag::new(),

@@ -6,7 +6,7 @@
 //! The DDL is the one DISTRIBUTED.md gives operators.
 
 use dupfinder::analysis::Analyzer;
-use dupfinder::check::{CancelFlag, CheckRequest, check_stores};
+use dupfinder::check::{CancelFlag, CheckRequest, Checker, check_stores};
 use dupfinder::config::{Config, PostgresConfig};
 use dupfinder::index::{PreparedDocument, RebuildControl, RebuildOutcome, default_analyzer};
 use dupfinder::library::{parse_document, prepare};
@@ -74,7 +74,7 @@ fn analyzer() -> Analyzer {
 fn document(id: &str, text: &str) -> PreparedDocument {
     let json = json!({"id": id, "title": format!("Title {id}"), "text": text, "lang": "en"});
     let input = parse_document(&json.to_string()).unwrap();
-    prepare(&analyzer(), &Config::default().limits, input).unwrap()
+    prepare(&analyzer(), Config::default().limits.text(), input).unwrap()
 }
 
 /// Writes `documents` into a new library `id` of `storage` and re-indexes it.
@@ -95,8 +95,11 @@ fn answer(west: &dyn LibraryStore, east: &dyn LibraryStore, text: &str) -> serde
     let mut request = CheckRequest::new(text);
     request.passages = true;
     let report = check_stores(
-        &analyzer(),
-        &Config::default(),
+        &Checker {
+            analyzer: &analyzer(),
+            config: &Config::default().check,
+            text_limits: Config::default().limits.text(),
+        },
         &[("west", west), ("east", east)],
         &request,
         &CancelFlag::new(),

@@ -3,7 +3,8 @@
 //! affiliation block is `front_matter`; exclusions decide what counts, and `min_similarity`
 //! never turns a copied text into `original`.
 
-use dupfinder::check::{CheckReport, CheckRequest, ExcludeRequest, PassageKind, Verdict, check};
+use dupfinder::check::{CheckReport, CheckRequest, ExcludeRequest, PassageKind, Verdict};
+use dupfinder::library::check;
 use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary};
 
 use crate::support::{catalog, synthetic_text};

@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use dupfinder::check::{CheckRequest, Verdict, check};
+use dupfinder::check::{CheckRequest, Verdict};
 use dupfinder::config::Config;
+use dupfinder::library::check;
 use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary};
 
 use crate::support::synthetic_text;

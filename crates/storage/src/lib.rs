@@ -14,6 +14,8 @@
 //! a backend's own failures travel as [`IndexError::Storage`].
 
 pub mod index;
+pub mod ingest;
+pub mod phrases;
 pub mod postgres;
 pub mod tantivy;
 

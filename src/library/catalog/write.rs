@@ -7,8 +7,8 @@ use super::{Catalog, IngestReport, LibraryError, RejectedLine, RejectedReason};
 use crate::clock::unix_now;
 use crate::index::{IndexError, LibraryIndex, PreparedDocument, RebuildControl};
 use crate::library::fault::StorageFault;
-use crate::library::ingest::{DocumentError, DocumentInput, prepare};
 use crate::library::registry::RegistryError;
+use crate::storage::ingest::{DocumentError, DocumentInput, prepare};
 
 impl Catalog {
     /// What a failed write answers: a fault of the data directory (found in the error, or by
@@ -106,7 +106,8 @@ impl Catalog {
         let mut prepared: Vec<PreparedDocument> = Vec::with_capacity(lines.len());
         let mut rejected = Vec::new();
         for (line, input) in lines {
-            match input.and_then(|input| prepare(&self.analyzer, &self.config.limits, input)) {
+            match input.and_then(|input| prepare(&self.analyzer, self.config.limits.text(), input))
+            {
                 Ok(document) => prepared.push(document),
                 Err(e) => rejected.push(RejectedLine {
                     line,

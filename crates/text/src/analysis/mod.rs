@@ -38,6 +38,7 @@
 
 mod analyzer;
 mod disguise;
+mod input;
 mod language;
 mod normalize;
 mod runs;
@@ -50,6 +51,7 @@ mod translit;
 
 pub use analyzer::{Analyzed, Analyzer, Token};
 pub use disguise::Disguises;
+pub use input::{DocumentError, parse_lang};
 pub use language::Language;
 pub use shingle::{
     SHINGLE_SAMPLE, SHINGLE_WORDS, is_sampled, sampled_shingles, shingle_hash, shingles,

@@ -8,8 +8,8 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use super::Span;
-use crate::config::CheckConfig;
-use crate::structure::{Part, Structure, overlap};
+use crate::CheckConfig;
+use dupfinder_text::structure::{Part, Structure, overlap};
 
 /// What a passage shared with a source is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -6,8 +6,13 @@
 //! `verify` (scores of one candidate), `works` (a repeated passage's holders counted as works,
 //! so that versions of one paper are not boilerplate), `passages` and `similarity` (the
 //! arithmetic), `engine` (the check across libraries), `stored` (a stored document against
-//! its own library).
+//! its own library), `config` (the `[check]` section).
+//!
+//! The check reads libraries only through the storage seam (`ReadView`, `LibraryStore`): it
+//! knows no backend, no catalog, no HTTP and no async runtime. Which libraries a check reads is
+//! the service's business (`dupfinder::library::check`).
 
+mod config;
 mod decide;
 mod engine;
 mod gather;
@@ -20,9 +25,10 @@ mod stored;
 mod verify;
 mod works;
 
-pub use crate::analysis::Span;
+pub use config::CheckConfig;
 pub use decide::{Scores, decide, may_match, worth_reading};
-pub use engine::{check, check_cancellable, check_stores, raw_candidates};
+pub use dupfinder_text::analysis::Span;
+pub use engine::{Checker, check_stores, raw_candidates};
 pub use kinds::{ExcludeRequest, Exclusions, KindedRange, PassageKind, Shares, by_length, figures};
 pub use passages::PassageMatch;
 pub use report::{CheckReport, Flag, MatchReport, Method, Verdict, round};

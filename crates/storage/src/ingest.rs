@@ -3,11 +3,11 @@
 
 use serde::Deserialize;
 
-use crate::analysis::{Analyzer, Language, TextError, analyze_text, sampled_shingles};
-use crate::config::Limits;
-use crate::error_code::ErrorCode;
-use crate::extract::normalize_doi;
+use dupfinder_text::analysis::{Analyzer, TextLimits, analyze_text, sampled_shingles};
+pub use dupfinder_text::analysis::{DocumentError, parse_lang};
+
 use crate::index::PreparedDocument;
+use dupfinder_text::extract::normalize_doi;
 
 /// A document as submitted. Unknown fields are ignored, so corpus files with extra fields
 /// (`abstract`, `domain`, …) import as they are.
@@ -58,74 +58,6 @@ pub enum Authors {
     Many(Vec<String>),
 }
 
-/// Why a document (or a checked text) was not accepted. Each case has a stable code.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum DocumentError {
-    #[error("invalid JSON: {0}")]
-    InvalidJson(String),
-    #[error("the field `{0}` is required")]
-    MissingField(&'static str),
-    #[error("the text is empty")]
-    TextEmpty,
-    #[error("the text has {terms} indexable words after analysis; at least {min} are needed")]
-    TextTooShort { terms: usize, min: usize },
-    #[error("the text is {bytes} bytes; at most {max} are accepted")]
-    TextTooLarge { bytes: usize, max: usize },
-    #[error(
-        "`{0}` is not a supported language code (use ISO 639-1 or 639-3, e.g. en, eng, ru, rus)"
-    )]
-    InvalidLang(String),
-    #[error("invalid document id: {0}")]
-    InvalidDocId(String),
-    #[error("invalid year `{0}`: expected a number such as 2021")]
-    InvalidYear(String),
-    #[error("invalid DOI `{0}`: expected one such as 10.1234/abc or https://doi.org/10.1234/abc")]
-    InvalidDoi(String),
-    #[error("invalid pdf_url `{0}`: expected an absolute http or https address")]
-    InvalidPdfUrl(String),
-    #[error("JSON nested deeper than {max} levels")]
-    JsonTooDeep { max: usize },
-}
-
-impl From<TextError> for DocumentError {
-    fn from(e: TextError) -> Self {
-        match e {
-            TextError::Empty => DocumentError::TextEmpty,
-            TextError::TooShort { terms, min } => DocumentError::TextTooShort { terms, min },
-            TextError::TooLarge { bytes, max } => DocumentError::TextTooLarge { bytes, max },
-        }
-    }
-}
-
-impl DocumentError {
-    /// The stable snake_case code of this error.
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            DocumentError::InvalidJson(_) => ErrorCode::InvalidJson,
-            DocumentError::MissingField(_) => ErrorCode::MissingField,
-            DocumentError::TextEmpty => ErrorCode::TextEmpty,
-            DocumentError::TextTooShort { .. } => ErrorCode::TextTooShort,
-            DocumentError::TextTooLarge { .. } => ErrorCode::TextTooLarge,
-            DocumentError::InvalidLang(_) => ErrorCode::InvalidLang,
-            DocumentError::InvalidDocId(_) => ErrorCode::InvalidDocId,
-            DocumentError::InvalidYear(_) => ErrorCode::InvalidYear,
-            DocumentError::InvalidDoi(_) => ErrorCode::InvalidDoi,
-            DocumentError::InvalidPdfUrl(_) => ErrorCode::InvalidPdfUrl,
-            DocumentError::JsonTooDeep { .. } => ErrorCode::JsonTooDeep,
-        }
-    }
-}
-
-/// Parses an optional language code.
-pub fn parse_lang(lang: Option<&str>) -> Result<Option<Language>, DocumentError> {
-    match lang.map(str::trim) {
-        None | Some("") => Ok(None),
-        Some(code) => Language::from_code(code)
-            .map(Some)
-            .ok_or_else(|| DocumentError::InvalidLang(code.to_string())),
-    }
-}
-
 fn validate_doc_id(id: &str) -> Result<(), DocumentError> {
     if id.trim().is_empty() {
         return Err(DocumentError::InvalidDocId(
@@ -149,7 +81,7 @@ fn validate_doc_id(id: &str) -> Result<(), DocumentError> {
 /// or else an id derived from its content, so sending the same text twice replaces it.
 pub fn prepare(
     analyzer: &Analyzer,
-    limits: &Limits,
+    limits: TextLimits,
     input: DocumentInput,
 ) -> Result<PreparedDocument, DocumentError> {
     let text = input.text.ok_or(DocumentError::MissingField("text"))?;
@@ -175,7 +107,7 @@ pub fn prepare(
         None | Some("") => None,
         Some(value) => Some(parse_pdf_url(value)?),
     };
-    let analyzed = analyze_text(analyzer, &text, lang, limits.text())?;
+    let analyzed = analyze_text(analyzer, &text, lang, limits)?;
     let doc_id = match (input.id.map(IdValue::into_doc_id).transpose()?, &input.url) {
         (Some(id), _) => id,
         (None, Some(url)) => url.clone(),
@@ -279,12 +211,18 @@ mod tests {
     use super::*;
     use crate::index::default_analyzer;
 
+    /// The default `[limits]`.
+    const LIMITS: TextLimits = TextLimits {
+        max_bytes: 5_000_000,
+        min_words: 10,
+    };
+
     const TEXT: &str = "Near-duplicate detection in digital libraries uses signatures computed \
                         from collection statistics of every indexed scientific document.";
 
     fn prepared(json: &str) -> Result<PreparedDocument, DocumentError> {
         let input = parse_document(json)?;
-        prepare(&default_analyzer(), &Limits::default(), input)
+        prepare(&default_analyzer(), LIMITS, input)
     }
 
     #[test]
@@ -319,7 +257,7 @@ mod tests {
         assert!(matches!(lines[1].1, Err(DocumentError::InvalidJson(_))));
         assert_eq!(lines[2].0, 4);
         let analyzer = default_analyzer();
-        let doc = prepare(&analyzer, &Limits::default(), lines[2].1.clone().unwrap()).unwrap();
+        let doc = prepare(&analyzer, LIMITS, lines[2].1.clone().unwrap()).unwrap();
         assert_eq!(doc.doc_id, "2");
         assert_eq!(doc.year, Some(1999));
     }
@@ -349,8 +287,8 @@ mod tests {
     #[test]
     fn invalid_documents_say_why() {
         let analyzer = default_analyzer();
-        let limits = Limits::default();
-        let check = |input: DocumentInput| prepare(&analyzer, &limits, input).unwrap_err().code();
+        let limits = LIMITS;
+        let check = |input: DocumentInput| prepare(&analyzer, limits, input).unwrap_err().code();
         assert_eq!(check(DocumentInput::default()), "missing_field");
         let with_text = |t: &str| DocumentInput {
             text: Some(t.to_string()),
@@ -372,8 +310,8 @@ mod tests {
             text: Some(TEXT.to_string()),
             ..Default::default()
         };
-        let a = prepare(&analyzer, &Limits::default(), input.clone()).unwrap();
-        let b = prepare(&analyzer, &Limits::default(), input).unwrap();
+        let a = prepare(&analyzer, LIMITS, input.clone()).unwrap();
+        let b = prepare(&analyzer, LIMITS, input).unwrap();
         assert_eq!(a.doc_id, b.doc_id);
         assert!(a.doc_id.starts_with('h'));
     }

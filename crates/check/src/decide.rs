@@ -3,7 +3,7 @@
 
 use super::Verdict;
 use super::report::ratio;
-use crate::config::CheckConfig;
+use crate::CheckConfig;
 
 /// What verification measured for one candidate.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -1,10 +1,11 @@
 //! What a portal asks, and why a check could not run.
 
 use super::ExcludeRequest;
-pub use crate::cancel::{CancelFlag, CancelOnDrop};
-use crate::error_code::ErrorCode;
-use crate::index::IndexError;
-use crate::library::{DocumentError, LibraryError};
+pub use dupfinder_common::cancel::{CancelFlag, CancelOnDrop};
+use dupfinder_common::error_code::ErrorCode;
+use dupfinder_storage::StorageError;
+use dupfinder_storage::index::IndexError;
+use dupfinder_text::analysis::DocumentError;
 
 /// What a portal asks.
 #[derive(Debug, Clone)]
@@ -62,8 +63,9 @@ pub(super) fn go_on(cancel: &CancelFlag) -> Result<(), CheckError> {
 pub enum CheckError {
     #[error(transparent)]
     Text(#[from] DocumentError),
+    /// A library could not be read.
     #[error(transparent)]
-    Library(#[from] LibraryError),
+    Storage(#[from] IndexError),
     #[error("min_similarity must be between 0 and 1, not {0}")]
     InvalidSimilarity(f64),
     #[error("`libraries` is empty; leave it out to check against every library")]
@@ -88,19 +90,17 @@ impl CheckError {
     pub fn code(&self) -> ErrorCode {
         match self {
             CheckError::Text(e) => e.code(),
-            CheckError::Library(e) => e.code(),
+            // Deleted by another process while the check read it.
+            CheckError::Storage(IndexError::Storage(StorageError::NoSuchLibrary(_))) => {
+                ErrorCode::LibraryNotFound
+            }
+            CheckError::Storage(_) => ErrorCode::Internal,
             CheckError::InvalidSimilarity(_) => ErrorCode::InvalidMinSimilarity,
             CheckError::NoLibraries => ErrorCode::InvalidLibraries,
             // Only a check nobody waits for is cancelled; the answer is not read.
             CheckError::Cancelled => ErrorCode::Timeout,
             CheckError::WorkBudgetExceeded { .. } => ErrorCode::WorkBudgetExceeded,
         }
-    }
-}
-
-impl From<IndexError> for CheckError {
-    fn from(e: IndexError) -> Self {
-        CheckError::Library(e.into())
     }
 }
 

@@ -17,56 +17,26 @@ use super::{
     CancelFlag, CheckError, CheckReport, CheckRequest, Exclusions, Flag, MatchReport, Method, Span,
     Verdict,
 };
-use crate::analysis::{AnalyzedText, Analyzer, analyze_text};
-use crate::config::Config;
-use crate::library::{Catalog, DocumentError, parse_lang, phrases};
-use crate::storage::LibraryStore;
-use crate::structure::Structure;
+use crate::CheckConfig;
+use dupfinder_storage::{LibraryStore, ReadView, phrases};
+use dupfinder_text::analysis::{
+    AnalyzedText, Analyzer, DocumentError, TextLimits, analyze_text, parse_lang,
+};
+use dupfinder_text::structure::Structure;
 
-/// Checks a text against the requested libraries.
-pub fn check(catalog: &Catalog, request: &CheckRequest) -> Result<CheckReport, CheckError> {
-    check_cancellable(catalog, request, &CancelFlag::new())
-}
-
-/// Checks a text against the requested libraries, stopping with [`CheckError::Cancelled`]
-/// between steps (each library, each candidate) once `cancel` is set.
-pub fn check_cancellable(
-    catalog: &Catalog,
-    request: &CheckRequest,
-    cancel: &CancelFlag,
-) -> Result<CheckReport, CheckError> {
-    let started = Instant::now();
-    if !(0.0..=1.0).contains(&request.min_similarity) {
-        return Err(CheckError::InvalidSimilarity(request.min_similarity));
-    }
-    let ids = match request.distinct_libraries() {
-        Some(ids) if ids.is_empty() => return Err(CheckError::NoLibraries),
-        Some(ids) => ids,
-        None => catalog.ids()?,
-    };
-    let libraries = ids
-        .iter()
-        .map(|id| catalog.store(id).map(|store| (id.as_str(), store)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let stores: Vec<(&str, &dyn LibraryStore)> = libraries
-        .iter()
-        .map(|(id, store)| (*id, store.as_ref()))
-        .collect();
-    check_stores(
-        catalog.analyzer(),
-        catalog.config(),
-        &stores,
-        request,
-        cancel,
-        started,
-    )
+/// What a check runs with: the analyzer its libraries were indexed with, the `[check]` rules and
+/// the bounds on a checked text (`[limits]`).
+#[derive(Clone, Copy)]
+pub struct Checker<'a> {
+    pub analyzer: &'a Analyzer,
+    pub config: &'a CheckConfig,
+    pub text_limits: TextLimits,
 }
 
 /// Checks a text against `libraries`, whatever backend keeps them: the part of a check after
 /// the libraries were found (`started` is when the check began, for `took_ms`).
 pub fn check_stores(
-    analyzer: &Analyzer,
-    config: &Config,
+    checker: &Checker,
     libraries: &[(&str, &dyn LibraryStore)],
     request: &CheckRequest,
     cancel: &CancelFlag,
@@ -76,18 +46,18 @@ pub fn check_stores(
     // The text's preparation is three steps, each linear in the text (a fraction of a second
     // for the largest text in a release build); a check given up meanwhile stops after the
     // step.
-    let query = analyze(analyzer, config, &request.text, lang)?;
+    let query = analyze(checker, &request.text, lang)?;
     go_on(cancel)?;
     let structure = Structure::detect(&request.text);
     go_on(cancel)?;
     let context = QueryContext {
         structure,
         token_chars: token_spans(&request.text, &query.tokens),
-        exclusions: request.exclude.resolve(&config.check),
+        exclusions: request.exclude.resolve(checker.config),
     };
     go_on(cancel)?;
 
-    let budget = WorkBudget::new(&config.check, query.shingles.len());
+    let budget = WorkBudget::new(checker.config, query.shingles.len());
     let mut signature = None;
     let mut generations = BTreeMap::new();
     let mut found_matches: Vec<(MatchReport, Vec<KindedRange>)> = Vec::new();
@@ -96,8 +66,7 @@ pub fn check_stores(
         let found = LibraryCheck {
             library: id,
             store: *store,
-            analyzer,
-            config,
+            checker,
             query: &query,
             query_text: &request.text,
             passages: request.passages,
@@ -185,14 +154,12 @@ struct QueryContext {
 /// The unverified candidates each method finds for a text in one library: what the methods
 /// would answer on their own, for evaluation.
 pub fn raw_candidates(
-    catalog: &Catalog,
-    library: &str,
+    checker: &Checker,
+    view: &dyn ReadView,
     text: &str,
 ) -> Result<HashMap<Method, Vec<String>>, CheckError> {
-    let index = catalog.index(library)?;
-    let query = analyze(catalog.analyzer(), catalog.config(), text, None)?;
-    let view = index.view();
-    let gathered = gather(&view, &query, &catalog.config().check, true)?;
+    let query = analyze(checker, text, None)?;
+    let gathered = gather(view, &query, checker.config, true)?;
     let mut by_method: HashMap<Method, Vec<String>> = HashMap::new();
     for (key, candidate) in gathered.candidates {
         let Some(document) = view.stored(key)? else {
@@ -209,12 +176,16 @@ pub fn raw_candidates(
 }
 
 fn analyze(
-    analyzer: &Analyzer,
-    config: &Config,
+    checker: &Checker,
     text: &str,
-    lang: Option<crate::analysis::Language>,
+    lang: Option<dupfinder_text::analysis::Language>,
 ) -> Result<AnalyzedText, DocumentError> {
-    Ok(analyze_text(analyzer, text, lang, config.limits.text())?)
+    Ok(analyze_text(
+        checker.analyzer,
+        text,
+        lang,
+        checker.text_limits,
+    )?)
 }
 
 /// One library's matches.
@@ -228,8 +199,7 @@ struct LibraryMatches {
 struct LibraryCheck<'a> {
     library: &'a str,
     store: &'a dyn LibraryStore,
-    analyzer: &'a Analyzer,
-    config: &'a Config,
+    checker: &'a Checker<'a>,
     query: &'a AnalyzedText,
     query_text: &'a str,
     passages: bool,
@@ -251,7 +221,7 @@ struct WorkBudget {
 }
 
 impl WorkBudget {
-    fn new(config: &crate::config::CheckConfig, query_shingles: usize) -> Self {
+    fn new(config: &CheckConfig, query_shingles: usize) -> Self {
         WorkBudget {
             steps_per_candidate: query_shingles.max(1) as u64,
             candidates: Default::default(),
@@ -301,12 +271,13 @@ impl WorkBudget {
 impl LibraryCheck<'_> {
     /// Gathers and verifies every candidate through one view of the library.
     fn run(&self) -> Result<LibraryMatches, CheckError> {
-        let config = &self.config.check;
+        let config = self.checker.config;
         let view = self.store.view()?;
         let gathered = gather(view.as_ref(), self.query, config, false)?;
         // The library's own boilerplate phrases, read afresh: one added through another process
         // on a shared database is honoured at once.
-        let phrases = phrases::shingles_of(&self.store.kept(), self.analyzer, self.query.lang);
+        let phrases =
+            phrases::shingles_of(&self.store.kept(), self.checker.analyzer, self.query.lang);
         let query = Query {
             analyzed: self.query,
             text: self.query_text,
@@ -316,11 +287,11 @@ impl LibraryCheck<'_> {
             structure: &self.context.structure,
             token_chars: &self.context.token_chars,
             exclusions: &self.context.exclusions,
-            analyzer: self.analyzer,
+            analyzer: self.checker.analyzer,
             doc_freq: &gathered.doc_freq,
             phrases: &phrases,
         };
-        let analyzer = self.passages.then_some(self.analyzer);
+        let analyzer = self.passages.then_some(self.checker.analyzer);
         let mut matches = Vec::new();
         for_each_read(
             view.as_ref(),
@@ -364,10 +335,11 @@ pub(super) mod tests {
     use std::cell::RefCell;
     use std::sync::Arc;
 
+    use dupfinder_storage::index::{IndexOptions, LibraryIndex, default_analyzer};
+    use dupfinder_storage::ingest::{DocumentInput, IdValue, prepare};
+
     use super::*;
-    use crate::check::{CheckRequest, Verdict};
-    use crate::config::Config;
-    use crate::library::{DocumentInput, IdValue, NewLibrary};
+    use crate::{CheckRequest, Verdict};
 
     thread_local! {
         /// Runs once, after a check's read of a library began and before its first lookup.
@@ -387,21 +359,99 @@ pub(super) mod tests {
         });
     }
 
+    pub(crate) fn between_lookups() {
+        if let Some(hook) = BETWEEN_LOOKUPS.with(|h| h.borrow_mut().take()) {
+            hook();
+        }
+    }
+
+    /// One tantivy library on a temporary directory, and the rules it is checked with.
+    struct Library {
+        _dir: tempfile::TempDir,
+        index: Arc<LibraryIndex>,
+        analyzer: Analyzer,
+        config: CheckConfig,
+    }
+
+    impl Library {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let analyzer = default_analyzer();
+            let options = IndexOptions {
+                writer_memory: 15_000_000,
+                ..IndexOptions::default()
+            };
+            let index = Arc::new(LibraryIndex::open(dir.path(), &analyzer, &options).unwrap());
+            Library {
+                _dir: dir,
+                index,
+                analyzer,
+                config: CheckConfig::default(),
+            }
+        }
+
+        /// Writes and commits `(id, text)` documents in English.
+        fn add(&self, documents: &[(String, String)]) {
+            let limits = TextLimits {
+                max_bytes: 5_000_000,
+                min_words: 10,
+            };
+            let prepared: Vec<_> = documents
+                .iter()
+                .map(|(id, text)| {
+                    let input = DocumentInput {
+                        id: Some(IdValue::Text(id.clone())),
+                        text: Some(text.clone()),
+                        lang: Some("en".to_string()),
+                        ..Default::default()
+                    };
+                    prepare(&self.analyzer, limits, input).unwrap()
+                })
+                .collect();
+            self.index.add(&prepared).unwrap();
+        }
+
+        fn check(
+            &self,
+            request: &CheckRequest,
+            cancel: &CancelFlag,
+        ) -> Result<CheckReport, CheckError> {
+            let checker = Checker {
+                analyzer: &self.analyzer,
+                config: &self.config,
+                text_limits: TextLimits {
+                    max_bytes: 5_000_000,
+                    min_words: 10,
+                },
+            };
+            let stores: [(&str, &dyn LibraryStore); 1] = [("lib", self.index.as_ref())];
+            check_stores(&checker, &stores, request, cancel, Instant::now())
+        }
+    }
+
+    fn words(seed: usize, n: usize) -> String {
+        (0..n)
+            .map(|i| format!("term{}x{}", (seed * 7919 + i * 104_729) % 5003, i % 13))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// A check nobody waits for must stop at its next step rather than verify every
     /// remaining candidate (abandoned checks kept both cores busy long after their clients left).
     #[test]
     fn a_cancelled_check_stops_before_its_next_candidate() {
-        let (_dir, catalog) = catalog_with_library();
+        let library = Library::new();
         let texts: Vec<String> = (0..6).map(|i| words(i, 80)).collect();
-        let documents = texts
+        let documents: Vec<_> = texts
             .iter()
             .enumerate()
-            .map(|(i, text)| input(&format!("d{i}"), text.clone()))
+            .map(|(i, text)| (format!("d{i}"), text.clone()))
             .collect();
-        catalog.ingest("lib", documents).unwrap();
+        library.add(&documents);
         // Every document is copied into the query: six candidates to verify.
         let request = CheckRequest::new(texts.join(" "));
-        assert_eq!(check(&catalog, &request).unwrap().matches.len(), 6);
+        let report = library.check(&request, &CancelFlag::new()).unwrap();
+        assert_eq!(report.matches.len(), 6);
 
         let cancel = CancelFlag::new();
         let verified = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -413,52 +463,10 @@ pub(super) mod tests {
                 flag.cancel();
             }))
         });
-        let result = check_cancellable(&catalog, &request, &cancel);
+        let result = library.check(&request, &cancel);
         BEFORE_VERIFYING.with(|h| h.borrow_mut().take());
         assert!(matches!(result, Err(CheckError::Cancelled)), "{result:?}");
         assert_eq!(verified.load(std::sync::atomic::Ordering::Relaxed), 1);
-    }
-
-    pub(in crate::check) fn between_lookups() {
-        if let Some(hook) = BETWEEN_LOOKUPS.with(|h| h.borrow_mut().take()) {
-            hook();
-        }
-    }
-
-    /// A catalog on a temporary data directory with an empty library `lib`.
-    fn catalog_with_library() -> (tempfile::TempDir, Arc<Catalog>) {
-        let dir = tempfile::tempdir().unwrap();
-        let mut config = Config::default();
-        config.storage.data_dir = dir.path().to_path_buf();
-        config.storage.writer_memory_mb = 15;
-        let catalog = Arc::new(Catalog::open(&config).unwrap());
-        catalog
-            .create(NewLibrary {
-                id: "lib".to_string(),
-                ..Default::default()
-            })
-            .unwrap();
-        (dir, catalog)
-    }
-
-    fn words(seed: usize, n: usize) -> String {
-        (0..n)
-            .map(|i| format!("term{}x{}", (seed * 7919 + i * 104_729) % 5003, i % 13))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
-    fn input(
-        id: &str,
-        text: String,
-    ) -> (usize, Result<DocumentInput, crate::library::DocumentError>) {
-        let document = DocumentInput {
-            id: Some(IdValue::Text(id.to_string())),
-            text: Some(text),
-            lang: Some("en".to_string()),
-            ..Default::default()
-        };
-        (1, Ok(document))
     }
 
     /// A commit that lands while a check is between its lookups renumbers the segments; every
@@ -466,29 +474,26 @@ pub(super) mod tests {
     /// check reports another document (or fails).
     #[test]
     fn a_commit_between_a_checks_lookups_does_not_change_what_it_reads() {
-        let (_dir, catalog) = catalog_with_library();
+        let library = Library::new();
         // Two commits, two segments: five unrelated documents, then the one the query copies.
-        let unrelated = (0..5)
-            .map(|i| input(&format!("x{i}"), words(i, 60)))
-            .collect();
-        catalog.ingest("lib", unrelated).unwrap();
+        let unrelated: Vec<_> = (0..5).map(|i| (format!("x{i}"), words(i, 60))).collect();
+        library.add(&unrelated);
         let copied = words(99, 60);
-        catalog
-            .ingest("lib", vec![input("y", copied.clone())])
-            .unwrap();
+        library.add(&[("y".to_string(), copied.clone())]);
 
-        let writer = catalog.clone();
+        let index = library.index.clone();
         BETWEEN_LOOKUPS.with(|h| {
             *h.borrow_mut() = Some(Box::new(move || {
                 // Deletes and a merge: `y` moves to the first document of the first segment.
-                let index = writer.index("lib").unwrap();
                 for i in 0..5 {
                     assert!(index.delete(&format!("x{i}")).unwrap());
                 }
                 index.optimize().unwrap();
             }))
         });
-        let report = check(&catalog, &CheckRequest::new(copied)).unwrap();
+        let report = library
+            .check(&CheckRequest::new(copied), &CancelFlag::new())
+            .unwrap();
         let found: Vec<&str> = report.matches.iter().map(|m| m.doc_id.as_str()).collect();
         assert_eq!(found, ["y"], "{report:#?}");
         assert_eq!(report.verdict, Verdict::Duplicate);

@@ -13,12 +13,12 @@ use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
 
-use crate::analysis::{Analyzer, Language, shingles};
-use crate::clock::unix_now;
 use crate::index::IndexError;
-use crate::storage::{AddedPhrase, Kept};
+use crate::{AddedPhrase, Kept};
+use dupfinder_common::clock::unix_now;
+use dupfinder_text::analysis::{Analyzer, Language, shingles};
 
-pub use crate::storage::Phrase;
+pub use crate::Phrase;
 
 /// The file in a library's folder.
 const FILE: &str = "phrases.json";
@@ -94,7 +94,7 @@ pub fn add(
         return Err(PhraseError::TooLong { chars });
     }
     let words = analyzer.analyze(&text, None).tokens.len();
-    if words < crate::analysis::SHINGLE_WORDS {
+    if words < dupfinder_text::analysis::SHINGLE_WORDS {
         return Err(PhraseError::TooShort { words });
     }
     let phrase = Phrase {
@@ -170,7 +170,7 @@ fn save(dir: &Path, phrases: &[Phrase]) -> Result<(), PhraseError> {
         path: path.clone(),
         reason: e.to_string(),
     })?;
-    crate::durable::write_atomically(&path, &bytes)
+    dupfinder_common::durable::write_atomically(&path, &bytes)
         .map_err(|source| PhraseError::Io { path, source })
 }
 

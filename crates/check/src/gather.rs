@@ -4,11 +4,11 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::Method;
-use crate::analysis::AnalyzedText;
-use crate::config::CheckConfig;
-use crate::index::{DocKey, IndexError, ShingleHits};
-use crate::signature::{robust_signatures_of, seed_signature_of, top_terms, weigh_terms};
-use crate::storage::ReadView;
+use crate::CheckConfig;
+use dupfinder_signature::{robust_signatures_of, seed_signature_of, top_terms, weigh_terms};
+use dupfinder_storage::ReadView;
+use dupfinder_storage::index::{DocKey, IndexError, ShingleHits};
+use dupfinder_text::analysis::AnalyzedText;
 
 /// One candidate document and how it was found.
 #[derive(Debug, Default)]

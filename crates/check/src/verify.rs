@@ -11,11 +11,11 @@ use super::report::{ratio, round};
 use super::similarity::{bag_similarity, sorted_intersection};
 use super::works;
 use super::{Exclusions, MatchReport, Method, PassageMatch, Span};
-use crate::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, is_sampled};
-use crate::config::CheckConfig;
-use crate::index::{DocKey, IndexError, StoredDocument, StoredForCheck};
-use crate::storage::ReadView;
-use crate::structure::{Part, Structure};
+use crate::CheckConfig;
+use dupfinder_storage::ReadView;
+use dupfinder_storage::index::{DocKey, IndexError, StoredDocument, StoredForCheck};
+use dupfinder_text::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, is_sampled};
+use dupfinder_text::structure::{Part, Structure};
 
 /// A verified match and the query tokens its passages cover, with their kinds.
 pub(super) type Verified = (MatchReport, Vec<KindedRange>);
@@ -319,7 +319,7 @@ impl<'a> SourceSide<'a> {
 }
 
 /// The code point span of each token, in one pass over the text (tokens in text order).
-pub fn token_spans(text: &str, tokens: &[crate::analysis::Token]) -> Vec<Span> {
+pub fn token_spans(text: &str, tokens: &[dupfinder_text::analysis::Token]) -> Vec<Span> {
     let mut spans = Vec::with_capacity(tokens.len());
     let mut byte = 0;
     let mut chars = 0;

@@ -16,9 +16,9 @@
 
 use std::collections::HashSet;
 
-use crate::config::CheckConfig;
-use crate::index::IndexError;
-use crate::storage::ReadView;
+use crate::CheckConfig;
+use dupfinder_storage::ReadView;
+use dupfinder_storage::index::IndexError;
 
 /// Holders read at most; a passage held by more documents is boilerplate whatever their works.
 const MAX_HOLDERS: usize = 64;

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::Disguises;
+use dupfinder_text::analysis::Disguises;
 
 use super::{Exclusions, PassageMatch, Shares};
 

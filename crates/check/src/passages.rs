@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::analysis::{SHINGLE_WORDS, Span, Token, is_sampled};
+use dupfinder_text::analysis::{SHINGLE_WORDS, Span, Token, is_sampled};
 
 /// One copied passage, in both texts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -253,7 +253,9 @@ mod tests {
     /// Shingle hashes `from..to`, each a multiple of the sample modulus so every one counts
     /// as evidence.
     fn shingles(range: std::ops::Range<u64>) -> Vec<u64> {
-        range.map(|h| h * crate::analysis::SHINGLE_SAMPLE).collect()
+        range
+            .map(|h| h * dupfinder_text::analysis::SHINGLE_SAMPLE)
+            .collect()
     }
 
     fn query_spans(chains: &[Chain]) -> Vec<(usize, usize)> {
@@ -282,8 +284,8 @@ mod tests {
         let mut doc = shingles(1..101);
         // Ten edited shingles in the middle of each side (different on the two sides).
         for (i, h) in (45..55).enumerate() {
-            query[h] = (900 + i as u64) * crate::analysis::SHINGLE_SAMPLE;
-            doc[h] = (950 + i as u64) * crate::analysis::SHINGLE_SAMPLE;
+            query[h] = (900 + i as u64) * dupfinder_text::analysis::SHINGLE_SAMPLE;
+            doc[h] = (950 + i as u64) * dupfinder_text::analysis::SHINGLE_SAMPLE;
         }
         let found = chains(&query, &doc, &HashSet::new(), 6, 5);
         assert_eq!(query_spans(&found), [(0, 99)]);

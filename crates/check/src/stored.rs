@@ -5,12 +5,11 @@
 use super::ExcludeRequest;
 use super::gather::gather;
 use super::verify::{Query, distinct_without, for_each_read, token_spans, verify};
-use super::{CheckError, MatchReport};
-use crate::analysis::{Language, analyze_text};
-use crate::index::DocKey;
-use crate::library::Catalog;
-use crate::storage::ReadView;
-use crate::structure::Structure;
+use super::{CheckError, Checker, MatchReport};
+use dupfinder_storage::ReadView;
+use dupfinder_storage::index::DocKey;
+use dupfinder_text::analysis::{DocumentError, Language, analyze_text};
+use dupfinder_text::structure::Structure;
 
 /// What a stored document matches in its own library.
 #[derive(Debug, Clone)]
@@ -26,7 +25,7 @@ pub struct StoredCheck {
 /// Checks the document `key` of `view` against the rest of `library` as `view` sees it;
 /// `None` when the document is not live in the view.
 pub fn check_stored(
-    catalog: &Catalog,
+    checker: &Checker,
     library: &str,
     view: &dyn ReadView,
     key: DocKey,
@@ -37,13 +36,13 @@ pub fn check_stored(
     // The stored text passed these limits when it was ingested; analyzing it again gives the
     // query exactly what a check of the same text would see.
     let analyzed = analyze_text(
-        catalog.analyzer(),
+        checker.analyzer,
         &document.text,
         Language::from_code(&document.meta.lang),
-        catalog.config().limits.text(),
+        checker.text_limits,
     )
-    .map_err(crate::library::DocumentError::from)?;
-    let config = &catalog.config().check;
+    .map_err(DocumentError::from)?;
+    let config = checker.config;
     let gathered = gather(view, &analyzed, config, false)?;
     let structure = Structure::detect(&document.text);
     let token_chars = token_spans(&document.text, &analyzed.tokens);
@@ -63,7 +62,7 @@ pub fn check_stored(
         structure: &structure,
         token_chars: &token_chars,
         exclusions: &exclusions,
-        analyzer: catalog.analyzer(),
+        analyzer: checker.analyzer,
         doc_freq: &gathered.doc_freq,
         // Duplicates inside a library count boilerplate (see above), phrases included.
         phrases: &[],
