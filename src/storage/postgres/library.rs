@@ -16,14 +16,16 @@ use std::time::Instant;
 
 use tokio_postgres::Transaction;
 
+use super::database::Shared;
+use super::meta::{META_COLUMNS, meta_of};
 use super::view::PgView;
-use super::{META_COLUMNS, Shared, StorageError, meta_of};
 use crate::clock::unix_now;
 use crate::index::{
     DocumentPage, DocumentSummary, IndexError, IndexSummary, PreparedDocument, RebuildControl,
     RebuildOutcome, SearchError, SearchResults, SortKey, SortOrder, doc_key, encode_shingles, pace,
 };
 use crate::signature::{RobustScheme, StatsSnapshot, TermStats, all_signatures};
+use crate::storage::StorageError;
 use crate::storage::{Kept, LibraryStore, ReadView, ReindexClaim, UnfinishedReindex};
 
 /// The most documents a re-index reads, signs and commits together (fewer when

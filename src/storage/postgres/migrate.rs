@@ -1,8 +1,8 @@
 //! The schema's migrations, embedded in the binary and applied at start, each in its own
 //! transaction, under an advisory lock so that two processes starting together apply each once.
 
-use super::StorageError;
 use crate::index::IndexError;
+use crate::storage::StorageError;
 
 /// Every migration, in order: (version, SQL).
 const MIGRATIONS: &[(i32, &str)] = &[

@@ -3,10 +3,11 @@
 //! process serving the database sees a library as soon as one of them created or changed it.
 //! The record's shape belongs to the catalog; here it is text in and text out.
 
-use super::{PgStorage, StorageError};
+use super::database::PgStorage;
 use crate::clock::unix_now;
 use crate::index::IndexError;
 use crate::library::LibraryId;
+use crate::storage::StorageError;
 
 impl PgStorage {
     /// Creates the library `id` with its generation 0 and `record` (JSON); whether it was

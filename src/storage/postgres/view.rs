@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::{Shared, meta_of};
+use super::database::Shared;
+use super::meta::meta_of;
 use crate::analysis::is_sampled;
 use crate::index::{
     DocKey, IndexError, ShingleHits, ShingleSearch, StoredDocument, StoredForCheck,
@@ -54,9 +55,9 @@ impl PgView {
             let row = row?;
             let Some(row) = row else {
                 client.batch_execute("ROLLBACK").await?;
-                return Err(IndexError::from(super::StorageError::NoSuchLibrary(
-                    library.to_string(),
-                )));
+                return Err(IndexError::from(
+                    crate::storage::StorageError::NoSuchLibrary(library.to_string()),
+                ));
             };
             Ok((client, row.get::<_, i64>(0), row.get::<_, i64>(1)))
         })?;
@@ -446,8 +447,8 @@ impl ReadView for PgView {
 
 #[cfg(test)]
 mod tests {
+    use super::super::meta::META_COLUMNS;
     use super::STORED_COLUMNS;
-    use crate::storage::postgres::META_COLUMNS;
 
     #[test]
     fn stored_columns_begin_with_the_meta_columns() {
