@@ -39,7 +39,7 @@ pub(crate) fn run(args: DedupArgs, global: &GlobalArgs) -> Result<ExitCode> {
     }
     let catalog = open_catalog(&configure(global, None)?)?;
     let store = catalog.store(&args.library)?;
-    let cancel = super::stop_on_ctrl_c("stopping: keeping what was checked")?;
+    let cancel = super::ctrl_c::stop_on_ctrl_c("stopping: keeping what was checked")?;
     if dupfinder::dedup::has_unfinished(store.as_ref()) {
         eprintln!("resuming the unfinished dedup of `{}`", args.library);
     }

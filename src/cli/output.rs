@@ -7,6 +7,21 @@ use serde_json::Value;
 
 use dupfinder::reports::match_similarity;
 
+/// `println!` for the commands' answers: a reader that went away (`dupfinder … | head`) ends
+/// the process quietly instead of a panic (see [`write_stdout`]).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` for the commands' answers, as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_stdout(format_args!($($arg)*))
+    };
+}
+
 /// Writes a command's answer to standard output. Rust ignores SIGPIPE, so a write to a reader
 /// that went away (`dupfinder check … | head`) fails with `BrokenPipe`, and `println!` would
 /// panic; here the process ends quietly with success instead, as a tool killed by SIGPIPE

@@ -37,7 +37,7 @@ pub(crate) fn run(args: ReindexArgs, global: &GlobalArgs) -> Result<ExitCode> {
 /// Re-indexes libraries one after the other with a progress bar on standard error. Ctrl-C stops
 /// at the next document, keeping what was signed: the next run resumes from there.
 fn reindex_with_progress(catalog: &Catalog, ids: &[String]) -> Result<ExitCode> {
-    let cancel = super::stop_on_ctrl_c("stopping: committing what was signed")?;
+    let cancel = super::ctrl_c::stop_on_ctrl_c("stopping: committing what was signed")?;
     let settings = &catalog.config().reindex;
     for id in ids {
         let store = catalog.store(id)?;

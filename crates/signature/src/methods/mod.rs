@@ -17,6 +17,7 @@
 //! reason in its doc comment.
 
 mod collection;
+mod crc;
 mod decomposition;
 mod document;
 mod lexical;
@@ -25,6 +26,7 @@ mod pairs;
 mod sentences;
 mod settings;
 mod shingled;
+mod sign;
 mod three_five;
 mod top_terms;
 
@@ -37,54 +39,11 @@ pub use pairs::{FoundPairs, pairs_sharing_a_key};
 pub use sentences::{heavy_sent_key, long_sent_key};
 pub use settings::{Method, MethodSettings, ParseMethodError, SettingError};
 pub use shingled::{log_shingles_key, megashingle_keys};
+pub use sign::{Signed, sign};
 pub use three_five::{ThreeFiveRecord, three_five_duplicates, three_five_pairs, three_five_record};
 pub use top_terms::{bm25_weights, opt_freq_key, tf_idf_key, tf_key, tf_ridf_key};
 
-/// A document's signature under one method.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Signed {
-    /// Keys: documents sharing any one of them are found together. Empty when the document is
-    /// too short for the method.
-    Keys(Vec<u64>),
-    /// A11's record: the sampled shingles and the document's length.
-    Decomposition(DecompositionRecord),
-    /// A12's record.
-    ThreeFive(ThreeFiveRecord),
-}
-
-/// The signature of `doc` under `method`.
-pub fn sign(
-    method: Method,
-    doc: &MethodDoc,
-    collection: &Collection<'_>,
-    settings: &MethodSettings,
-) -> Signed {
-    let one = |key: Option<u64>| Signed::Keys(key.into_iter().collect());
-    match method {
-        Method::A0 => one(md5_key(doc)),
-        Method::A1 => one(tf_key(doc, settings)),
-        Method::A2 => one(tf_idf_key(doc, collection, settings)),
-        Method::A3 => one(tf_ridf_key(doc, collection)),
-        Method::A4 => one(long_sent_key(doc, settings)),
-        Method::A5 => one(heavy_sent_key(doc, collection, settings)),
-        Method::A6 => Signed::Keys(megashingle_keys(doc, settings)),
-        Method::A7 => Signed::Keys(lexrand_keys(doc, collection, settings)),
-        Method::A8 => one(log_shingles_key(doc, settings)),
-        Method::A9 => one(descr_words_keys(doc, collection, settings)),
-        Method::A10 => one(opt_freq_key(doc, collection, settings)),
-        Method::A11 => Signed::Decomposition(decomposition_record(doc, settings)),
-        Method::A12 => Signed::ThreeFive(three_five_record(doc, settings)),
-    }
-}
-
-/// CRC32 of strings concatenated with no separator, as the paper signs its word lists.
-pub(crate) fn crc32_of<'a>(parts: impl IntoIterator<Item = &'a str>) -> u64 {
-    let mut hasher = crc32fast::Hasher::new();
-    for part in parts {
-        hasher.update(part.as_bytes());
-    }
-    u64::from(hasher.finalize())
-}
+pub(crate) use crc::crc32_of;
 
 #[cfg(test)]
 pub(crate) mod fixture;

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::Shared;
+use super::database::Shared;
 use super::library::PgLibrary;
 use crate::index::{IndexError, RebuildControl, RebuildOutcome};
 use crate::{ReindexClaim, UnfinishedReindex};

@@ -16,8 +16,10 @@ use std::time::Instant;
 
 use tokio_postgres::Transaction;
 
+use super::database::Shared;
+use super::meta::{META_COLUMNS, meta_of};
 use super::view::PgView;
-use super::{META_COLUMNS, Shared, StorageError, meta_of};
+use crate::StorageError;
 use crate::index::{
     DocumentPage, DocumentSummary, IndexError, IndexSummary, PreparedDocument, RebuildControl,
     RebuildOutcome, SearchError, SearchResults, SortKey, SortOrder, doc_key, encode_shingles, pace,

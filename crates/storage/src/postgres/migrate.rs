@@ -1,7 +1,7 @@
 //! The schema's migrations, embedded in the binary and applied at start, each in its own
 //! transaction, under an advisory lock so that two processes starting together apply each once.
 
-use super::StorageError;
+use crate::StorageError;
 use crate::index::IndexError;
 
 /// Every migration, in order: (version, SQL).

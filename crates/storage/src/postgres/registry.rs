@@ -3,8 +3,9 @@
 //! process serving the database sees a library as soon as one of them created or changed it.
 //! The record's shape belongs to the catalog; here it is text in and text out.
 
-use super::{PgStorage, StorageError};
+use super::database::PgStorage;
 use crate::LibraryId;
+use crate::StorageError;
 use crate::index::IndexError;
 use dupfinder_common::clock::unix_now;
 

@@ -426,7 +426,7 @@ impl super::PgLibrary {
             format!("ts_rank(search, ${}::text::tsquery, 1)", params.len())
         };
         params.extend([&limit as &(dyn ToSql + Sync), &offset]);
-        let columns = super::META_COLUMNS;
+        let columns = super::meta::META_COLUMNS;
         let statement = format!(
             "SELECT {columns}, text, {rank} AS score, count(*) OVER () \
              FROM documents WHERE library = $1 AND {} \
@@ -458,7 +458,7 @@ impl super::PgLibrary {
         let rows = rows
             .iter()
             .map(|r| Row {
-                meta: super::meta_of(r),
+                meta: super::meta::meta_of(r),
                 text: r.get(8),
                 score: r.get(9),
             })

@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::{Shared, meta_of};
+use super::database::Shared;
+use super::meta::meta_of;
 use crate::ReadView;
 use crate::index::{
     DocKey, IndexError, ShingleHits, ShingleSearch, StoredDocument, StoredForCheck,
@@ -54,7 +55,7 @@ impl PgView {
             let row = row?;
             let Some(row) = row else {
                 client.batch_execute("ROLLBACK").await?;
-                return Err(IndexError::from(super::StorageError::NoSuchLibrary(
+                return Err(IndexError::from(crate::StorageError::NoSuchLibrary(
                     library.to_string(),
                 )));
             };
@@ -446,8 +447,8 @@ impl ReadView for PgView {
 
 #[cfg(test)]
 mod tests {
+    use super::super::meta::META_COLUMNS;
     use super::STORED_COLUMNS;
-    use crate::postgres::META_COLUMNS;
 
     #[test]
     fn stored_columns_begin_with_the_meta_columns() {

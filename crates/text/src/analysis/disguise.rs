@@ -1,10 +1,9 @@
 //! What the analyzer saw through in a text, so that a check can say so (the answer's `flags`),
-//! and the text-level disguises it undoes before words are normalized: hidden characters and
-//! letter spacing.
+//! and the disguises it undoes that need more than one word: hidden characters and letter
+//! spacing before words are normalized, whole words in the other script's look-alikes after.
 //!
 //! The per-word disguises (look-alike letters in a word, ligatures, `ё`) are undone in
-//! `normalize`; whole words in the other script's look-alikes and transliterated Russian need
-//! the words around them and are undone by the analyzer.
+//! `normalize`; transliterated Russian is read back in `translit`.
 //!
 //! Undoing and counting are apart on purpose: honest scientific text writes words that look
 //! like disguises (`СаСl2`, `NРK`, `ХIX`, stress marks `Бóльшую`, pre-reform `исторiя`, the
@@ -12,9 +11,11 @@
 //! They are undone like the rest, so the same text always analyzes the same way, but they are not
 //! counted: a flag says a writer disguised something, and these say nothing of the kind.
 
+use super::analyzer::MIN_WORD_CHARS;
 use super::language::Script;
-use super::normalize::is_hidden;
+use super::normalize::{is_hidden, whole_word_look_alike};
 use super::tokenize::{SpanKind, WordSpan};
+use super::words::{Word, describe};
 
 /// Counts of the disguises found in one text. All zero for an honest text (nearly always: a
 /// few of them occur naturally, see each field).
@@ -235,8 +236,117 @@ pub(crate) fn join_spaced_letters(text: &str, spans: &mut Vec<WordSpan>) -> usiz
     joined
 }
 
+/// How many words with letters on each side of a look-alike word decide the script of its
+/// surroundings.
+const LOOK_ALIKE_CONTEXT: usize = 4;
+
+/// Whether a word can be a whole word of look-alikes: a plain word of at least
+/// [`MIN_WORD_CHARS`] letters and nothing else, in Latin or Cyrillic script, whose every
+/// letter has a look-alike in the other script.
+fn is_look_alike_word(text: &str, word: &Word, normalized: &str) -> bool {
+    word.span.kind == SpanKind::Word
+        && word.letters >= MIN_WORD_CHARS
+        && word.letters == word.chars
+        && only_capitals_look_alike(&text[word.span.start..word.span.end])
+        && match word.script {
+            Script::Latin => whole_word_look_alike(
+                &normalized[word.norm_start..word.norm_end],
+                Script::Cyrillic,
+            )
+            .is_some(),
+            Script::Cyrillic => {
+                whole_word_look_alike(&normalized[word.norm_start..word.norm_end], Script::Latin)
+                    .is_some()
+            }
+            _ => false,
+        }
+}
+
+/// Whether `original` has none of the letters that pass for the other script's only as
+/// capitals (`B`/`В`, `H`/`Н`, `M`/`М`, `T`/`Т`): lowercase, `м` or `t` disguise nothing, so
+/// `Москва` amid English text stays Russian. Case is not consulted, so that a word reads the
+/// same in capitals and in lowercase; a whole word disguised with these capitals is missed.
+fn only_capitals_look_alike(original: &str) -> bool {
+    !original
+        .chars()
+        .flat_map(char::to_lowercase)
+        .any(|c| "bhmtвнмт".contains(c))
+}
+
+/// Respells whole words written in the other script's look-alike letters (Latin `kopa` amid
+/// Russian, Cyrillic `сор` amid English) in the script of the words around them, and answers
+/// how many of them are disguises (acronyms, names, quoted words and words of a phrase in their
+/// own script are respelled but not counted: see `disguise::is_honest_look_alike`).
+///
+/// The surroundings decide: among the nearest [`LOOK_ALIKE_CONTEXT`] words with letters on
+/// each side that are not look-alike words themselves, at least two and more than twice as many
+/// must be in the other script. Latin acronyms in Russian text (`HTTP`, `ACM`) are safe because
+/// their `H`, `T`, `M` are left out (see [`only_capitals_look_alike`]).
+pub(super) fn respell_look_alike_words(
+    text: &str,
+    words: &mut [Word],
+    normalized: &mut String,
+) -> usize {
+    let has = |script| words.iter().any(|word| word.script == script);
+    if !has(Script::Latin) || !has(Script::Cyrillic) {
+        return 0;
+    }
+    let candidate: Vec<bool> = words
+        .iter()
+        .map(|word| is_look_alike_word(text, word, normalized))
+        .collect();
+    let context = |range: &mut dyn Iterator<Item = usize>, words: &[Word]| {
+        range
+            .filter(|&k| !candidate[k] && words[k].letters > 0)
+            .take(LOOK_ALIKE_CONTEXT)
+            .map(|k| words[k].script)
+            .collect::<Vec<_>>()
+    };
+    let mut respelled = 0;
+    for i in (0..words.len()).filter(|&i| candidate[i]) {
+        let word = words[i];
+        let other = match word.script {
+            Script::Latin => Script::Cyrillic,
+            _ => Script::Latin,
+        };
+        let mut around = context(&mut (0..i).rev(), words);
+        around.extend(context(&mut (i + 1..words.len()), words));
+        let same = around.iter().filter(|&&s| s == word.script).count();
+        let others = around.iter().filter(|&&s| s == other).count();
+        if others < 2 || others <= 2 * same {
+            continue;
+        }
+        let Some(spelled) =
+            whole_word_look_alike(&normalized[word.norm_start..word.norm_end], other)
+        else {
+            continue;
+        };
+        let own_script_next = [i.checked_sub(1), Some(i + 1)]
+            .into_iter()
+            .flatten()
+            .filter(|&k| k < words.len() && !candidate[k])
+            .filter(|&k| {
+                // A phrase's words are apart by spaces only: `OOO «Sysmex»` is no phrase.
+                let (a, b) = (words[k.min(i)].span.end, words[k.max(i)].span.start);
+                a <= b && text[a..b].chars().all(char::is_whitespace)
+            })
+            .any(|k| words[k].script == word.script && words[k].letters > 0);
+        let norm_start = normalized.len();
+        normalized.push_str(&spelled);
+        words[i] = describe(word.span, norm_start, normalized);
+        respelled += usize::from(!is_honest_look_alike(
+            text,
+            word.span.start,
+            word.span.end,
+            own_script_next,
+        ));
+    }
+    respelled
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{originals, russian_analyzer, terms};
     use super::super::tokenize::for_each_span;
     use super::*;
 
@@ -279,5 +389,101 @@ mod tests {
         assert_eq!(count_hidden_characters("pla\u{200B}in te\u{200D}xt"), 2);
         assert_eq!(count_hidden_characters("hy\u{AD}phen"), 0);
         assert_eq!(count_hidden_characters("ascii only"), 0);
+    }
+
+    #[test]
+    fn respells_whole_latin_look_alike_words_amid_russian() {
+        let analyzer = russian_analyzer();
+        let clean = analyzer.analyze("Эта кора дерева очень толстая и прочная", None);
+        let text = "Эта kopa дерева очень толстая и прочная";
+        let disguised = analyzer.analyze(text, None);
+        assert_eq!(terms(&clean), terms(&disguised));
+        assert_eq!(disguised.disguises.look_alike_words, 1);
+        assert_eq!(originals(text, &disguised)[1], "kopa");
+    }
+
+    #[test]
+    fn respells_whole_cyrillic_look_alike_words_amid_english() {
+        let analyzer = russian_analyzer();
+        let clean = analyzer.analyze("The police found the cop near the station", None);
+        let disguised = analyzer.analyze("The police found the сор near the station", None);
+        assert_eq!(terms(&clean), terms(&disguised));
+        assert_eq!(disguised.disguises.look_alike_words, 1);
+    }
+
+    #[test]
+    fn leaves_acronyms_and_english_phrases_in_russian_alone() {
+        let analyzer = russian_analyzer();
+        let analyzed = analyzer.analyze("Протокол HTTP и формат TEX описаны подробно", None);
+        assert_eq!(analyzed.disguises.look_alike_words, 0);
+        let analyzed = analyzer.analyze("Метод boosting and bagging сравнивается с другими", None);
+        assert_eq!(analyzed.disguises.look_alike_words, 0);
+        // A Russian word amid English whose lowercase `м`, `к`, `в` look like nothing Latin.
+        let analyzed = analyzer.analyze("The capital Москва hosts the largest library", None);
+        assert_eq!(analyzed.disguises.look_alike_words, 0);
+        // A lone English word with no Russian on both sides is left alone too.
+        let analyzed = analyzer.analyze("cope with the task", None);
+        assert_eq!(analyzed.disguises, Disguises::default());
+    }
+
+    #[test]
+    fn joins_letter_spacing() {
+        let analyzer = russian_analyzer();
+        let clean = analyzer.analyze("Метод поиска дубликатов", None);
+        let text = "Метод п о и с к а дубликатов";
+        let spaced = analyzer.analyze(text, None);
+        assert_eq!(terms(&clean), terms(&spaced));
+        assert_eq!(spaced.disguises.letter_spacing, 1);
+        assert_eq!(originals(text, &spaced)[1], "п о и с к а");
+    }
+
+    #[test]
+    fn strips_and_counts_zero_width_characters() {
+        let analyzer = russian_analyzer();
+        let clean = analyzer.analyze("Метод поиска дубликатов", None);
+        let hidden = analyzer.analyze("Ме\u{200B}тод по\u{200D}иска дубли\u{2060}катов", None);
+        assert_eq!(terms(&clean), terms(&hidden));
+        assert_eq!(hidden.disguises.hidden_characters, 3);
+        assert_eq!(clean.disguises, Disguises::default());
+    }
+
+    #[test]
+    fn counts_words_of_mixed_scripts() {
+        let analyzed = russian_analyzer().analyze("Мы пpедлaгaем новые мeтoды", None);
+        assert_eq!(analyzed.disguises.mixed_script, 2);
+    }
+
+    #[test]
+    fn honest_scientific_writing_counts_as_no_disguise() {
+        // Sentences of ru_sci_480 papers that were flagged before: formulas, Roman numerals,
+        // stress marks, acronyms, names, phrases and quoted words in Latin script, chlorophylls
+        // `a и б`, a transliterated URL, a Polish quotation, a list of letters.
+        let analyzer = russian_analyzer();
+        for text in [
+            "в варианте (NРK)90 и СаСl2-вытяжке оптимум рНKCl снижается для СoNPs-2 в ХIX в.",
+            "Бóльшую эффективность штамма показывает Рassé simple, их исторiя и Урынáлы",
+            "Например, PCA находит подпространство, как и ACE, а оксид CoO и Co0 восстанавливается",
+            "В ходе исследования Nils Kok и растение Mount Cook lily символизирует дуб (Australian oak)",
+            "омонимичностью фамилии и глагола «cook» – готовить еду, элементы «key shift» и объединение",
+            "содержание хлорофиллов a и б на 41 процент, затем 3-х ч и в фазах, если A, C и B",
+            "источник: ru/article/181404/zvezdyi-vidyi-zvezd-i-ih-klassifikatsiya-po-tsvetu-i-razmeru-i-ih-svoystva/ статья",
+            "упоминается «ieden do wszech w obec obywatelow ukrainnych a drugi uniwersalny do wszytkich obywatelow województwa Wołyńskiego y Ukraińskiego» в тексте",
+            "переходы a → e (Hans → Hens), e → i (Berg → Birg), o → u (Most → Must), au → ei, i → a в речи",
+        ] {
+            let analyzed = analyzer.analyze(text, None);
+            assert_eq!(analyzed.disguises, Disguises::default(), "{text}");
+        }
+        // The same kinds of writing disguising a text are still counted.
+        let disguised = analyzer.analyze(
+            "Эта kopa дерева. Kopa дерева очень пpедлaгaем с л о в о",
+            None,
+        );
+        assert_eq!(
+            disguised.disguises.look_alike_words, 2,
+            "{:?}",
+            disguised.disguises
+        );
+        assert_eq!(disguised.disguises.mixed_script, 1);
+        assert_eq!(disguised.disguises.letter_spacing, 1);
     }
 }

@@ -7,8 +7,11 @@
 //!   Japanese runs become overlapping character bigrams;
 //! - `normalize` undoes the disguises of copied text in each word: NFKC,
 //!   lowercase, invisible characters, `ё`→`е`, Latin/Cyrillic look-alike letters;
-//! - `disguise` counts what was seen through (a check's `flags`) and joins
-//!   spaced letters (`с л о в о`);
+//! - `words` describes each normalized word by its script, and maps scripts to
+//!   languages;
+//! - `disguise` counts what was seen through (a check's `flags`), joins
+//!   spaced letters (`с л о в о`) and respells whole words written in the
+//!   other script's look-alike letters;
 //! - `translit` reads Russian transliterated into Latin letters back into
 //!   Cyrillic (GOST 7.79-B, BGN/PCGN, ISO 9, passport);
 //! - `stopwords` holds the stop-word lists, parsed from file contents the
@@ -17,8 +20,9 @@
 //!   script of each character;
 //! - `runs` finds sentences plainly written in another Latin-script language
 //!   than the document's (a French abstract pasted into an English paper);
-//! - `analyzer` runs the steps, detects the language of Latin-script text,
-//!   drops short words, numbers and stop words, and stems what remains;
+//! - `latin_language` detects the language of Latin-script text;
+//! - `analyzer` runs the steps, drops short words, numbers and stop words,
+//!   and stems what remains;
 //! - `text` analyzes a whole document or query once: term counts, shingles and
 //!   the content hash, with the bounds every text passes.
 //!
@@ -40,14 +44,18 @@ mod analyzer;
 mod disguise;
 mod input;
 mod language;
+mod latin_language;
 mod normalize;
 mod runs;
 mod shingle;
 mod span;
 mod stopwords;
+#[cfg(test)]
+mod test_support;
 mod text;
 mod tokenize;
 mod translit;
+mod words;
 
 pub use analyzer::{Analyzed, Analyzer, Token};
 pub use disguise::Disguises;

@@ -15,6 +15,14 @@
 
 use std::sync::OnceLock;
 
+use unicode_normalization::UnicodeNormalization;
+
+use super::analyzer::Analyzer;
+use super::language::{Language, Script};
+use super::normalize::{is_invisible, normalize_into};
+use super::tokenize::{SpanKind, WordSpan};
+use super::words::{Word, describe};
+
 /// A transliteration system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum System {
@@ -289,8 +297,195 @@ pub(crate) fn looks_russian(stop: usize, english: usize, sampled: usize) -> bool
     sampled > 0 && stop * 100 >= sampled * RUSSIAN_STOP_WORD_PERCENT && stop > english
 }
 
+/// The fewest Latin-script words in a row that are tested for transliterated Russian: shorter
+/// runs are names, terms and titles, whose stop words say nothing.
+const MIN_TRANSLITERATED_WORDS: usize = 12;
+
+/// How many words of a run are read back with each system to decide whether it is Russian.
+const TRANSLITERATION_SAMPLE_WORDS: usize = 200;
+
+impl Analyzer {
+    /// Reads runs of Latin-script words that are transliterated Russian back into Cyrillic,
+    /// and answers how many words were read back. A soft or hard sign written as an apostrophe
+    /// or a backtick splits a word in the tokenizer; inside such a run, the pieces are joined
+    /// again, marks included.
+    pub(super) fn read_back_transliteration(
+        &self,
+        text: &str,
+        words: &mut Vec<Word>,
+        normalized: &mut String,
+    ) -> usize {
+        if !self.shared.stop_words.has_language(Language::Russian) {
+            return 0;
+        }
+        let mut rebuilt: Vec<Word> = Vec::new();
+        let mut copied = 0;
+        let mut read_back = 0;
+        let mut i = 0;
+        while i < words.len() {
+            if words[i].script != Script::Latin {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut latin = 0;
+            while i < words.len()
+                && words[i].span.kind == SpanKind::Word
+                && matches!(words[i].script, Script::Latin | Script::Other)
+            {
+                latin += usize::from(words[i].script == Script::Latin);
+                i += 1;
+            }
+            if latin < MIN_TRANSLITERATED_WORDS || is_other_than_prose(text, &words[start..i]) {
+                continue;
+            }
+            let Some(system) = self.transliteration_system(&words[start..i], normalized) else {
+                continue;
+            };
+            rebuilt.extend_from_slice(&words[copied..start]);
+            read_back += read_back_run(text, &words[start..i], system, normalized, &mut rebuilt);
+            copied = i;
+        }
+        if copied > 0 {
+            rebuilt.extend_from_slice(&words[copied..]);
+            *words = rebuilt;
+        }
+        read_back
+    }
+
+    /// The system a run of Latin-script words was transliterated from Russian with, or `None`
+    /// when the run does not read as Russian in any system.
+    fn transliteration_system(&self, run: &[Word], normalized: &str) -> Option<System> {
+        let sample: Vec<&str> = run
+            .iter()
+            .filter(|word| word.script == Script::Latin)
+            .take(TRANSLITERATION_SAMPLE_WORDS)
+            .map(|word| &normalized[word.norm_start..word.norm_end])
+            .collect();
+        if self.is_clearly_english(sample.iter().copied()) {
+            return None;
+        }
+        let english = sample
+            .iter()
+            .filter(|word| self.is_stop_word(Language::English, word))
+            .count();
+        let mut buffer = String::new();
+        let mut best: Option<(System, usize)> = None;
+        for system in SYSTEMS {
+            let stop = sample
+                .iter()
+                .filter(|word| {
+                    buffer.clear();
+                    normalize_into(&to_cyrillic(word, system), &mut buffer);
+                    self.is_stop_word(Language::Russian, &buffer)
+                })
+                .count();
+            if best.is_none_or(|(_, most)| stop > most) {
+                best = Some((system, stop));
+            }
+        }
+        let (system, stop) = best?;
+        looks_russian(stop, english, sample.len()).then_some(system)
+    }
+}
+
+/// Letters of Polish and German spelling that no transliteration of Russian uses: a run with
+/// them in one word of [`FOREIGN_WORD_SHARE`] or more is a quotation in such a language, which
+/// may read like transliterated Russian by its short words (`w`, `na`, `do`, `to`, `die`).
+const NOT_IN_TRANSLITERATION: &str = "ąćęłńśźżóĄĆĘŁŃŚŹŻÓäöüßÄÖÜ";
+
+/// One word in this many holding a letter of [`NOT_IN_TRANSLITERATION`] makes a run foreign.
+const FOREIGN_WORD_SHARE: usize = 30;
+
+/// Whether a run of Latin-script words is something other than transliterated prose: a
+/// quotation in Polish or German ([`NOT_IN_TRANSLITERATION`]), a list, a glossary or an
+/// address (most of its words not separated by spaces alone, as prose is: one word a line,
+/// `Blech «Geld», pumpen «borgen»`, a transliterated URL slug joined by `-` and `/`), or a list
+/// of letters (most words one letter long, as in
+/// `a → e, e → i, o → u`).
+fn is_other_than_prose(text: &str, run: &[Word]) -> bool {
+    let foreign = run
+        .iter()
+        .filter(|w| text[w.span.start..w.span.end].contains(|c| NOT_IN_TRANSLITERATION.contains(c)))
+        .count();
+    if foreign * FOREIGN_WORD_SHARE >= run.len() {
+        return true;
+    }
+    let plain_gaps = run
+        .windows(2)
+        .filter(|pair| {
+            let gap = &text[pair[0].span.end..pair[1].span.start];
+            !gap.is_empty() && gap.chars().all(|c| c == ' ' || c == '\t')
+        })
+        .count();
+    let single_letters = run.iter().filter(|w| w.letters == 1).count();
+    plain_gaps * 2 < run.len().saturating_sub(1) || single_letters * 5 > run.len() * 2
+}
+
+/// Reads one run of transliterated words back into Cyrillic, appending the words to `out`, and
+/// answers how many were read back.
+fn read_back_run(
+    text: &str,
+    run: &[Word],
+    system: System,
+    normalized: &mut String,
+    out: &mut Vec<Word>,
+) -> usize {
+    let mut read_back = 0;
+    let mut k = 0;
+    while k < run.len() {
+        let word = run[k];
+        k += 1;
+        if word.script != Script::Latin {
+            out.push(word);
+            continue;
+        }
+        let mut end = word.span.end;
+        while k < run.len() && run[k].script == Script::Latin {
+            let gap = &text[end..run[k].span.start];
+            if gap.is_empty() || gap.chars().count() > 2 || !gap.chars().all(is_sign_mark) {
+                break;
+            }
+            end = run[k].span.end;
+            k += 1;
+        }
+        let trailing: usize = text[end..]
+            .chars()
+            .take_while(|&c| is_trailing_sign_mark(c))
+            .take(2)
+            .map(char::len_utf8)
+            .sum();
+        if trailing > 0
+            && !text[end + trailing..]
+                .chars()
+                .next()
+                .is_some_and(char::is_alphanumeric)
+        {
+            end += trailing;
+        }
+        let latin: String = text[word.span.start..end]
+            .chars()
+            .filter(|&c| !is_invisible(c))
+            .nfkc()
+            .flat_map(char::to_lowercase)
+            .collect();
+        let norm_start = normalized.len();
+        normalize_into(&to_cyrillic(&latin, system), normalized);
+        let span = WordSpan {
+            start: word.span.start,
+            end,
+            kind: SpanKind::Word,
+        };
+        out.push(describe(span, norm_start, normalized));
+        read_back += 1;
+    }
+    read_back
+}
 #[cfg(test)]
 mod tests {
+    use super::super::analyzer::Analyzed;
+    use super::super::disguise::Disguises;
+    use super::super::test_support::{RUSSIAN, originals, russian_analyzer, terms};
     use super::*;
 
     fn all(words: &str, system: System) -> String {
@@ -390,5 +585,62 @@ mod tests {
         assert!(!looks_russian(10, 2, 100));
         assert!(!looks_russian(20, 30, 100));
         assert!(!looks_russian(0, 0, 0));
+    }
+
+    /// The share of `copy`'s terms that are `original`'s, in order-free comparison.
+    fn shared_terms(original: &Analyzed, copy: &Analyzed) -> f64 {
+        let known: std::collections::HashSet<&str> =
+            original.tokens.iter().map(|t| t.term.as_str()).collect();
+        let shared = copy
+            .tokens
+            .iter()
+            .filter(|t| known.contains(t.term.as_str()))
+            .count();
+        shared as f64 / original.tokens.len().max(copy.tokens.len()) as f64
+    }
+
+    fn assert_offsets_slice(text: &str, analyzed: &Analyzed) {
+        for token in &analyzed.tokens {
+            assert!(text.get(token.start..token.end).is_some(), "{token:?}");
+        }
+    }
+
+    #[test]
+    fn reads_gost_transliteration_back() {
+        let analyzer = russian_analyzer();
+        let original = analyzer.analyze(RUSSIAN, None);
+        let text = "V rabote rassmatrivaetsya zadacha poiska nechyotkix dublikatov v bol`shix \
+            kollekciyax nauchny`x tekstov. Dlya eyo resheniya predlozhen novy`j metod, kotory`j \
+            ispol`zuet signatury` i shingly`, a takzhe uchity`vaet strukturu dokumenta i ego yazy`k.";
+        let copy = analyzer.analyze(text, None);
+        assert!(copy.disguises.transliterated >= 25, "{:?}", copy.disguises);
+        assert!(shared_terms(&original, &copy) >= 0.9, "{:?}", terms(&copy));
+        assert_eq!(copy.language, Language::Russian);
+        assert_offsets_slice(text, &copy);
+        // The soft sign's backtick stays inside the word it belongs to.
+        assert!(originals(text, &copy).contains(&"bol`shix"));
+    }
+
+    #[test]
+    fn reads_bgn_transliteration_back() {
+        let analyzer = russian_analyzer();
+        let original = analyzer.analyze(RUSSIAN, None);
+        let text = "V rabote rassmatrivayetsya zadacha poiska nechëtkikh dublikatov v bol'shikh \
+            kollektsiyakh nauchnykh tekstov. Dlya yeyë resheniya predlozhen novyy metod, kotoryy \
+            ispol'zuyet signatury i shingly, a takzhe uchityvayet strukturu dokumenta i yego yazyk.";
+        let copy = analyzer.analyze(text, None);
+        assert!(copy.disguises.transliterated >= 25, "{:?}", copy.disguises);
+        assert!(shared_terms(&original, &copy) >= 0.9, "{:?}", terms(&copy));
+    }
+
+    #[test]
+    fn english_is_not_taken_for_transliteration() {
+        let analyzer = russian_analyzer();
+        let text = "We study the detection of near duplicates in large collections of papers \
+            and propose a method that uses signatures and shingles, as well as the structure \
+            of a document and its language.";
+        let analyzed = analyzer.analyze(text, None);
+        assert_eq!(analyzed.disguises, Disguises::default());
+        assert_eq!(analyzed.language, Language::English);
     }
 }

@@ -22,6 +22,7 @@
 
 mod budget;
 mod clean;
+mod dispatch;
 mod document;
 mod doi;
 mod epub;
@@ -43,10 +44,8 @@ mod rtf;
 mod sniff;
 mod xml;
 
-use budget::Budget;
-use dupfinder_common::cancel::CancelFlag;
-
 pub use clean::{expand_ligatures, join_hyphenated};
+pub use dispatch::{extract, extract_cancellable};
 pub use document::{Block, BlockKind, DocumentSummary, ExtractedDocument};
 pub use doi::normalize_doi;
 pub use error::ExtractError;
@@ -56,35 +55,3 @@ pub(crate) use page::{MAX_NESTING, nesting_exceeds};
 pub use places::Extractions;
 pub use plain::decode_text;
 pub use sniff::{Format, sniff};
-
-/// Extracts the text of a file of any supported format, under `limits` (its time included).
-pub fn extract(bytes: &[u8], limits: &ExtractLimits) -> Result<ExtractedDocument, ExtractError> {
-    extract_cancellable(bytes, limits, &CancelFlag::new())
-}
-
-/// [`extract`], stopped at its next step once `cancel` is set ([`ExtractError::Cancelled`]).
-pub fn extract_cancellable(
-    bytes: &[u8],
-    limits: &ExtractLimits,
-    cancel: &CancelFlag,
-) -> Result<ExtractedDocument, ExtractError> {
-    let budget = Budget::new(limits, cancel.clone());
-    budget.go_on()?;
-    let document = match sniff(bytes)? {
-        Format::Pdf => pdf::read(bytes, &budget)?,
-        Format::Docx => office::read_docx(bytes, limits)?,
-        Format::Odt => office::read_odt(bytes, limits)?,
-        Format::Epub => epub::read(bytes, limits)?,
-        Format::Rtf => rtf::read(bytes)?,
-        Format::Html => html::read(&decode_text(bytes))?,
-        Format::Jats => xml::read_jats(&decode_text(bytes))?,
-        Format::Tei => xml::read_tei(&decode_text(bytes))?,
-        Format::Text => plain::read(bytes),
-    };
-    if document.text.trim().is_empty() {
-        return Err(ExtractError::NoText {
-            format: document.format,
-        });
-    }
-    Ok(document)
-}

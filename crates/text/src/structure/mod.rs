@@ -16,11 +16,6 @@ mod parts;
 mod quotes;
 
 pub use document::{Structure, overlap};
+pub use names::is_section_name;
 pub use parts::{Part, Region};
 pub use quotes::Quotation;
-
-/// Whether a line is a section's name alone ("References", "7. Acknowledgements",
-/// "Аннотация"): a heading, however the text around it is laid out.
-pub fn is_section_name(line: &str) -> bool {
-    names::heading(line).is_some()
-}

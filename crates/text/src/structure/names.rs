@@ -297,6 +297,12 @@ pub(super) fn heading(text: &str) -> Option<Heading> {
     }
 }
 
+/// Whether a line is a section's name alone ("References", "7. Acknowledgements",
+/// "Аннотация"): a heading, however the text around it is laid out.
+pub fn is_section_name(line: &str) -> bool {
+    heading(line).is_some()
+}
+
 /// Whether a name is one a structured abstract's parts carry.
 pub(super) fn abstract_part(text: &str) -> bool {
     ABSTRACT_PARTS.contains(&normalized(text).as_str())

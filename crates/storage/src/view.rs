@@ -1,0 +1,82 @@
+//! The read view: one consistent read of a library, through which every lookup and stored read
+//! of a check goes.
+
+use std::borrow::Cow;
+
+use crate::index::{DocKey, IndexError, ShingleSearch, StoredDocument, StoredForCheck};
+use dupfinder_signature::{RobustScheme, StatsSnapshot};
+
+/// One consistent read of a library: a statistics generation and the documents as of one
+/// moment. Writes and generation switches after the view was taken do not change what it reads.
+pub trait ReadView {
+    /// The statistics generation the view's signatures were computed against.
+    fn generation(&self) -> u64;
+
+    /// The robust signature variants of the view's generation.
+    fn scheme(&self) -> RobustScheme;
+
+    /// The statistics of the view's generation: `N`, and `df` and `cf` of at least the terms of
+    /// `terms` (a backend may answer with every term it has at hand).
+    fn statistics(&self, terms: &[(String, u32)]) -> Result<Cow<'_, StatsSnapshot>, IndexError>;
+
+    /// Live documents whose content hash is `hash`.
+    fn with_content_hash(&self, hash: u64, limit: usize) -> Result<Vec<DocKey>, IndexError>;
+
+    /// Live documents whose seed signature is `seed`.
+    fn with_seed(&self, seed: u32, limit: usize) -> Result<Vec<DocKey>, IndexError>;
+
+    /// Live documents having `signature` among their robust signatures.
+    fn with_robust(&self, signature: u64, limit: usize) -> Result<Vec<DocKey>, IndexError>;
+
+    /// [`ReadView::with_robust`] for each of `signatures`, in their order. A backend where a
+    /// lookup is a round trip answers them all in one.
+    fn with_robust_each(
+        &self,
+        signatures: &[u64],
+        limit: usize,
+    ) -> Result<Vec<Vec<DocKey>>, IndexError> {
+        signatures
+            .iter()
+            .map(|signature| self.with_robust(*signature, limit))
+            .collect()
+    }
+
+    /// Which live documents share sampled shingles with a query (see
+    /// [`crate::index::LibraryView::shingle_search`] for the meaning of each argument).
+    fn shingle_search(
+        &self,
+        shingles: &[u64],
+        max_df: u64,
+        min_hits: u32,
+        limit: usize,
+    ) -> Result<ShingleSearch, IndexError>;
+
+    /// The stored document `key`, if it is live in this view.
+    fn stored(&self, key: DocKey) -> Result<Option<StoredDocument>, IndexError>;
+
+    /// The stored document `key` with what verification needs, if it is live in this view.
+    fn stored_for_check(&self, key: DocKey) -> Result<Option<StoredForCheck>, IndexError>;
+
+    /// [`ReadView::stored_for_check`] for each of `keys`, in their order. A backend where a read
+    /// is a round trip answers them all in one: a check verifies dozens of candidates.
+    fn stored_for_check_each(
+        &self,
+        keys: &[DocKey],
+    ) -> Result<Vec<Option<StoredForCheck>>, IndexError> {
+        keys.iter().map(|key| self.stored_for_check(*key)).collect()
+    }
+
+    /// [`ReadView::stored`] for each of `keys`, in their order. A backend where a read is a
+    /// round trip answers them all in one: building clusters looks up every member.
+    fn stored_each(&self, keys: &[DocKey]) -> Result<Vec<Option<StoredDocument>>, IndexError> {
+        keys.iter().map(|key| self.stored(*key)).collect()
+    }
+
+    /// The live document `doc_id`.
+    fn document(&self, doc_id: &str) -> Result<Option<StoredDocument>, IndexError> {
+        self.stored(DocKey::of(doc_id))
+    }
+
+    /// Keys of every live document.
+    fn keys(&self) -> Result<Vec<DocKey>, IndexError>;
+}
