@@ -22,11 +22,10 @@ use super::body::{TextBody, parse_json};
 use super::upload::{Upload, extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
 use crate::batch::{BatchError, BatchFile, BatchSettings, is_archive, unpack_zip};
-use crate::check::{CancelFlag, CheckRequest};
+use crate::check::{CancelFlag, CheckRequest, Verdict};
 use crate::config::Limits;
 use crate::extract::ExtractedDocument;
-use crate::library::check_cancellable;
-use crate::library::{Catalog, JobTrigger, check_extracted};
+use crate::library::{Catalog, JobTrigger, check_cancellable, check_extracted};
 use crate::reports::{Report, ReportError};
 
 #[derive(Deserialize)]
@@ -235,24 +234,20 @@ async fn run_check(
     let cancel = CancelFlag::new();
     let _cancel_when_abandoned = cancel.cancel_on_drop();
     let catalog = state.catalog.clone();
-    let answer = tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
+    let answer = tokio::task::spawn_blocking(move || -> Result<(Value, Verdict), ApiError> {
         let _place = place;
-        let (report, request, document) = match file {
+        let (mut answer, verdict, request, name) = match file {
             Some((name, document)) => {
                 let checked = check_extracted(&catalog, &name, document, request, &cancel)?;
-                (checked.report, checked.request, Some(checked.document))
+                let answer = checked.answer().map_err(ApiError::internal)?;
+                (answer, checked.report.verdict, checked.request, Some(name))
             }
-            None => (
-                check_cancellable(&catalog, &request, &cancel)?,
-                request,
-                None,
-            ),
+            None => {
+                let report = check_cancellable(&catalog, &request, &cancel)?;
+                let answer = serde_json::to_value(&report).map_err(ApiError::internal)?;
+                (answer, report.verdict, request, None)
+            }
         };
-        let mut answer = serde_json::to_value(&report).map_err(ApiError::internal)?;
-        let name = document.as_ref().map(|d| d.name.clone());
-        if let Some(document) = document {
-            answer["document"] = serde_json::to_value(document).map_err(ApiError::internal)?;
-        }
         if store {
             // A check is a read: a data directory that cannot take the report (full,
             // read-only) leaves the answer without `report_id` rather than refusing it.
@@ -264,13 +259,14 @@ async fn run_check(
         if answer.get("document").is_some() {
             answer["text"] = Value::String(request.text);
         }
-        Ok(answer)
+        Ok((answer, verdict))
     })
     .await??;
-    let counter = match answer["verdict"].as_str() {
-        Some("duplicate") => &state.metrics.checks_duplicate,
-        Some("partial") => &state.metrics.checks_partial,
-        _ => &state.metrics.checks_original,
+    let (answer, verdict) = answer;
+    let counter = match verdict {
+        Verdict::Duplicate => &state.metrics.checks_duplicate,
+        Verdict::Partial => &state.metrics.checks_partial,
+        Verdict::Original => &state.metrics.checks_original,
     };
     counter.fetch_add(1, Ordering::Relaxed);
     Ok(answer)

@@ -6,13 +6,11 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use serde_json::Value;
-
 use super::{BatchError, BatchItem, BatchRecord, BatchState, ItemError};
 use crate::check::CancelFlag;
 use crate::error_code::ErrorCode;
 use crate::extract::ExtractError;
-use crate::library::{self, Catalog, FileCheck, FileCheckError};
+use crate::library::{self, Catalog, FileCheckError};
 use crate::reports::Report;
 
 /// How a running batch is followed and stopped.
@@ -122,30 +120,32 @@ fn check_file(
             return batches.finish(job, number, &line).map(|()| true);
         }
     };
-    let FileCheck {
-        report,
-        document,
-        request,
-    } = checked;
     let mut item = BatchItem {
         file: name.clone(),
         report_id: None,
-        verdict: Some(report.verdict.as_str().to_string()),
-        similarity_index: Some(report.similarity_index),
-        words: Some(request.text.split_whitespace().count()),
+        verdict: Some(checked.report.verdict.as_str().to_string()),
+        similarity_index: Some(checked.report.similarity_index),
+        words: Some(checked.request.text.split_whitespace().count()),
         error: None,
     };
     if !record.settings.store {
         return batches.finish(job, number, &item).map(|()| true);
     }
-    let mut answer = serde_json::to_value(&report).map_err(|e| BatchError::Store(e.to_string()))?;
-    answer["document"] = serde_json::to_value(document).unwrap_or(Value::Null);
+    let answer = checked
+        .answer()
+        .map_err(|e| BatchError::Store(e.to_string()))?;
     let id = catalog
         .reports()
         .new_id()
         .map_err(|e| BatchError::Store(e.to_string()))?;
     item.report_id = Some(id.clone());
-    let mut report = Report::of_check(id, &request, answer, record.submitter.clone(), Some(name));
+    let mut report = Report::of_check(
+        id,
+        &checked.request,
+        answer,
+        record.submitter.clone(),
+        Some(name),
+    );
     catalog
         .keep_report_with(&mut report, |txn| {
             batches

@@ -107,8 +107,7 @@ pub(crate) fn run(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
             let request = local_request(&args, String::new())?;
             let checked = check_file(&catalog, &name, &bytes, request, &CancelFlag::new())
                 .map_err(|e| anyhow!("{}: {e} ({})", path.display(), e.code()))?;
-            let mut answer = serde_json::to_value(&checked.report)?;
-            answer["document"] = serde_json::to_value(checked.document)?;
+            let mut answer = checked.answer()?;
             answer["text"] = Value::String(checked.request.text);
             answer
         }

@@ -19,6 +19,16 @@ pub struct FileCheck {
     pub request: CheckRequest,
 }
 
+impl FileCheck {
+    /// The check's answer as the API, a batch's stored report and `dupfinder check` give it:
+    /// the report, with what the file was under `document`.
+    pub fn answer(&self) -> serde_json::Result<serde_json::Value> {
+        let mut answer = serde_json::to_value(&self.report)?;
+        answer["document"] = serde_json::to_value(&self.document)?;
+        Ok(answer)
+    }
+}
+
 /// Why a file was not checked.
 #[derive(Debug, thiserror::Error)]
 pub enum FileCheckError {
