@@ -11,7 +11,6 @@ use serde_json::json;
 
 pub use crate::error_code::ErrorCode;
 
-use crate::check::CheckError;
 use crate::crawl::CrawlError;
 use crate::library::phrases::PhraseError;
 use crate::library::{DocumentError, KeyError, LibraryError};
@@ -167,16 +166,6 @@ impl From<crate::webhooks::WebhookError> for ApiError {
             WebhookError::Store(_) => return ApiError::internal(e),
         };
         ApiError::new(code, e.to_string())
-    }
-}
-
-impl From<CheckError> for ApiError {
-    fn from(e: CheckError) -> Self {
-        match e {
-            CheckError::Text(e) => e.into(),
-            CheckError::Storage(e) => LibraryError::Index(e).into(),
-            e => ApiError::new(e.code(), e.to_string()),
-        }
     }
 }
 

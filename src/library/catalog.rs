@@ -120,13 +120,11 @@ impl LibraryError {
     /// Whether the library does not exist (any more): looked up and not found, or deleted by
     /// another process while a statement on it ran.
     pub fn is_not_found(&self) -> bool {
-        matches!(
-            self,
-            LibraryError::NotFound(_)
-                | LibraryError::Index(IndexError::Storage(
-                    crate::storage::StorageError::NoSuchLibrary(_)
-                ))
-        )
+        match self {
+            LibraryError::NotFound(_) => true,
+            LibraryError::Index(e) => e.is_no_such_library(),
+            _ => false,
+        }
     }
 }
 

@@ -3,7 +3,6 @@
 use super::ExcludeRequest;
 pub use dupfinder_common::cancel::{CancelFlag, CancelOnDrop};
 use dupfinder_common::error_code::ErrorCode;
-use dupfinder_storage::StorageError;
 use dupfinder_storage::index::IndexError;
 use dupfinder_text::analysis::DocumentError;
 
@@ -91,9 +90,7 @@ impl CheckError {
         match self {
             CheckError::Text(e) => e.code(),
             // Deleted by another process while the check read it.
-            CheckError::Storage(IndexError::Storage(StorageError::NoSuchLibrary(_))) => {
-                ErrorCode::LibraryNotFound
-            }
+            CheckError::Storage(e) if e.is_no_such_library() => ErrorCode::LibraryNotFound,
             CheckError::Storage(_) => ErrorCode::Internal,
             CheckError::InvalidSimilarity(_) => ErrorCode::InvalidMinSimilarity,
             CheckError::NoLibraries => ErrorCode::InvalidLibraries,

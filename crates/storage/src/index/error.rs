@@ -42,6 +42,14 @@ pub enum IndexError {
 }
 
 impl IndexError {
+    /// Whether the library was deleted (by another process) while a statement on it ran.
+    pub fn is_no_such_library(&self) -> bool {
+        matches!(
+            self,
+            IndexError::Storage(crate::StorageError::NoSuchLibrary(_))
+        )
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> IndexError {
         let path = path.into();
         move |source| IndexError::Io { path, source }
