@@ -125,11 +125,12 @@ pub(super) async fn check_text(
         if upload.files.len() > 1 || is_archive(&upload.files[0].bytes) {
             return start_batch(&state, identity, upload).await;
         }
-        let file = &upload.files[0];
-        let document = extract_file(&state, file).await?;
-        // The options are the JSON body's; the text is the file's, set by the file's check.
+        // The options are the JSON body's, read before the file's (costlier) extraction; the
+        // text is the file's, set by the file's check.
         let body = options_with_text(upload.options.as_deref(), "")?;
         let (request, store) = parse_check_body(&body, limits)?;
+        let file = &upload.files[0];
+        let document = extract_file(&state, file).await?;
         let file = Some((file.name.clone(), document));
         let answer = run_check(&state, identity, request, store, file).await?;
         return Ok(Json(answer).into_response());

@@ -304,6 +304,11 @@ async fn page_bound_and_malformed_multipart_bodies_have_their_codes() {
     assert_eq!(error_code(&body), "invalid_body");
     let (_, body) = upload_check(&app, "manuscript.txt", Some("{not json")).await;
     assert_eq!(error_code(&body), "invalid_json");
+    // The options are read before the file: bad ones are answered without extracting it (this
+    // PDF has more pages than `max_pages` allows).
+    let options = Some(r#"{"min_similarity": "x"}"#);
+    let (_, body) = upload_check(&app, "manuscript.pdf", options).await;
+    assert_eq!(error_code(&body), "invalid_json", "{body}");
 }
 
 #[tokio::test]
