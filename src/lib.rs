@@ -25,20 +25,13 @@
 //! - [`api`]: the HTTP API.
 //! - [`web`]: the web UI's assets, served by the API.
 
-pub mod api;
-pub mod backup;
-pub mod batch;
-pub mod config;
-pub mod crawl;
-pub mod dedup;
-pub mod eval;
-pub mod library;
-pub mod reports;
-pub mod web;
-pub mod webhooks;
-
+pub use dupfinder_api as api;
 pub use dupfinder_check as check;
 pub use dupfinder_common::{admission, cancel, clock, durable, error_code, outbound};
+pub use dupfinder_eval as eval;
+pub use dupfinder_harvest as crawl;
+pub use dupfinder_service::{backup, batch, config, dedup, library, reports, webhooks};
 pub use dupfinder_signature as signature;
 pub use dupfinder_storage::{self as storage, index};
 pub use dupfinder_text::{analysis, extract, structure};
+pub use dupfinder_web as web;

@@ -13,8 +13,8 @@ use axum::response::{IntoResponse, Response};
 
 use super::metrics::Caller;
 use super::{ApiError, AppState, ErrorCode};
-use crate::clock::unix_now;
-use crate::library::{Access, AuditEntry, Role};
+use dupfinder_common::clock::unix_now;
+use dupfinder_service::library::{Access, AuditEntry, Role};
 
 /// Writes: everything but reading requests and checks.
 pub(super) fn is_operator(method: &Method, path: &str) -> bool {
@@ -148,7 +148,7 @@ impl Identity {
     pub(super) fn may_see<'a>(&self, libraries: impl IntoIterator<Item = &'a str>) -> bool {
         self.libraries
             .as_deref()
-            .is_none_or(|allowed| crate::reports::made_within(allowed, libraries))
+            .is_none_or(|allowed| dupfinder_service::reports::made_within(allowed, libraries))
     }
 }
 

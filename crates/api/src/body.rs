@@ -8,8 +8,8 @@ use serde::de::DeserializeOwned;
 
 use super::state::AppState;
 use super::{ApiError, ErrorCode};
-use crate::config::Limits;
-use crate::library::check_json_depth;
+use dupfinder_service::config::Limits;
+use dupfinder_service::library::check_json_depth;
 
 /// The raw body, at most `limits.max_body_bytes`, checked to be UTF-8.
 pub(super) struct TextBody {

@@ -5,7 +5,7 @@
 //! `document` and the extracted `text` that the passages' offsets refer to. The answer is kept
 //! as a report unless the request says `"store": false`. Several `file` parts, or one file
 //! that is a `.zip` (told by content), are a batch: kept, answered `202` with a job, and
-//! checked file by file (see [`crate::batch`]).
+//! checked file by file (see [`dupfinder_service::batch`]).
 
 use std::sync::atomic::Ordering;
 
@@ -21,12 +21,12 @@ use super::auth::Identity;
 use super::body::{TextBody, parse_json};
 use super::upload::{Upload, extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
-use crate::batch::{BatchError, BatchFile, BatchSettings, is_archive, unpack_zip};
-use crate::check::{CancelFlag, CheckRequest, Verdict};
-use crate::config::Limits;
-use crate::extract::ExtractedDocument;
-use crate::library::{Catalog, JobTrigger, check_cancellable, check_extracted};
-use crate::reports::{Report, ReportError};
+use dupfinder_check::{CancelFlag, CheckRequest, Verdict};
+use dupfinder_service::batch::{BatchError, BatchFile, BatchSettings, is_archive, unpack_zip};
+use dupfinder_service::config::Limits;
+use dupfinder_service::library::{Catalog, JobTrigger, check_cancellable, check_extracted};
+use dupfinder_service::reports::{Report, ReportError};
+use dupfinder_text::extract::ExtractedDocument;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -41,7 +41,7 @@ struct CheckBody {
     /// Keep the answer as a report (the default).
     store: Option<bool>,
     #[serde(default)]
-    exclude: crate::check::ExcludeRequest,
+    exclude: dupfinder_check::ExcludeRequest,
 }
 
 /// Parses and validates a check body: at most `limits.max_json_depth` levels of JSON, at most

@@ -15,9 +15,9 @@ use super::auth::{Identity, require_library};
 use super::params::{page_limit, page_offset, query_params};
 use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
-use crate::dedup::{Cluster, DedupError, DedupStore};
-use crate::index::DocKey;
-use crate::library::{JobStatus, JobTrigger, LibraryError};
+use dupfinder_service::dedup::{Cluster, DedupError, DedupStore};
+use dupfinder_service::library::{JobStatus, JobTrigger, LibraryError};
+use dupfinder_storage::index::DocKey;
 
 /// The suffix of a document path that asks for the document's duplicates.
 pub(super) const DUPLICATES_SUFFIX: &str = "/duplicates";
@@ -177,9 +177,10 @@ pub(super) async fn list_alerts(
     }
     let catalog = state.catalog.clone();
     let library = params.library.clone();
-    let mut alerts =
-        tokio::task::spawn_blocking(move || crate::dedup::alerts(&catalog, library.as_deref()))
-            .await??;
+    let mut alerts = tokio::task::spawn_blocking(move || {
+        dupfinder_service::dedup::alerts(&catalog, library.as_deref())
+    })
+    .await??;
     // A key limited to some libraries sees their alerts only.
     if let Some(Extension(identity)) = identity {
         alerts.retain(|alert| identity.may_touch(&alert.library));

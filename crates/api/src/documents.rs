@@ -13,10 +13,10 @@ use super::params::{page_limit, page_offset, query_params};
 use super::path::Path;
 use super::upload::{extract_file, is_multipart, read_upload};
 use super::{ApiError, AppState, ErrorCode};
-use crate::index::{DocumentPage, SortKey, SortOrder};
-use crate::library::{
+use dupfinder_service::library::{
     DocumentInput, IngestPath, IngestReport, LibraryError, LibraryId, parse_json_lines, prepare,
 };
+use dupfinder_storage::index::{DocumentPage, SortKey, SortOrder};
 
 /// Deepest page of a listing.
 const MAX_LIST_OFFSET: usize = 10_000_000;
@@ -94,7 +94,9 @@ async fn add_files(
     let mut inputs = Vec::with_capacity(upload.files.len());
     for file in &upload.files {
         let document = extract_file(&state, file).await?;
-        inputs.push(crate::library::file_document(&file.name, document));
+        inputs.push(dupfinder_service::library::file_document(
+            &file.name, document,
+        ));
     }
     let catalog = state.catalog.clone();
     let report = tokio::task::spawn_blocking(move || -> Result<IngestReport, ApiError> {
@@ -178,7 +180,7 @@ pub(super) async fn get_document(
     let doc_id_for_error = doc_id.clone();
     let document = tokio::task::spawn_blocking(move || store.view()?.document(&doc_id))
         .await?
-        .map_err(crate::library::LibraryError::from)?;
+        .map_err(dupfinder_service::library::LibraryError::from)?;
     document.map(|d| Json(d).into_response()).ok_or_else(|| {
         ApiError::new(
             ErrorCode::DocumentNotFound,

@@ -1,6 +1,6 @@
 //! The API's one error type: every failure becomes a status and a stable code in a JSON body
 //! `{"error": {"code", "message"}}`. Each stage's error says its [`ErrorCode`] (the one table of
-//! codes and their statuses, in `crate::error_code`; the OpenAPI document lists the same codes,
+//! codes and their statuses, in `dupfinder_common::error_code`; the OpenAPI document lists the same codes,
 //! a test holds the two together); this maps the code to the answer. Details of 5xx errors are
 //! logged, not shown.
 
@@ -9,12 +9,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-pub use crate::error_code::ErrorCode;
+pub use dupfinder_common::error_code::ErrorCode;
 
-use crate::crawl::CrawlError;
-use crate::library::phrases::PhraseError;
-use crate::library::{DocumentError, KeyError, LibraryError};
-use crate::reports::ReportError;
+use dupfinder_harvest::CrawlError;
+use dupfinder_service::library::phrases::PhraseError;
+use dupfinder_service::library::{DocumentError, KeyError, LibraryError};
+use dupfinder_service::reports::ReportError;
 
 /// An error answered to an HTTP client.
 #[derive(Debug)]
@@ -59,8 +59,8 @@ impl IntoResponse for ApiError {
     }
 }
 
-impl From<crate::extract::ExtractError> for ApiError {
-    fn from(e: crate::extract::ExtractError) -> Self {
+impl From<dupfinder_text::extract::ExtractError> for ApiError {
+    fn from(e: dupfinder_text::extract::ExtractError) -> Self {
         ApiError::new(e.code(), e.to_string())
     }
 }
@@ -125,8 +125,8 @@ impl From<PhraseError> for ApiError {
     }
 }
 
-impl From<crate::reports::ReapplyError> for ApiError {
-    fn from(e: crate::reports::ReapplyError) -> Self {
+impl From<dupfinder_service::reports::ReapplyError> for ApiError {
+    fn from(e: dupfinder_service::reports::ReapplyError) -> Self {
         ApiError::new(ErrorCode::ReportWithoutPassages, e.to_string())
     }
 }
@@ -140,9 +140,9 @@ impl From<ReportError> for ApiError {
     }
 }
 
-impl From<crate::batch::BatchError> for ApiError {
-    fn from(e: crate::batch::BatchError) -> Self {
-        use crate::batch::BatchError;
+impl From<dupfinder_service::batch::BatchError> for ApiError {
+    fn from(e: dupfinder_service::batch::BatchError) -> Self {
+        use dupfinder_service::batch::BatchError;
         let code = match &e {
             BatchError::TooManyFiles { .. } => ErrorCode::TooManyFiles,
             BatchError::TooLarge { .. } => ErrorCode::BatchTooLarge,
@@ -154,9 +154,9 @@ impl From<crate::batch::BatchError> for ApiError {
     }
 }
 
-impl From<crate::webhooks::WebhookError> for ApiError {
-    fn from(e: crate::webhooks::WebhookError) -> Self {
-        use crate::webhooks::WebhookError;
+impl From<dupfinder_service::webhooks::WebhookError> for ApiError {
+    fn from(e: dupfinder_service::webhooks::WebhookError) -> Self {
+        use dupfinder_service::webhooks::WebhookError;
         let code = match &e {
             WebhookError::InvalidUrl { .. } => ErrorCode::InvalidWebhookUrl,
             WebhookError::PrivateAddress { .. } => ErrorCode::PrivateAddress,
@@ -231,7 +231,7 @@ mod tests {
     #[test]
     fn the_servers_own_state_is_answered_without_its_details() {
         let full = ApiError::from(LibraryError::Storage {
-            fault: crate::library::StorageFault::Full,
+            fault: dupfinder_service::library::StorageFault::Full,
             reason: "/data/libraries: os error 28".to_string(),
         });
         assert_eq!(
@@ -239,9 +239,9 @@ mod tests {
             (ErrorCode::StorageFull, 507)
         );
         assert!(!full.message.contains("/data"), "{}", full.message);
-        let batch = ApiError::from(LibraryError::Batch(crate::batch::BatchError::Store(
-            "/data/reports.redb: damaged".to_string(),
-        )));
+        let batch = ApiError::from(LibraryError::Batch(
+            dupfinder_service::batch::BatchError::Store("/data/reports.redb: damaged".to_string()),
+        ));
         assert_eq!(
             (batch.code, batch.status().as_u16()),
             (ErrorCode::Internal, 500)

@@ -13,8 +13,8 @@ use super::auth::{Identity, limited};
 use super::params::query_params;
 use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
-use crate::batch::{BatchRecord, items_csv};
-use crate::library::{Catalog, JobStatus, JobTrigger, Role};
+use dupfinder_service::batch::{BatchRecord, items_csv};
+use dupfinder_service::library::{Catalog, JobStatus, JobTrigger, Role};
 
 pub(super) async fn start_reindex(
     State(state): State<AppState>,
@@ -138,12 +138,15 @@ pub(super) async fn batch_reports(
     let wanted = job.clone();
     let found = tokio::task::spawn_blocking(move || {
         let batches = catalog.batches();
-        Ok::<_, crate::batch::BatchError>((batches.get(&wanted)?, batches.items(&wanted)?))
+        Ok::<_, dupfinder_service::batch::BatchError>((
+            batches.get(&wanted)?,
+            batches.items(&wanted)?,
+        ))
     })
     .await?;
     let (batch, items) = match found {
         Ok(found) => found,
-        Err(crate::batch::BatchError::NotFound(_)) => return Err(unknown(&job)),
+        Err(dupfinder_service::batch::BatchError::NotFound(_)) => return Err(unknown(&job)),
         Err(e) => return Err(e.into()),
     };
     let others = identity

@@ -14,7 +14,7 @@ use super::body::JsonBody;
 use super::params::{page_limit, page_offset, query_params};
 use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
-use crate::library::{LibraryId, NewKey, Role};
+use dupfinder_service::library::{LibraryId, NewKey, Role};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

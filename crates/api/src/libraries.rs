@@ -11,7 +11,7 @@ use super::auth::{Identity, limited};
 use super::body::JsonBody;
 use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
-use crate::library::{LibraryInfo, NewLibrary};
+use dupfinder_service::library::{LibraryInfo, NewLibrary};
 
 fn with_crawl_status(state: &AppState, info: LibraryInfo) -> Result<Value, ApiError> {
     Ok(state.crawl.describe(info)?)

@@ -18,8 +18,8 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use super::auth::is_operator;
 use super::{ApiError, AppState, ErrorCode};
-use crate::admission::Places;
-use crate::config::Limits;
+use dupfinder_common::admission::Places;
+use dupfinder_service::config::Limits;
 
 /// Places for checks computed at once, and a bounded number of checks waiting for one.
 #[derive(Debug)]

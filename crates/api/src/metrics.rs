@@ -265,7 +265,7 @@ pub(super) fn render_state(state: &AppState) -> String {
 }
 
 /// How a per-library gauge reads its value.
-type Gauge = fn(&crate::library::LibraryInfo) -> f64;
+type Gauge = fn(&dupfinder_service::library::LibraryInfo) -> f64;
 
 fn family(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");

@@ -37,7 +37,7 @@ pub(super) async fn method_not_allowed() -> ApiError {
 }
 
 /// `POST /api/v1/backup` (admin): a consistent backup of the data directory, streamed as a
-/// `.tar.gz` while it is written (see [`crate::backup`]). Writers to a library wait only while
+/// `.tar.gz` while it is written (see [`dupfinder_service::backup`]). Writers to a library wait only while
 /// that library's files are linked into the copy.
 pub(super) async fn backup(State(state): State<AppState>) -> axum::response::Response {
     if let Err(e) = state.catalog.require_tantivy("a backup of the server") {
@@ -47,7 +47,7 @@ pub(super) async fn backup(State(state): State<AppState>) -> axum::response::Res
     tokio::task::spawn_blocking(move || {
         let out = std::io::BufWriter::with_capacity(1 << 16, ChannelWriter(tx.clone()));
         let crawl = state.crawl.store();
-        match crate::backup::write_backup(&state.catalog, Some(crawl), out) {
+        match dupfinder_service::backup::write_backup(&state.catalog, Some(crawl), out) {
             Ok(manifest) => tracing::info!(libraries = manifest.libraries.len(), "backup written"),
             Err(e) => {
                 tracing::error!(error = %e, "backup failed");

@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::documents::JSON_LINES_TYPES;
 use super::{ApiError, AppState, ErrorCode};
-use crate::config::ServerConfig;
+use dupfinder_service::config::ServerConfig;
 
 /// The content types a write without a key may carry: what the API reads and a page of another
 /// site cannot send as a simple request, and multipart, which the origin check covers.

@@ -12,7 +12,7 @@ use super::auth::Identity;
 use super::body::JsonBody;
 use super::path::Path;
 use super::{ApiError, AppState};
-use crate::library::phrases;
+use dupfinder_service::library::phrases;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

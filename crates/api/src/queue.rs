@@ -11,7 +11,7 @@ use super::auth::{Identity, limited};
 use super::body::JsonBody;
 use super::path::Path;
 use super::{ApiError, AppState};
-use crate::crawl::CrawlState;
+use dupfinder_harvest::CrawlState;
 
 pub(super) async fn list_queue(
     State(state): State<AppState>,

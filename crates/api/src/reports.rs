@@ -16,9 +16,9 @@ use super::body::JsonBody;
 use super::params::{page_limit, page_offset, query_params};
 use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
-use crate::check::ExcludeRequest;
-use crate::library::Role;
-use crate::reports::{
+use dupfinder_check::ExcludeRequest;
+use dupfinder_service::library::Role;
+use dupfinder_service::reports::{
     Decision, ReapplyError, Report, ReportError, ReportFilter, reapply, render_pdf,
     stored_exclusions,
 };

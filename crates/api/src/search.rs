@@ -8,8 +8,8 @@ use serde::Deserialize;
 use super::params::{page_limit, page_offset, query_params};
 use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
-use crate::index::{QueryError, SearchError, SearchResults};
-use crate::library::LibraryError;
+use dupfinder_service::library::LibraryError;
+use dupfinder_storage::index::{QueryError, SearchError, SearchResults};
 
 /// Deepest page of search results.
 const MAX_SEARCH_OFFSET: usize = 10_000;

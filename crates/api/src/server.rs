@@ -16,8 +16,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use super::{AppState, router};
 use tokio_util::sync::CancellationToken;
 
-use crate::crawl::CrawlService;
-use crate::library::{Catalog, Jobs};
+use dupfinder_harvest::CrawlService;
+use dupfinder_service::library::{Catalog, Jobs};
 
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -31,7 +31,7 @@ pub enum ServeError {
     #[error("server error: {0}")]
     Serve(#[source] std::io::Error),
     #[error("cannot open the crawl queue: {0}")]
-    Crawl(#[source] crate::crawl::CrawlError),
+    Crawl(#[source] dupfinder_harvest::CrawlError),
 }
 
 /// Serves the API on `addr` until SIGINT or SIGTERM. `on_ready` is given the bound address
@@ -46,7 +46,7 @@ async fn drop_old_reports(catalog: Arc<Catalog>) {
     loop {
         every_hour.tick().await;
         let catalog = catalog.clone();
-        let cutoff = crate::clock::unix_now().saturating_sub(keep_days * 86_400);
+        let cutoff = dupfinder_common::clock::unix_now().saturating_sub(keep_days * 86_400);
         match tokio::task::spawn_blocking(move || catalog.reports().delete_older_than(cutoff)).await
         {
             Ok(Ok(0)) => {}
@@ -76,11 +76,13 @@ pub async fn serve(
     let drift = tokio::spawn(jobs.clone().watch_drift());
     // On a database other processes serve too, a re-index one of them left unfinished is taken
     // over. (A data directory has one process, whose unfinished re-indexes resumed above.)
-    let sweep = (catalog.backend() == crate::storage::Backend::Postgres)
+    let sweep = (catalog.backend() == dupfinder_storage::Backend::Postgres)
         .then(|| tokio::spawn(jobs.clone().watch_unfinished()));
     let retention = tokio::spawn(drop_old_reports(catalog.clone()));
     // Events a crash or a stop left in the outbox go out first.
-    let deliveries = tokio::spawn(crate::webhooks::deliver_forever(catalog.clone()));
+    let deliveries = tokio::spawn(dupfinder_service::webhooks::deliver_forever(
+        catalog.clone(),
+    ));
     let extractions = catalog.clone();
     let state = AppState::new(catalog, crawl.clone(), jobs.clone());
     // Queued libraries are crawled in the background; a crawl interrupted by the shutdown stays

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use super::limits::CheckSlots;
 use super::metrics::Metrics;
 use super::origin::HostPolicy;
-use crate::crawl::CrawlService;
-use crate::library::{Catalog, Jobs};
+use dupfinder_harvest::CrawlService;
+use dupfinder_service::library::{Catalog, Jobs};
 
 /// The application state behind the router.
 #[derive(Clone)]

@@ -1,6 +1,6 @@
 //! Files sent as `multipart/form-data` (parts named `file`, for a check also `options`): read
 //! under the body's size and time limits, then extracted through the process's
-//! [`Extractions`](crate::extract::Extractions) — on the blocking pool, under `[extract]`'s
+//! [`Extractions`](dupfinder_text::extract::Extractions) — on the blocking pool, under `[extract]`'s
 //! bounds and time, in one of its places — so that a hostile file never holds up the async
 //! runtime or other requests, and stops when its client leaves.
 
@@ -9,7 +9,7 @@ use axum::extract::{FromRequest, Multipart, Request};
 use axum::http::{HeaderMap, StatusCode, header};
 
 use super::{ApiError, AppState, ErrorCode};
-use crate::extract::ExtractedDocument;
+use dupfinder_text::extract::ExtractedDocument;
 
 /// One uploaded file: its name as the client gave it (without any folder) and its bytes.
 pub(super) struct UploadedFile {

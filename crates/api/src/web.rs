@@ -5,7 +5,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::path::Path;
 use super::{ApiError, ErrorCode};
-use crate::web;
+use dupfinder_web as web;
 
 /// The OpenAPI 3.1 document of every route, maintained by hand beside the router (a test holds
 /// the two together).

@@ -12,7 +12,7 @@ use super::body::{TextBody, parse_json};
 use super::params::query_params;
 use super::path::Path;
 use super::{ApiError, AppState};
-use crate::webhooks::{EventKind, NewWebhook, Webhook, WebhookError, validate_url};
+use dupfinder_service::webhooks::{EventKind, NewWebhook, Webhook, WebhookError, validate_url};
 
 /// Lines of the delivery log answered by default, and at most.
 const DELIVERIES_DEFAULT: usize = 100;

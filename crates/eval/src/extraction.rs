@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde::Serialize;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::extract::{ExtractLimits, extract};
+use dupfinder_text::extract::{ExtractLimits, extract};
 
 /// The extractors compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

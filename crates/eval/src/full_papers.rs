@@ -10,9 +10,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::jats::read_jats;
-use crate::check::{CheckError, CheckRequest, ExcludeRequest};
-use crate::library::check;
-use crate::library::{Catalog, DocumentInput, IdValue, LibraryError, NewLibrary};
+use dupfinder_check::{CheckError, CheckRequest, ExcludeRequest};
+use dupfinder_service::library::check;
+use dupfinder_service::library::{Catalog, DocumentInput, IdValue, LibraryError, NewLibrary};
 
 /// One configuration's figures.
 #[derive(Debug, Clone, Serialize)]

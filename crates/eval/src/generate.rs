@@ -244,7 +244,7 @@ pub struct Query {
     pub source_span: Option<Span>,
 }
 
-pub use crate::check::Span;
+pub use dupfinder_check::Span;
 
 /// How many candidate sources a query tries before it is given up (a kind that does not fit
 /// Generates `per_kind` queries for every kind and level of `options`: positives and partial

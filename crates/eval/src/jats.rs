@@ -12,7 +12,7 @@
 
 use roxmltree::{Document, Node, ParsingOptions};
 
-use crate::check::Span;
+use dupfinder_check::Span;
 
 /// Elements nested deeper than this are not read (the walk is recursive).
 const MAX_DEPTH: usize = 256;

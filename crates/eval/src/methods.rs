@@ -13,12 +13,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::reference::similarity_at_least;
-use crate::analysis::Analyzer;
-use crate::signature::methods::{
+use dupfinder_signature::methods::{
     Collection, FoundPairs, Method, MethodDoc, MethodSettings, Signed, decomposition_pairs,
     pairs_sharing_a_key, sign, three_five_pairs,
 };
-use crate::signature::{StatsSnapshot, TermStats};
+use dupfinder_signature::{StatsSnapshot, TermStats};
+use dupfinder_text::analysis::Analyzer;
 
 /// Seed 002's Table 2 (A0–A10 on the ROMIP web collection, ~500 000 documents) and Table 7
 /// (A12): recall, precision, F-measure. A11 is reported in words only ("practically 100 %
@@ -722,7 +722,7 @@ pub fn print_truth(report: &TruthReport, out: &mut impl std::io::Write) -> std::
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::default_analyzer;
+    use dupfinder_storage::index::default_analyzer;
 
     fn doc(id: &str, text: &str) -> (String, String) {
         (id.to_string(), text.to_string())

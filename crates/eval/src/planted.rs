@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::generate::{GenOptions, Modification, SourceDoc, generate};
 use super::read_objects;
-use crate::dedup::ClusterSet;
+use dupfinder_service::dedup::ClusterSet;
 
 /// What `gen-tests --planted-groups` wrote.
 #[derive(Debug, Clone, Serialize)]

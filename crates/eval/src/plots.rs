@@ -170,7 +170,7 @@ fn draw(report: &SweepReport, path: &Path) -> Result<(), String> {
 mod tests {
     use super::super::sweep::SweepPoint;
     use super::*;
-    use crate::signature::methods::Method;
+    use dupfinder_signature::methods::Method;
 
     fn row(method: Method, recall: f64) -> PoolRow {
         PoolRow {

@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::pan::{Aligned, PanMeasures, pan_measures};
 use super::self_check::Latency;
-use crate::check::{CheckError, CheckRequest, Method, Verdict};
-use crate::library::{Catalog, LibraryError};
-use crate::library::{check, raw_candidates};
+use dupfinder_check::{CheckError, CheckRequest, Method, Verdict};
+use dupfinder_service::library::{Catalog, LibraryError};
+use dupfinder_service::library::{check, raw_candidates};
 
 /// A query with its truth, as `gen-tests` writes it (one JSON object per line).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -165,7 +165,7 @@ pub const INDEX_SHARE_TOLERANCE: f64 = 0.01;
 
 impl IndexShareCheck {
     /// Looks at one answer.
-    pub fn add(&mut self, answer: &crate::check::CheckReport) {
+    pub fn add(&mut self, answer: &dupfinder_check::CheckReport) {
         self.add_figures(
             answer.similarity_index,
             answer.matches.iter().map(|m| m.share),
@@ -222,7 +222,7 @@ pub struct RepeatedAlignment {
 
 /// Whether a passage lies on the true occurrence in both texts.
 fn on_the_copied_occurrence(
-    passage: &crate::check::PassageMatch,
+    passage: &dupfinder_check::PassageMatch,
     query: TruthSpan,
     source: TruthSpan,
 ) -> bool {

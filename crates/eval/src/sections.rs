@@ -18,9 +18,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::jats::{TaggedArticle, read_jats};
-use crate::check::Span;
-use crate::extract::{ExtractLimits, extract};
-use crate::structure::{Part, Structure, overlap};
+use dupfinder_check::Span;
+use dupfinder_text::extract::{ExtractLimits, extract};
+use dupfinder_text::structure::{Part, Structure, overlap};
 
 /// One measured row.
 #[derive(Debug, Clone, Serialize)]
@@ -450,7 +450,7 @@ pub fn evaluate_anchored(dir: &Path, truth: &Path) -> Result<SectionsReport, Sec
 
 /// A file of any format line by line with the detected part, for writing a hand-made truth
 /// and for finding out why a row is low.
-pub fn explain_file(bytes: &[u8]) -> Result<String, crate::extract::ExtractError> {
+pub fn explain_file(bytes: &[u8]) -> Result<String, dupfinder_text::extract::ExtractError> {
     let text = extract(bytes, &ExtractLimits::default())?.text;
     Ok(explain_lines(&text, None))
 }

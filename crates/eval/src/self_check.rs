@@ -6,9 +6,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::check::{CheckError, CheckRequest, Method};
-use crate::library::check;
-use crate::library::{Catalog, CorpusReader, LibraryError};
+use dupfinder_check::{CheckError, CheckRequest, Method};
+use dupfinder_service::library::check;
+use dupfinder_service::library::{Catalog, CorpusReader, LibraryError};
 
 /// A document that did not find itself.
 #[derive(Debug, Clone, Serialize)]
@@ -88,10 +88,10 @@ pub fn self_check(
             continue;
         };
         let id = match id {
-            crate::library::IdValue::Text(s) => s,
-            crate::library::IdValue::Number(n) => n.to_string(),
+            dupfinder_service::library::IdValue::Text(s) => s,
+            dupfinder_service::library::IdValue::Number(n) => n.to_string(),
             // Refused on import (`invalid_doc_id`): not in the library.
-            crate::library::IdValue::Other(_) => continue,
+            dupfinder_service::library::IdValue::Other(_) => continue,
         };
         if texts.insert(id.clone(), text).is_none() {
             order.push(id);

@@ -13,7 +13,7 @@ use super::methods::{
     MethodPairs, PoolRow, Prepared, ProtocolOptions, Verifier, collection_of, find_pairs,
     score_against, verified_pool,
 };
-use crate::signature::methods::{Method, MethodSettings, SettingError};
+use dupfinder_signature::methods::{Method, MethodSettings, SettingError};
 
 /// A parameter and the values to sweep it over.
 #[derive(Debug, Clone, PartialEq, Serialize)]

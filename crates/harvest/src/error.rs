@@ -3,8 +3,8 @@
 
 use super::fetch::FetchError;
 use super::store::StoreError;
-use crate::library::LibraryError;
-use crate::outbound::NonPublicAddress;
+use dupfinder_common::outbound::NonPublicAddress;
+use dupfinder_service::library::LibraryError;
 
 /// Why a library cannot be crawled, or why its crawl stopped.
 #[derive(Debug, thiserror::Error)]

@@ -16,9 +16,9 @@ use url::{Position, Url};
 use super::pattern::normalize;
 use super::politeness::{Politeness, authority};
 use super::robots::Robots;
-use crate::config::CrawlConfig;
-use crate::error_code::ErrorCode;
-use crate::outbound::{CheckedResolver, NonPublicAddress, literal_non_public};
+use dupfinder_common::error_code::ErrorCode;
+use dupfinder_common::outbound::{CheckedResolver, NonPublicAddress, literal_non_public};
+use dupfinder_service::config::CrawlConfig;
 
 /// What a fetch is for; it decides the checks applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -453,8 +453,8 @@ pub(crate) fn record_failure(job: &mut JobRecord, code: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crawl::job::IdRange;
-    use crate::crawl::pattern::IdPattern;
+    use crate::job::IdRange;
+    use crate::pattern::IdPattern;
 
     fn frontier(dir: &std::path::Path) -> Frontier {
         let store = Arc::new(CrawlStore::open(&dir.join("crawl.redb")).unwrap());

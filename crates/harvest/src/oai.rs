@@ -20,7 +20,7 @@
 
 use url::Url;
 
-use crate::error_code::ErrorCode;
+use dupfinder_common::error_code::ErrorCode;
 
 /// One record of a `ListRecords` answer, with its Dublin Core fields.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -100,7 +100,7 @@ fn bare_host(url: &Url) -> String {
     }
 }
 
-pub(super) use crate::extract::normalize_url as normalize;
+pub(super) use dupfinder_text::extract::normalize_url as normalize;
 
 /// Article URLs made of a fixed prefix, a decimal id and a fixed suffix.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

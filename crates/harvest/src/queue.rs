@@ -19,10 +19,10 @@ use super::job::{Counters, CrawlMode, JobRecord, ModeName, Outcome, Stage};
 use super::pattern::{Clarifications, Site};
 use super::store::CrawlStore;
 use super::worker::{self, CrawlContext, has_sources};
-use crate::clock::unix_now;
-use crate::config::CrawlConfig;
-use crate::library::{Catalog, LibraryError, LibraryId, LibraryInfo, LibraryRecord};
-use crate::outbound::check_host;
+use dupfinder_common::clock::unix_now;
+use dupfinder_common::outbound::check_host;
+use dupfinder_service::config::CrawlConfig;
+use dupfinder_service::library::{Catalog, LibraryError, LibraryId, LibraryInfo, LibraryRecord};
 
 /// Where a library's crawl is, as the API names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -11,7 +11,7 @@
 
 use std::io::Read;
 
-use crate::error_code::ErrorCode;
+use dupfinder_common::error_code::ErrorCode;
 
 /// Sitemaps may be 50 MB uncompressed.
 const MAX_UNCOMPRESSED: u64 = 50 * 1024 * 1024;

@@ -19,9 +19,11 @@ use super::oai::{
 use super::pattern::normalize;
 use super::sitemap::{Sitemap, parse_sitemap};
 use super::worker::CrawlContext;
-use crate::error_code::ErrorCode;
-use crate::index::PreparedDocument;
-use crate::library::{Authors, DocumentInput, IdValue, normalize_doi, parse_lang, prepare};
+use dupfinder_common::error_code::ErrorCode;
+use dupfinder_service::library::{
+    Authors, DocumentInput, IdValue, normalize_doi, parse_lang, prepare,
+};
+use dupfinder_storage::index::PreparedDocument;
 
 /// At most this many sitemap files are read per crawl (a sitemap index may list 50,000).
 const MAX_SITEMAPS: usize = 1_000;

@@ -168,7 +168,7 @@ impl CrawlStore {
 
     /// Copies the crawl state, as of its last commit, into a new database at `dest`.
     pub fn copy_to(&self, dest: &Path) -> Result<(), StoreError> {
-        use crate::durable::{copy_database, copy_table};
+        use dupfinder_common::durable::{copy_database, copy_table};
         copy_database(&self.db, dest, |from, to| {
             copy_table(from, to, QUEUE)?;
             copy_table(from, to, JOBS)?;
@@ -470,6 +470,12 @@ impl Tables<'_> {
     /// Empties a library's frontier; returns the URLs it held.
     pub(crate) fn clear_frontier(&mut self, library: &str) -> Result<Vec<String>, StoreError> {
         self.pop_frontier(library, usize::MAX)
+    }
+}
+
+impl dupfinder_service::backup::CrawlState for CrawlStore {
+    fn copy_state_to(&self, dest: &Path) -> Result<(), String> {
+        self.copy_to(dest).map_err(|e| e.to_string())
     }
 }
 

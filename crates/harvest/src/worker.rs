@@ -28,15 +28,15 @@ use super::job::{CrawlMode, IdRange, Outcome, Stage};
 use super::pattern::IdPattern;
 use super::sources;
 use super::store::{Failure, StoreError};
-use crate::clock::unix_now;
-use crate::config::CrawlConfig;
-use crate::error_code::ErrorCode;
-use crate::extract::ExtractError;
-use crate::extract::read_page;
-use crate::index::{IndexError, PreparedDocument, RebuildControl, RebuildOutcome};
-use crate::library::{
+use dupfinder_common::clock::unix_now;
+use dupfinder_common::error_code::ErrorCode;
+use dupfinder_service::config::CrawlConfig;
+use dupfinder_service::library::{
     Authors, Catalog, DocumentInput, IdValue, IngestPath, LibraryRecord, parse_lang, prepare,
 };
+use dupfinder_storage::index::{IndexError, PreparedDocument, RebuildControl, RebuildOutcome};
+use dupfinder_text::extract::ExtractError;
+use dupfinder_text::extract::read_page;
 
 /// Everything one crawl needs.
 pub(crate) struct CrawlContext {
@@ -96,7 +96,7 @@ impl CrawlContext {
         tokio::task::spawn_blocking(move || {
             let report = catalog.ingest_prepared(&id, documents, Vec::new())?;
             catalog.count_ingested(IngestPath::Crawl, report.accepted as u64);
-            Ok::<_, crate::library::LibraryError>(report)
+            Ok::<_, dupfinder_service::library::LibraryError>(report)
         })
         .await
         .map_err(|e| CrawlError::Worker {

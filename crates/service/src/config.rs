@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-pub use crate::check::CheckConfig;
-use crate::signature::RobustScheme;
-pub use crate::storage::{PostgresConfig, StorageConfig};
+pub use dupfinder_check::CheckConfig;
+use dupfinder_signature::RobustScheme;
+pub use dupfinder_storage::{PostgresConfig, StorageConfig};
 
 /// The whole configuration.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -24,7 +24,7 @@ pub struct Config {
     pub reindex: ReindexConfig,
     pub reports: ReportsConfig,
     /// Reading files: bounds on pages, decompressed bytes and time.
-    pub extract: crate::extract::ExtractLimits,
+    pub extract: dupfinder_text::extract::ExtractLimits,
     pub dedup: crate::dedup::DedupConfig,
     /// Checks of many files in one request.
     pub batch: crate::batch::BatchConfig,
@@ -148,8 +148,8 @@ pub struct Limits {
 
 impl Limits {
     /// The bounds on a document's or a checked text's text.
-    pub fn text(&self) -> crate::analysis::TextLimits {
-        crate::analysis::TextLimits {
+    pub fn text(&self) -> dupfinder_text::analysis::TextLimits {
+        dupfinder_text::analysis::TextLimits {
             max_bytes: self.max_text_bytes,
             min_words: self.min_words,
         }
@@ -341,7 +341,7 @@ mod tests {
 
     #[test]
     fn shipped_default_file_matches_built_in_defaults() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/dupfinder.toml");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/dupfinder.toml");
         let file = Config::from_file(&path).unwrap();
         let built_in = Config::default();
         assert_eq!(file.server.listen, built_in.server.listen);

@@ -663,7 +663,7 @@ fn insert_words(text: &str, level: f64, rng: &mut Rng, pool: &WordPool) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::generate::text::words;
+    use crate::generate::text::words;
 
     const TEXT: &str = "The first sentence is here. A second one follows it.\n\n\
                         Another paragraph starts. It has two sentences.\n\n\

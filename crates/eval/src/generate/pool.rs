@@ -1,7 +1,7 @@
 //! Material taken from other documents: the vocabulary that replaced and inserted words come
 //! from, and the ranking of foreign documents by how close their vocabulary is to the library's.
 
-use crate::check::sorted_intersection;
+use dupfinder_check::sorted_intersection;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;

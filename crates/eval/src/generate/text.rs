@@ -1,6 +1,6 @@
 //! Text structure for the generator: scripts, words, sentences and paragraphs.
 //!
-//! Deliberately independent of `crate::analysis`: the generator produces ground truth for
+//! Deliberately independent of `dupfinder_text::analysis`: the generator produces ground truth for
 //! testing the analyzer, so it must not share the analyzer's notion of a word or its bugs.
 //! Words are maximal runs of alphanumeric characters; sentences end after `.`, `!`, `?` or `…`
 //! followed by whitespace and an uppercase letter (or the end), or after Chinese `。！？`;
@@ -425,7 +425,7 @@ pub(crate) fn paragraph_units(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::generate::rng::Rng;
+    use crate::generate::rng::Rng;
     use proptest::prelude::*;
 
     fn sentences(text: &str) -> Vec<&str> {

@@ -20,4 +20,4 @@ mod write;
 pub use error::BackupError;
 pub use manifest::{FORMAT, LibraryCopy, MANIFEST, Manifest};
 pub use restore::restore;
-pub use write::write_backup;
+pub use write::{CrawlState, write_backup};

@@ -7,16 +7,22 @@ use std::path::Path;
 use super::error::{BackupError, io};
 use super::manifest::{FORMAT, LibraryCopy, MANIFEST, Manifest, archive_name};
 use super::staging::Staging;
-use crate::clock::unix_now;
-use crate::crawl::CrawlStore;
 use crate::library::Catalog;
+use dupfinder_common::clock::unix_now;
+
+/// The crawl state, kept by the harvesting crate above this one: a backup copies it through
+/// this.
+pub trait CrawlState {
+    /// Writes a consistent copy of the crawl state's committed data to `dest`.
+    fn copy_state_to(&self, dest: &Path) -> Result<(), String>;
+}
 
 /// Writes a backup of the catalog's data directory (and the crawl state, when given) to `out`
 /// as a gzip-compressed tar archive. The copy is staged inside the data directory, as hard
 /// links where it can be, and removed afterwards.
 pub fn write_backup(
     catalog: &Catalog,
-    crawl: Option<&CrawlStore>,
+    crawl: Option<&dyn CrawlState>,
     out: impl Write,
 ) -> Result<Manifest, BackupError> {
     let staging = Staging(catalog.data_dir().join(format!(
@@ -30,8 +36,8 @@ pub fn write_backup(
     let libraries = catalog.snapshot_to(&staging.0)?;
     if let Some(crawl) = crawl {
         crawl
-            .copy_to(&staging.0.join("crawl.redb"))
-            .map_err(|e| BackupError::Crawl(e.to_string()))?;
+            .copy_state_to(&staging.0.join("crawl.redb"))
+            .map_err(BackupError::Crawl)?;
     }
     let mut files = BTreeMap::new();
     list_files(&staging.0, &staging.0, &mut files).map_err(io("listing the backup's files"))?;

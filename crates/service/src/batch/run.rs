@@ -7,11 +7,11 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::{BatchError, BatchItem, BatchRecord, BatchState, ItemError};
-use crate::check::CancelFlag;
-use crate::error_code::ErrorCode;
-use crate::extract::ExtractError;
 use crate::library::{self, Catalog, FileCheckError};
 use crate::reports::Report;
+use dupfinder_check::CancelFlag;
+use dupfinder_common::error_code::ErrorCode;
+use dupfinder_text::extract::ExtractError;
 
 /// How a running batch is followed and stopped.
 pub struct BatchControl<'a> {

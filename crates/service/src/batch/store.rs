@@ -11,8 +11,8 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTran
 use serde::{Deserialize, Serialize};
 
 use super::{BatchFile, BatchItem};
-use crate::check::{CheckRequest, ExcludeRequest};
-use crate::clock::unix_now;
+use dupfinder_check::{CheckRequest, ExcludeRequest};
+use dupfinder_common::clock::unix_now;
 
 const BATCHES: TableDefinition<&str, &[u8]> = TableDefinition::new("batches");
 const FILES: TableDefinition<(&str, u32), &[u8]> = TableDefinition::new("batch_files");

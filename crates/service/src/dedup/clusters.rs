@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::CanonicalRule;
 use super::store::{EdgeRecord, EdgeVerdict};
-use crate::index::StoredDocument;
+use dupfinder_storage::index::StoredDocument;
 
 /// An undirected edge between two documents (`a` < `b`): the stronger verdict and the higher
 /// similarity of the two directions.
@@ -161,7 +161,7 @@ impl ClusterSet {
             }
         }
         let mut set = ClusterSet {
-            updated_at: crate::clock::unix_now(),
+            updated_at: dupfinder_common::clock::unix_now(),
             rule,
             clusters: components(duplicates, rule, lookup),
             related,
@@ -204,7 +204,7 @@ impl ClusterSet {
         self.related.retain(|l| !l.touches(doc_id));
         let unrelated = before != self.related.len();
         let mut change = Change {
-            at: crate::clock::unix_now(),
+            at: dupfinder_common::clock::unix_now(),
             unrelate: Some(doc_id.to_string()),
             ..Change::default()
         };
@@ -241,7 +241,7 @@ impl ClusterSet {
         lookup: &Lookup<'_>,
     ) -> (Option<String>, Change) {
         let mut change = Change {
-            at: crate::clock::unix_now(),
+            at: dupfinder_common::clock::unix_now(),
             ..Change::default()
         };
         let (duplicates, partial): (Vec<Link>, Vec<Link>) =
@@ -475,7 +475,7 @@ fn canonical_of<'d>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::DocumentMeta;
+    use dupfinder_storage::index::DocumentMeta;
 
     fn doc(id: &str, title: Option<&str>, year: Option<u64>, words: u64) -> StoredDocument {
         StoredDocument {

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use crate::check::CheckError;
-use crate::index::IndexError;
 use crate::library::LibraryError;
+use dupfinder_check::CheckError;
+use dupfinder_storage::index::IndexError;
 
 /// What can go wrong in the dedup job and in keeping clusters current.
 #[derive(Debug, thiserror::Error)]

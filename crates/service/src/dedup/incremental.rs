@@ -6,10 +6,10 @@
 use super::DedupError;
 use super::clusters::Link;
 use super::store::{Alert, AlertMatch, DedupStore, EdgeRecord, Log, Sync};
-use crate::check::check_stored;
-use crate::clock::unix_now;
-use crate::index::DocKey;
 use crate::library::Catalog;
+use dupfinder_check::check_stored;
+use dupfinder_common::clock::unix_now;
+use dupfinder_storage::index::DocKey;
 use std::time::{Duration, Instant};
 
 /// Checks the documents `doc_ids` just written to `library` against it; returns the alerts

@@ -15,11 +15,11 @@ use std::sync::mpsc;
 use super::DedupError;
 use super::clusters::{ClusterSet, Link};
 use super::store::{Checkpoint, DedupStore, EdgeRecord, EdgeVerdict, Log, Sync};
-use crate::check::check_stored;
-use crate::clock::unix_now;
-use crate::index::{DocKey, StoredDocument};
 use crate::library::{Catalog, JobKind, LibraryError};
-use crate::storage::{Held, LibraryStore};
+use dupfinder_check::check_stored;
+use dupfinder_common::clock::unix_now;
+use dupfinder_storage::index::{DocKey, StoredDocument};
+use dupfinder_storage::{Held, LibraryStore};
 
 /// Documents handed to a checking thread at a time.
 const CHUNK: usize = 64;
@@ -255,7 +255,7 @@ fn check_chunk(
             Ok(None) => continue,
             // A stored text the current limits refuse (they were changed since it was
             // ingested) cannot be checked; it is no reason to stop the job.
-            Err(crate::check::CheckError::Text(e)) => {
+            Err(dupfinder_check::CheckError::Text(e)) => {
                 tracing::warn!(library, key = key.0, error = %e, "document skipped by dedup");
                 continue;
             }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::MatchReport;
+use dupfinder_check::MatchReport;
 
 /// How duplicates inside a library are found and kept.
 #[derive(Debug, Clone, Deserialize)]

@@ -22,10 +22,10 @@ use serde::{Deserialize, Serialize};
 use super::DedupConfig;
 use super::DedupError;
 use super::clusters::{Change, ClusterSet};
-use crate::check::{MatchReport, Verdict};
-use crate::index::IndexError;
 use crate::library::Catalog;
-use crate::storage::{Held, Kept, KeptLock, KeptRows, LibraryStore};
+use dupfinder_check::{MatchReport, Verdict};
+use dupfinder_storage::index::IndexError;
+use dupfinder_storage::{Held, Kept, KeptLock, KeptRows, LibraryStore};
 
 /// The verdict of an edge: only matches are edges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -669,7 +669,7 @@ fn append_to<T: Serialize>(path: &Path, items: &[T], sync: Sync) -> Result<(), D
     match sync {
         Sync::Now => out.get_ref().sync_data().map_err(DedupError::io(path)),
         Sync::Soon => {
-            crate::durable::sync_soon(path);
+            dupfinder_common::durable::sync_soon(path);
             Ok(())
         }
     }
@@ -737,7 +737,7 @@ fn write_atomically<T: Serialize>(path: &Path, value: &T) -> Result<(), DedupErr
         at: path.display().to_string(),
         reason: e.to_string(),
     })?;
-    crate::durable::write_atomically(path, &bytes).map_err(DedupError::io(path))
+    dupfinder_common::durable::write_atomically(path, &bytes).map_err(DedupError::io(path))
 }
 
 #[cfg(test)]

@@ -22,19 +22,21 @@ use super::fault::StorageFault;
 use super::jobs::JobKind;
 use super::keys::{KeyError, KeyStore};
 use super::registry::{LibraryRecord, Registry, RegistryError};
-use crate::analysis::Analyzer;
 use crate::batch::BatchStore;
-use crate::check::CheckError;
-use crate::clock::unix_now;
 use crate::config::Config;
-use crate::error_code::ErrorCode;
-use crate::extract::Extractions;
-use crate::index::{IndexError, IndexOptions, IndexSummary, LibraryIndex, default_analyzer};
 use crate::reports::{Report, ReportError, ReportStore};
-use crate::storage::ingest::DocumentError;
-use crate::storage::postgres::PgStorage;
-use crate::storage::{Backend, LibraryStore, Storage};
 use crate::webhooks::{Event, WebhookStore};
+use dupfinder_check::CheckError;
+use dupfinder_common::clock::unix_now;
+use dupfinder_common::error_code::ErrorCode;
+use dupfinder_storage::index::{
+    IndexError, IndexOptions, IndexSummary, LibraryIndex, default_analyzer,
+};
+use dupfinder_storage::ingest::DocumentError;
+use dupfinder_storage::postgres::PgStorage;
+use dupfinder_storage::{Backend, LibraryStore, Storage};
+use dupfinder_text::analysis::Analyzer;
+use dupfinder_text::extract::Extractions;
 
 /// What can go wrong at the catalog level.
 #[derive(Debug, thiserror::Error)]

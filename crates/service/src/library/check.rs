@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use crate::check::{
+use dupfinder_check::{
     CancelFlag, CheckError, CheckReport, CheckRequest, Checker, Method, check_stores,
     raw_candidates as raw_candidates_in,
 };
-use crate::storage::LibraryStore;
+use dupfinder_storage::LibraryStore;
 
 use super::{Catalog, LibraryError};
 

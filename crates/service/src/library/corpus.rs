@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::storage::ingest::{DocumentError, DocumentInput, parse_document};
+use dupfinder_storage::ingest::{DocumentError, DocumentInput, parse_document};
 
 /// The longest line read when no other bound is given: 64 MiB.
 const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;

@@ -1,14 +1,14 @@
 //! One file checked: its text extracted through the process's
-//! [`Extractions`](crate::extract::Extractions) (under `[extract]`'s bounds and time), checked,
+//! [`Extractions`](dupfinder_text::extract::Extractions) (under `[extract]`'s bounds and time), checked,
 //! and what is seen in the file rather than in its text (hidden text) added to the text's flags.
 //! The API's upload, batches and the CLI check a file through here, so a file gets the same
 //! verdict, figures and flags whichever way it comes.
 
-use crate::cancel::CancelFlag;
-use crate::check::{CheckReport, CheckRequest, Flag};
-use crate::error_code::ErrorCode;
-use crate::extract::{DocumentSummary, ExtractError, ExtractedDocument};
 use crate::library::{Catalog, LibraryError, check_cancellable};
+use dupfinder_check::{CheckReport, CheckRequest, Flag};
+use dupfinder_common::cancel::CancelFlag;
+use dupfinder_common::error_code::ErrorCode;
+use dupfinder_text::extract::{DocumentSummary, ExtractError, ExtractedDocument};
 
 /// A file's check: the report (its flags include the file's own), what the file was, and the
 /// request as checked, whose text (the file's) the passages' offsets refer to.

@@ -10,10 +10,10 @@ use serde::Serialize;
 
 use super::catalog::{Catalog, LibraryError, RejectedReason};
 use super::import::ImportProgressSync;
-use crate::cancel::CancelFlag;
-use crate::error_code::ErrorCode;
-use crate::extract::ExtractedDocument;
-use crate::storage::ingest::{Authors, DocumentInput, IdValue, prepare};
+use dupfinder_common::cancel::CancelFlag;
+use dupfinder_common::error_code::ErrorCode;
+use dupfinder_storage::ingest::{Authors, DocumentInput, IdValue, prepare};
+use dupfinder_text::extract::ExtractedDocument;
 
 /// A document input for a file called `name` (its id), from its extracted text. The name is
 /// handed back for messages.
@@ -77,10 +77,10 @@ pub enum FileSource {
 pub fn is_archive(bytes: &[u8]) -> bool {
     bytes.starts_with(b"PK\x03\x04")
         && !matches!(
-            crate::extract::sniff(bytes),
-            Ok(crate::extract::Format::Docx
-                | crate::extract::Format::Odt
-                | crate::extract::Format::Epub)
+            dupfinder_text::extract::sniff(bytes),
+            Ok(dupfinder_text::extract::Format::Docx
+                | dupfinder_text::extract::Format::Odt
+                | dupfinder_text::extract::Format::Epub)
         )
 }
 

@@ -14,9 +14,9 @@ use serde::Serialize;
 use super::catalog::{Catalog, LibraryError, NewLibrary, RejectedLine, RejectedReason};
 use super::corpus::CorpusReader;
 use super::registry::RegistryError;
-use crate::index::{LibraryIndex, PreparedDocument, RebuildControl, RebuildOutcome};
-use crate::storage::ingest::prepare;
-use crate::storage::{Backend, LibraryStore};
+use dupfinder_storage::index::{LibraryIndex, PreparedDocument, RebuildControl, RebuildOutcome};
+use dupfinder_storage::ingest::prepare;
+use dupfinder_storage::{Backend, LibraryStore};
 
 const BATCH: usize = 2_000;
 /// Documents per commit.

@@ -3,7 +3,7 @@
 //! followed (`done` of `total` documents) and aborted, and an aborted or interrupted re-index
 //! resumes from its last commit the next time one is started for the library.
 //!
-//! A re-index runs under its library's claim ([`crate::storage::ReindexClaim`]), a dedup job
+//! A re-index runs under its library's claim ([`dupfinder_storage::ReindexClaim`]), a dedup job
 //! under its own ([`crate::dedup::DedupClaim`]): on a database several processes serve, a job
 //! runs in one of them, and another asked for it answers [`LibraryError::JobRunningElsewhere`].
 //! A dedup job left unfinished is resumed from its checkpoint at the next start. There a resume sweep (every
@@ -21,10 +21,10 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::catalog::{Catalog, LibraryError};
-use crate::clock::unix_now;
 use crate::config::ReindexConfig;
-use crate::index::{RebuildControl, RebuildOutcome};
-use crate::storage::{LibraryStore, ReindexClaim, UnfinishedReindex};
+use dupfinder_common::clock::unix_now;
+use dupfinder_storage::index::{RebuildControl, RebuildOutcome};
+use dupfinder_storage::{LibraryStore, ReindexClaim, UnfinishedReindex};
 
 /// Finished jobs kept for `GET /api/v1/jobs` beyond the running ones.
 const KEPT_FINISHED: usize = 100;

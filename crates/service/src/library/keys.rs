@@ -12,7 +12,7 @@ use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, Tab
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::clock::unix_now;
+use dupfinder_common::clock::unix_now;
 
 const KEYS: TableDefinition<&str, &[u8]> = TableDefinition::new("keys");
 const AUDIT: TableDefinition<u64, &[u8]> = TableDefinition::new("audit");
@@ -165,9 +165,9 @@ impl KeyStore {
     /// Copies the keys and the audit log, as of their last commit, into a new database at
     /// `dest`.
     pub fn copy_to(&self, dest: &Path) -> Result<(), KeyError> {
-        crate::durable::copy_database(&self.db, dest, |from, to| {
-            crate::durable::copy_table(from, to, KEYS)?;
-            crate::durable::copy_table(from, to, AUDIT)
+        dupfinder_common::durable::copy_database(&self.db, dest, |from, to| {
+            dupfinder_common::durable::copy_table(from, to, KEYS)?;
+            dupfinder_common::durable::copy_table(from, to, AUDIT)
         })
         .map_err(|e| self.fail(e))
     }

@@ -10,21 +10,21 @@ mod files;
 mod import;
 mod jobs;
 mod keys;
-pub use crate::storage::phrases;
+pub use dupfinder_storage::phrases;
 mod registry;
 
-pub use crate::extract::normalize_doi;
-pub use crate::storage::LibraryId;
-pub use crate::storage::ingest::{
-    Authors, DocumentError, DocumentInput, IdValue, JsonLine, check_json_depth, parse_document,
-    parse_json_lines, parse_lang, prepare,
-};
 pub use catalog::{
     Catalog, IngestPath, IngestReport, LibraryError, LibraryInfo, LibraryStatus, NewLibrary,
     RejectedLine, RejectedReason,
 };
 pub use check::{check, check_cancellable, raw_candidates};
 pub use corpus::{CorpusLine, CorpusReader};
+pub use dupfinder_storage::LibraryId;
+pub use dupfinder_storage::ingest::{
+    Authors, DocumentError, DocumentInput, IdValue, JsonLine, check_json_depth, parse_document,
+    parse_json_lines, parse_lang, prepare,
+};
+pub use dupfinder_text::extract::normalize_doi;
 pub use fault::StorageFault;
 pub use file_check::{FileCheck, FileCheckError, check_extracted, check_file};
 pub use files::{

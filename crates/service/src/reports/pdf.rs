@@ -13,7 +13,7 @@ use printpdf::{
 use serde_json::Value;
 
 use super::Report;
-use crate::check::{Exclusions, PassageKind};
+use dupfinder_check::{Exclusions, PassageKind};
 
 static REGULAR_TTF: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
 static BOLD_TTF: &[u8] = include_bytes!("fonts/DejaVuSans-Bold.ttf");

@@ -2,16 +2,16 @@
 //! kind its place in the manuscript gave it (quoted, bibliography, front matter, boilerplate),
 //! copied and small passages are sorted again by length, and the figures — `similarity_index`,
 //! `shares`, each match's `share`, `counted` and verdict, the report's verdict — are computed
-//! by the check's own code ([`crate::check::figures`], [`crate::check::decide`]).
+//! by the check's own code ([`dupfinder_check::figures`], [`dupfinder_check::decide`]).
 
 use serde_json::{Value, json};
 
-use crate::analysis::Analyzer;
-use crate::check::{
+use crate::config::CheckConfig;
+use dupfinder_check::{
     Exclusions, KindedRange, PassageKind, Scores, Span, Verdict, by_length, decide, figures, round,
     token_spans,
 };
-use crate::config::CheckConfig;
+use dupfinder_text::analysis::Analyzer;
 
 use super::Report;
 
@@ -64,7 +64,7 @@ impl StoredPassage {
 /// exclusions).
 pub fn stored_exclusions(report: &Report, config: &CheckConfig) -> Exclusions {
     serde_json::from_value(report.answer["exclusions"].clone())
-        .unwrap_or_else(|_| crate::check::ExcludeRequest::default().resolve(config))
+        .unwrap_or_else(|_| dupfinder_check::ExcludeRequest::default().resolve(config))
 }
 
 /// The report's answer with `exclusions` applied to its stored passages. Applying the
@@ -79,7 +79,7 @@ pub fn reapply(
     let before = stored_exclusions(report, config);
     let lang = report.settings["lang"]
         .as_str()
-        .and_then(|code| crate::analysis::Language::from_code(code.trim()));
+        .and_then(|code| dupfinder_text::analysis::Language::from_code(code.trim()));
     let tokens = analyzer.analyze(&report.text, lang).tokens;
     let token_chars = token_spans(&report.text, &tokens);
     let matches = answer["matches"].as_array_mut();

@@ -35,7 +35,7 @@ pub struct Report {
     pub text: String,
 }
 
-/// A match's similarity in a JSON answer, as [`crate::check::MatchReport::similarity`] gives
+/// A match's similarity in a JSON answer, as [`dupfinder_check::MatchReport::similarity`] gives
 /// it: the largest of its shingle figures.
 pub fn match_similarity(m: &Value) -> f64 {
     ["resemblance", "containment_query", "containment_doc"]
@@ -71,14 +71,14 @@ impl Report {
     /// name when a file was checked).
     pub fn of_check(
         report_id: String,
-        request: &crate::check::CheckRequest,
+        request: &dupfinder_check::CheckRequest,
         answer: Value,
         submitter: String,
         file: Option<String>,
     ) -> Report {
         Report {
             report_id,
-            created: crate::clock::unix_now(),
+            created: dupfinder_common::clock::unix_now(),
             order: 0,
             submitter,
             file,

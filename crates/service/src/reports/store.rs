@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
 use super::{Decision, DecisionChange, Report, ReportSummary};
-use crate::clock::unix_now;
+use dupfinder_common::clock::unix_now;
 
 const REPORTS: TableDefinition<&str, &[u8]> = TableDefinition::new("reports");
 const SUMMARIES: TableDefinition<&str, &[u8]> = TableDefinition::new("summaries");
@@ -283,10 +283,10 @@ impl ReportStore {
 
     /// Copies the store, as of its last commit, into a new database at `dest`.
     pub fn copy_to(&self, dest: &Path) -> Result<(), ReportError> {
-        crate::durable::copy_database(&self.db, dest, |from, to| {
-            crate::durable::copy_table(from, to, REPORTS)?;
-            crate::durable::copy_table(from, to, SUMMARIES)?;
-            crate::durable::copy_table(from, to, BY_TIME)?;
+        dupfinder_common::durable::copy_database(&self.db, dest, |from, to| {
+            dupfinder_common::durable::copy_table(from, to, REPORTS)?;
+            dupfinder_common::durable::copy_table(from, to, SUMMARIES)?;
+            dupfinder_common::durable::copy_table(from, to, BY_TIME)?;
             // The webhooks registered live here too; their pending deliveries are not copied.
             crate::webhooks::copy_subscriptions(from, to)
         })

@@ -11,7 +11,7 @@ use url::Url;
 use super::store::{Attempt, DueDelivery, millis_now};
 use super::{SIGNATURE_HEADER, TIMESTAMP_HEADER, WebhookError, WebhooksConfig};
 use crate::library::Catalog;
-use crate::outbound::{CheckedResolver, check_host, literal_non_public};
+use dupfinder_common::outbound::{CheckedResolver, check_host, literal_non_public};
 
 /// Deliveries taken from the outbox at a time.
 const BATCH: usize = 64;

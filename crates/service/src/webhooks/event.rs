@@ -3,9 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::clock::unix_now;
 use crate::dedup::Alert;
 use crate::reports::Report;
+use dupfinder_common::clock::unix_now;
 
 /// The events a webhook may ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,7 +54,7 @@ impl Event {
         if getrandom::fill(&mut bytes).is_err() {
             static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
             let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            bytes[..8].copy_from_slice(&crate::clock::unix_now().to_le_bytes());
+            bytes[..8].copy_from_slice(&dupfinder_common::clock::unix_now().to_le_bytes());
             bytes[8..].copy_from_slice(&n.to_le_bytes());
         }
         Event {

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use super::{Event, EventKind, WebhookError, WebhooksConfig};
-use crate::clock::unix_now;
+use dupfinder_common::clock::unix_now;
 
 const WEBHOOKS: TableDefinition<&str, &[u8]> = TableDefinition::new("webhooks");
 const DELIVERIES: TableDefinition<&str, &[u8]> = TableDefinition::new("webhook_deliveries");
@@ -543,7 +543,7 @@ pub(crate) fn copy_subscriptions(
     from: &redb::ReadTransaction,
     to: &WriteTransaction,
 ) -> Result<(), redb::Error> {
-    crate::durable::copy_table(from, to, WEBHOOKS)
+    dupfinder_common::durable::copy_table(from, to, WEBHOOKS)
 }
 
 /// The key range of one webhook's deliveries.

@@ -2,10 +2,10 @@
 //! `libraries.record`, so that every process serving the database reads the same one.
 
 use super::LibraryError;
-use crate::index::IndexError;
 use crate::library::{LibraryRecord, RegistryError};
-use crate::storage::StorageError;
-use crate::storage::postgres::PgStorage;
+use dupfinder_storage::StorageError;
+use dupfinder_storage::index::IndexError;
+use dupfinder_storage::postgres::PgStorage;
 
 /// Creates the library `record` declares, with its record; refused when the id exists.
 pub(super) fn create(postgres: &PgStorage, record: &LibraryRecord) -> Result<(), LibraryError> {

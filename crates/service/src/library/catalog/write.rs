@@ -4,11 +4,11 @@
 //! the database answers for it.
 
 use super::{Catalog, IngestReport, LibraryError, RejectedLine, RejectedReason};
-use crate::clock::unix_now;
-use crate::index::{IndexError, LibraryIndex, PreparedDocument, RebuildControl};
 use crate::library::fault::StorageFault;
 use crate::library::registry::RegistryError;
-use crate::storage::ingest::{DocumentError, DocumentInput, prepare};
+use dupfinder_common::clock::unix_now;
+use dupfinder_storage::index::{IndexError, LibraryIndex, PreparedDocument, RebuildControl};
+use dupfinder_storage::ingest::{DocumentError, DocumentInput, prepare};
 
 impl Catalog {
     /// What a failed write answers: a fault of the data directory (found in the error, or by
