@@ -1,29 +1,21 @@
 //! dupfinder: near-duplicate and copied-passage detection for digital scientific libraries.
 //!
-//! The stages, in data-flow order:
-//! - [`error_code`]: every error code of the service, with the HTTP status of those answered;
-//!   it uses nothing else of the crate.
-//! - [`extract`]: files (PDF, DOCX, ODT, RTF, HTML, JATS/TEI, plain text) → text and its
-//!   structure; the format told from the content.
-//! - [`analysis`]: text → tokens (normalization, homoglyph folding, language, stop words,
-//!   stemming, positions and offsets). No I/O.
-//! - [`signature`]: statistics snapshots and the TF-RIDF signature. No I/O.
-//! - [`index`]: per-library tantivy indexes, snapshots on disk, signature generations.
-//! - [`storage`]: the storage seam, and the tantivy and PostgreSQL backends behind it.
-//! - [`library`]: the library registry, the catalog of open libraries, ingest and import.
-//! - [`crawl`]: harvesting library sites: the crawl queue, frontier, polite fetching,
-//!   extraction, sitemaps and OAI-PMH.
-//! - [`structure`]: a paper's parts, quotations and citations read from its plain text. No
-//!   I/O.
-//! - [`check`]: candidates, verification and the verdict.
-//! - [`reports`]: stored checks with their decisions, and the PDF report.
-//! - [`dedup`]: duplicates inside a library: the dedup job, clusters, arrivals and alerts.
-//! - [`admission`]: places for heavy work (checks, file extractions) and a bounded waiting room.
-//! - `outbound`: the network guard of the service's own requests (crawler, webhooks).
-//! - `durable`: durable small files and consistent copies of the embedded stores.
-//! - [`backup`]: backups of a data directory taken while the server runs, and restores.
-//! - [`api`]: the HTTP API.
-//! - [`web`]: the web UI's assets, served by the API.
+//! This package is the command line and the binary; every layer is a crate of the workspace
+//! (ARCHITECTURE.md, "Crates"), re-exported here under the module name it always had. In
+//! data-flow order:
+//! - [`error_code`], [`clock`], [`cancel`], [`admission`], `durable`, `outbound`
+//!   (`dupfinder-common`): what every layer shares.
+//! - [`extract`], [`analysis`], [`structure`] (`dupfinder-text`): files → text and its structure
+//!   → tokens; a paper's parts, quotations and citations. No I/O.
+//! - [`signature`] (`dupfinder-signature`): statistics snapshots and the TF-RIDF signature.
+//! - [`storage`] and [`index`] (`dupfinder-storage`): the storage seam, and the tantivy and
+//!   PostgreSQL backends behind it.
+//! - [`check`] (`dupfinder-check`): candidates, verification and the verdict over the seam.
+//! - [`library`], [`dedup`], [`reports`], [`webhooks`], [`batch`], [`backup`], [`config`]
+//!   (`dupfinder-service`): the service root, the `Catalog`, and the services it composes.
+//! - [`crawl`] (`dupfinder-harvest`): harvesting library sites.
+//! - [`api`] (`dupfinder-api`) and [`web`] (`dupfinder-web`): the HTTP API and the UI's assets.
+//! - [`eval`] (`dupfinder-eval`): how quality is measured.
 
 pub use dupfinder_api as api;
 pub use dupfinder_check as check;

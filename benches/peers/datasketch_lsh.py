@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Peer baseline: datasketch's MinHash LSH on the queries that `dupfinder gen-tests` writes,
-scored with the definitions of `dupfinder eval` (src/eval/quality.rs).
+scored with the definitions of `dupfinder eval` (crates/eval/src/quality.rs).
 
 usage:
   datasketch_lsh.py LIBRARY.jsonl QUERIES.jsonl [--threshold 0.5[,0.3...]] [--num-perm 128]

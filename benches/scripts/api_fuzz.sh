@@ -49,4 +49,4 @@ for run in ${RUNS:-with-token without-token open-server}; do
     tail -n 12 "$work/schemathesis-$run.txt"
 done
 cat "$work/server-token.log" "$work/server-open.log" > "$work/server.log"
-python3 benches/scripts/api_fuzz_report.py "$work/server.log" src/api/openapi.json
+python3 benches/scripts/api_fuzz_report.py "$work/server.log" crates/api/src/openapi.json

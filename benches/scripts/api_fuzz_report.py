@@ -2,7 +2,7 @@
 route and status), against its OpenAPI document: requests, server errors (5xx), and answers
 whose status the document does not list for that operation.
 
-    python3 benches/scripts/api_fuzz_report.py SERVER_LOG src/api/openapi.json
+    python3 benches/scripts/api_fuzz_report.py SERVER_LOG crates/api/src/openapi.json
 """
 
 import collections

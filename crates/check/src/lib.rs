@@ -10,7 +10,7 @@
 //!
 //! The check reads libraries only through the storage seam (`ReadView`, `LibraryStore`): it
 //! knows no backend, no catalog, no HTTP and no async runtime. Which libraries a check reads is
-//! the service's business (`dupfinder::library::check`).
+//! the service's business (`dupfinder_service::library::check`).
 
 mod config;
 mod decide;

@@ -9,7 +9,7 @@
 //! own, repeated too; the rest of its words come from the background Zipf distribution.
 //!
 //! ```
-//! use dupfinder::eval::synthetic::SyntheticCorpus;
+//! use dupfinder_eval::synthetic::SyntheticCorpus;
 //! let corpus = SyntheticCorpus::new(50_000, 1.0, 7);
 //! assert_eq!(corpus.document(3), corpus.document(3));
 //! assert_ne!(corpus.document(3), corpus.document(4));

@@ -3,7 +3,7 @@
 //! resumption tokens, incremental with `from`.
 //!
 //! ```
-//! use dupfinder::crawl::{list_records_url, parse_list_records};
+//! use dupfinder_harvest::{list_records_url, parse_list_records};
 //! let url = list_records_url("https://repo.org/oai", None, Some("2024-01-01"), None).unwrap();
 //! assert_eq!(url.as_str(), "https://repo.org/oai?verb=ListRecords&metadataPrefix=oai_dc&from=2024-01-01");
 //! let xml = r#"<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">

@@ -3,7 +3,7 @@
 //! `item.asp?id=27224423`) that can be enumerated instead of crawled.
 //!
 //! ```
-//! use dupfinder::crawl::IdPattern;
+//! use dupfinder_harvest::IdPattern;
 //! let urls = ["https://h.org/post/452584/", "https://h.org/post/452590/", "https://h.org/post/17/"];
 //! let pattern = IdPattern::infer(urls.iter().copied()).unwrap();
 //! assert_eq!(pattern.url(452585), "https://h.org/post/452585/");

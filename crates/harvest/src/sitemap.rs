@@ -2,7 +2,7 @@
 //! either may be gzip-compressed.
 //!
 //! ```
-//! use dupfinder::crawl::{Sitemap, parse_sitemap};
+//! use dupfinder_harvest::{Sitemap, parse_sitemap};
 //! let xml = br#"<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 //!   <url><loc>https://j.org/post/1/</loc><lastmod>2024-01-02</lastmod></url></urlset>"#;
 //! let Sitemap::Pages(pages) = parse_sitemap("https://j.org/sitemap.xml", xml).unwrap() else { panic!() };
