@@ -18,10 +18,10 @@ use parking_lot::RwLock;
 use serde::Serialize;
 
 use super::LibraryId;
-use super::fault::StorageFault;
+use super::StorageFault;
 use super::jobs::JobKind;
 use super::keys::{KeyError, KeyStore};
-use super::registry::{LibraryRecord, Registry, RegistryError};
+use super::{LibraryRecord, Registry, RegistryError};
 use crate::analysis::Analyzer;
 use crate::batch::BatchStore;
 use crate::check::CheckError;

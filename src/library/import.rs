@@ -11,9 +11,9 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::RegistryError;
 use super::catalog::{Catalog, LibraryError, NewLibrary, RejectedLine, RejectedReason};
 use super::corpus::CorpusReader;
-use super::registry::RegistryError;
 use crate::index::{LibraryIndex, PreparedDocument, RebuildControl, RebuildOutcome};
 use crate::storage::ingest::prepare;
 use crate::storage::{Backend, LibraryStore};

@@ -4,28 +4,25 @@
 mod catalog;
 mod check;
 mod corpus;
-mod fault;
 mod file_check;
 mod files;
 mod import;
 mod jobs;
 mod keys;
 pub use crate::storage::phrases;
-mod registry;
 
 pub use crate::extract::normalize_doi;
-pub use crate::storage::LibraryId;
 pub use crate::storage::ingest::{
     Authors, DocumentError, DocumentInput, IdValue, JsonLine, check_json_depth, parse_document,
     parse_json_lines, parse_lang, prepare,
 };
+pub use crate::storage::{LibraryId, LibraryRecord, Registry, RegistryError, StorageFault};
 pub use catalog::{
     Catalog, IngestPath, IngestReport, LibraryError, LibraryInfo, LibraryStatus, NewLibrary,
     RejectedLine, RejectedReason,
 };
 pub use check::{check, check_cancellable, raw_candidates};
 pub use corpus::{CorpusLine, CorpusReader};
-pub use fault::StorageFault;
 pub use file_check::{FileCheck, FileCheckError, check_extracted, check_file};
 pub use files::{
     FileImportSummary, FileSource, RejectedFile, SourceFileError, file_document, import_files,
@@ -34,4 +31,3 @@ pub use files::{
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
 pub use jobs::{JobKind, JobState, JobStatus, JobTrigger, Jobs};
 pub use keys::{Access, AuditEntry, KeyError, KeyInfo, KeyStore, NewKey, Role};
-pub use registry::{LibraryRecord, Registry, RegistryError};

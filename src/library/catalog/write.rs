@@ -6,8 +6,8 @@
 use super::{Catalog, IngestReport, LibraryError, RejectedLine, RejectedReason};
 use crate::clock::unix_now;
 use crate::index::{IndexError, LibraryIndex, PreparedDocument, RebuildControl};
-use crate::library::fault::StorageFault;
-use crate::library::registry::RegistryError;
+use crate::library::RegistryError;
+use crate::library::StorageFault;
 use crate::storage::ingest::{DocumentError, DocumentInput, prepare};
 
 impl Catalog {

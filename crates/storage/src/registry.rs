@@ -80,8 +80,8 @@ impl Registry {
 
     /// Copies the registry, as of its last commit, into a new database at `dest`.
     pub fn copy_to(&self, dest: &Path) -> Result<(), RegistryError> {
-        crate::durable::copy_database(&self.db, dest, |from, to| {
-            crate::durable::copy_table(from, to, LIBRARIES)
+        dupfinder_common::durable::copy_database(&self.db, dest, |from, to| {
+            dupfinder_common::durable::copy_table(from, to, LIBRARIES)
         })
         .map_err(|e| self.store(e))
     }
