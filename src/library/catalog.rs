@@ -590,24 +590,6 @@ impl Catalog {
         self.describe(id.as_str())
     }
 
-    /// The library `id`, created with default settings when it does not exist yet (the import
-    /// command's behaviour).
-    pub fn get_or_create(&self, id: &str) -> Result<Arc<LibraryIndex>, LibraryError> {
-        self.require_tantivy("importing into a library from the command line")?;
-        match self.index(id) {
-            Err(LibraryError::NotFound(_)) => {
-                match self.create(NewLibrary {
-                    id: id.to_string(),
-                    ..Default::default()
-                }) {
-                    Ok(_) | Err(LibraryError::Registry(RegistryError::Exists(_))) => self.index(id),
-                    Err(e) => Err(e),
-                }
-            }
-            other => other,
-        }
-    }
-
     /// Library `id` through the storage seam, whichever backend keeps it. With PostgreSQL it is
     /// looked up in the database at each call: a library another process deleted is not found.
     pub fn store(&self, id: &str) -> Result<Arc<dyn LibraryStore>, LibraryError> {

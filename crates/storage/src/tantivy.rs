@@ -82,6 +82,18 @@ impl LibraryStore for LibraryIndex {
         self.add(documents)
     }
 
+    fn stage(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
+        LibraryIndex::stage(self, documents)
+    }
+
+    fn commit_staged(&self) -> Result<(), IndexError> {
+        LibraryIndex::commit_staged(self)
+    }
+
+    fn compact(&self) -> Result<(), IndexError> {
+        self.optimize()
+    }
+
     fn search(
         &self,
         query: &str,
