@@ -21,7 +21,7 @@ use super::store::CrawlStore;
 use super::worker::{self, CrawlContext, has_sources};
 use crate::clock::unix_now;
 use crate::config::CrawlConfig;
-use crate::library::{Catalog, LibraryError, LibraryId, LibraryInfo, LibraryRecord};
+use crate::library::{Catalog, LibraryId, LibraryInfo, LibraryRecord};
 use crate::outbound::check_host;
 
 /// Where a library's crawl is, as the API names it.
@@ -268,7 +268,8 @@ impl CrawlService {
     /// Removes a library from the queue, stopping its crawl if it is running. What was indexed
     /// stays; queued again, the crawl resumes.
     pub fn dequeue(&self, id: &str) -> Result<(), CrawlError> {
-        LibraryId::parse(id).map_err(|m| CrawlError::Library(LibraryError::InvalidId(m)))?;
+        LibraryId::parse(id)
+            .map_err(|m| CrawlError::Library(crate::storage::BackendError::InvalidId(m).into()))?;
         let was_queued = self.store.dequeue(id)?;
         let running = self.running.lock();
         match running.as_ref() {

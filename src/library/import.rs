@@ -11,12 +11,12 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::RegistryError;
 use super::catalog::{Catalog, LibraryError, NewLibrary, RejectedLine, RejectedReason};
 use super::corpus::CorpusReader;
+use crate::error_code::ErrorCode;
 use crate::index::{PreparedDocument, RebuildControl, RebuildOutcome};
-use crate::storage::LibraryStore;
 use crate::storage::ingest::prepare;
+use crate::storage::{BackendError, LibraryStore};
 
 const BATCH: usize = 2_000;
 /// Documents per commit.
@@ -56,13 +56,16 @@ impl ImportTarget {
     /// Library `id`, created with default settings when missing.
     pub(super) fn open(catalog: &Catalog, id: &str) -> Result<ImportTarget, LibraryError> {
         match catalog.store(id) {
-            Err(LibraryError::NotFound(_)) => {
-                match catalog.create(NewLibrary {
+            Err(LibraryError::Backend(BackendError::NotFound(_))) => {
+                let created = catalog.create(NewLibrary {
                     id: id.to_string(),
                     ..Default::default()
-                }) {
-                    Ok(_) | Err(LibraryError::Registry(RegistryError::Exists(_))) => {}
-                    Err(e) => return Err(e),
+                });
+                // Created meanwhile by another request: imported into all the same.
+                if let Err(e) = created
+                    && e.code() != ErrorCode::LibraryExists
+                {
+                    return Err(e);
                 }
                 Ok(ImportTarget(catalog.store(id)?))
             }

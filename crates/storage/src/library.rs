@@ -68,6 +68,12 @@ pub trait LibraryStore: Send + Sync {
     /// Re-indexes: counts statistics over live documents, signs every document into a new
     /// generation and switches to it atomically; an interrupted re-index is resumed. Waits while
     /// another re-index of the library runs.
+    ///
+    /// Each backend implements this one protocol in its own code (`index/rebuild.rs`,
+    /// `postgres/library.rs`), not one function over the seam: how the signing pass walks and
+    /// resumes, what marks the writes made meanwhile, how the new generation is published and
+    /// where a cancel takes effect all differ, each for a reason of the backend; ARCHITECTURE.md
+    /// ("One re-index protocol, two implementations") says which.
     fn reindex(
         &self,
         control: &RebuildControl<'_>,

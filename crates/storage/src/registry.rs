@@ -38,6 +38,26 @@ pub struct LibraryRecord {
     pub dir: Option<String>,
 }
 
+impl LibraryRecord {
+    /// The record of a library declared by its id alone, created at `created_at` (seconds
+    /// since the Unix epoch).
+    pub fn of_id(id: &str, created_at: u64) -> LibraryRecord {
+        LibraryRecord {
+            id: id.to_string(),
+            name: id.to_string(),
+            start_url: None,
+            clarifications: Vec::new(),
+            sitemap_url: None,
+            use_sitemaps: false,
+            oai_url: None,
+            oai_set: None,
+            created_at,
+            last_indexed: None,
+            dir: None,
+        }
+    }
+}
+
 /// What can go wrong with the registry.
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
@@ -168,17 +188,9 @@ mod tests {
 
     fn record(id: &str) -> LibraryRecord {
         LibraryRecord {
-            id: id.to_string(),
             name: id.to_uppercase(),
-            start_url: None,
             clarifications: vec!["post".to_string()],
-            sitemap_url: None,
-            use_sitemaps: false,
-            oai_url: None,
-            oai_set: None,
-            created_at: 1,
-            last_indexed: None,
-            dir: None,
+            ..LibraryRecord::of_id(id, 1)
         }
     }
 
