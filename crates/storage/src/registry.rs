@@ -1,5 +1,7 @@
 //! The library registry: which libraries exist and how they were declared, kept in an embedded
-//! transactional store (redb) so it survives restarts and crashes.
+//! transactional store (redb) so it survives restarts and crashes. The embedded backend keeps
+//! its libraries' records here; PostgreSQL keeps the same [`LibraryRecord`] as JSON in the
+//! database (`postgres/registry.rs`).
 
 use std::path::{Path, PathBuf};
 
