@@ -71,14 +71,15 @@ fn run(size: u64, queries: usize, dir: &Path) {
     let config = Config::default();
     let tantivy_dir = dir.join(format!("tantivy-{size}"));
     let _ = std::fs::remove_dir_all(&tantivy_dir);
-    let embedded = TantivyStorage::new(
+    let embedded = TantivyStorage::open(
         &tantivy_dir,
         analyzer.clone(),
         IndexOptions {
             writer_memory: 64_000_000,
             robust: RobustScheme::default(),
         },
-    );
+    )
+    .unwrap();
     let server =
         postgres::PgServer::start_durable("storage bench").expect("PostgreSQL server binaries");
     let pg = PgStorage::connect(
@@ -127,7 +128,8 @@ fn run(size: u64, queries: usize, dir: &Path) {
         reindex[i] = began.elapsed().as_secs_f64();
     }
     let bytes = [
-        directory_bytes(&tantivy_dir),
+        // The library's folder, without the data directory's registry.
+        directory_bytes(&tantivy_dir.join("libraries")),
         server
             .psql("bench", "SELECT pg_database_size('bench')")
             .parse::<u64>()

@@ -248,7 +248,7 @@ fn a_library_deleted_and_created_again_during_a_write_starts_clean() {
             .unwrap();
         match writer.join().unwrap() {
             Ok(report) => assert_eq!(report.accepted, batch.len(), "trial {trial}"),
-            Err(LibraryError::NotFound(_)) => {}
+            Err(LibraryError::Backend(dupfinder::storage::BackendError::NotFound(_))) => {}
             Err(e) => panic!("trial {trial}: the write failed with {e:?}"),
         }
         let fresh = catalog

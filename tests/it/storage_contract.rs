@@ -35,7 +35,7 @@ fn tantivy() -> Backend {
         writer_memory: 15_000_000,
         robust: RobustScheme::default(),
     };
-    let storage = TantivyStorage::new(dir.path(), default_analyzer(), options);
+    let storage = TantivyStorage::open(dir.path(), default_analyzer(), options).unwrap();
     Backend {
         storage: Box::new(storage),
         _keep: Box::new(dir),

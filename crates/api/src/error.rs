@@ -230,10 +230,10 @@ mod tests {
 
     #[test]
     fn the_servers_own_state_is_answered_without_its_details() {
-        let full = ApiError::from(LibraryError::Storage {
+        let full = ApiError::from(LibraryError::from(dupfinder_storage::BackendError::Fault {
             fault: dupfinder_service::library::StorageFault::Full,
             reason: "/data/libraries: os error 28".to_string(),
-        });
+        }));
         assert_eq!(
             (full.code, full.status().as_u16()),
             (ErrorCode::StorageFull, 507)

@@ -40,7 +40,7 @@ pub(super) async fn method_not_allowed() -> ApiError {
 /// `.tar.gz` while it is written (see [`dupfinder_service::backup`]). Writers to a library wait only while
 /// that library's files are linked into the copy.
 pub(super) async fn backup(State(state): State<AppState>) -> axum::response::Response {
-    if let Err(e) = state.catalog.require_tantivy("a backup of the server") {
+    if let Err(e) = state.catalog.backup_possible("a backup of the server") {
         return ApiError::from(e).into_response();
     }
     let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<Vec<u8>>>(8);

@@ -76,7 +76,9 @@ pub async fn serve(
     let drift = tokio::spawn(jobs.clone().watch_drift());
     // On a database other processes serve too, a re-index one of them left unfinished is taken
     // over. (A data directory has one process, whose unfinished re-indexes resumed above.)
-    let sweep = (catalog.backend() == dupfinder_storage::Backend::Postgres)
+    let sweep = catalog
+        .storage()
+        .shared_by_processes()
         .then(|| tokio::spawn(jobs.clone().watch_unfinished()));
     let retention = tokio::spawn(drop_old_reports(catalog.clone()));
     // Events a crash or a stop left in the outbox go out first.

@@ -22,7 +22,7 @@ use super::worker::{self, CrawlContext, has_sources};
 use dupfinder_common::clock::unix_now;
 use dupfinder_common::outbound::check_host;
 use dupfinder_service::config::CrawlConfig;
-use dupfinder_service::library::{Catalog, LibraryError, LibraryId, LibraryInfo, LibraryRecord};
+use dupfinder_service::library::{Catalog, LibraryId, LibraryInfo, LibraryRecord};
 
 /// Where a library's crawl is, as the API names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -268,7 +268,9 @@ impl CrawlService {
     /// Removes a library from the queue, stopping its crawl if it is running. What was indexed
     /// stays; queued again, the crawl resumes.
     pub fn dequeue(&self, id: &str) -> Result<(), CrawlError> {
-        LibraryId::parse(id).map_err(|m| CrawlError::Library(LibraryError::InvalidId(m)))?;
+        LibraryId::parse(id).map_err(|m| {
+            CrawlError::Library(dupfinder_storage::BackendError::InvalidId(m).into())
+        })?;
         let was_queued = self.store.dequeue(id)?;
         let running = self.running.lock();
         match running.as_ref() {

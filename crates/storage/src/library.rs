@@ -22,6 +22,25 @@ pub trait LibraryStore: Send + Sync {
     /// id exists replaces it (upsert by id).
     fn write(&self, documents: &[PreparedDocument]) -> Result<(), IndexError>;
 
+    /// Writes documents like [`LibraryStore::write`], but they may become durable and visible
+    /// only at the next [`LibraryStore::commit_staged`]: a bulk import writes its batches so.
+    /// A backend whose every write is one transaction writes them at once.
+    fn stage(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
+        self.write(documents)
+    }
+
+    /// Makes what [`LibraryStore::stage`] wrote durable and visible.
+    fn commit_staged(&self) -> Result<(), IndexError> {
+        Ok(())
+    }
+
+    /// Compacts the library after a bulk import, before it is re-indexed (on tantivy: one
+    /// segment, which the re-index then reads once); a backend with nothing to compact does
+    /// nothing.
+    fn compact(&self) -> Result<(), IndexError> {
+        Ok(())
+    }
+
     /// Deletes the document `doc_id`; whether it was there.
     fn delete(&self, doc_id: &str) -> Result<bool, IndexError>;
 
@@ -49,6 +68,12 @@ pub trait LibraryStore: Send + Sync {
     /// Re-indexes: counts statistics over live documents, signs every document into a new
     /// generation and switches to it atomically; an interrupted re-index is resumed. Waits while
     /// another re-index of the library runs.
+    ///
+    /// Each backend implements this one protocol in its own code (`index/rebuild.rs`,
+    /// `postgres/library.rs`), not one function over the seam: how the signing pass walks and
+    /// resumes, what marks the writes made meanwhile, how the new generation is published and
+    /// where a cancel takes effect all differ, each for a reason of the backend; ARCHITECTURE.md
+    /// ("One re-index protocol, two implementations") says which.
     fn reindex(
         &self,
         control: &RebuildControl<'_>,

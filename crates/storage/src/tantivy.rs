@@ -1,24 +1,25 @@
 //! The embedded backend: the seam implemented by the existing tantivy types, delegating to
 //! them, so the default keeps its behaviour and speed exactly. [`TantivyStorage`] keeps the
-//! libraries of one directory (`<dir>/<id>/`); the server's catalog keeps its own, with records
-//! in redb, and hands its `LibraryIndex`es to the check as [`LibraryStore`]s.
+//! libraries of a data directory — their records in a redb registry, one folder of indexes each
+//! under `libraries/`, opened once per process (an index has one writer) — and hands its
+//! `LibraryIndex`es out as [`LibraryStore`]s (`tantivy/libraries.rs`); its writes, and what a
+//! failed one leaves behind, are in `tantivy/writes.rs`.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
-
-use super::{Kept, LibraryStore, ReadView, ReindexClaim, Storage, StorageError, UnfinishedReindex};
-use crate::LibraryId;
+use super::{Kept, LibraryStore, ReadView, ReindexClaim, UnfinishedReindex};
 use crate::index::{
-    DocKey, DocumentPage, IndexError, IndexOptions, IndexSummary, LibraryIndex, LibraryView,
-    PreparedDocument, RebuildControl, RebuildOutcome, SearchError, SearchResults, ShingleSearch,
-    SortKey, SortOrder, StoredDocument, StoredForCheck,
+    DocKey, DocumentPage, IndexError, IndexSummary, LibraryIndex, LibraryView, PreparedDocument,
+    RebuildControl, RebuildOutcome, SearchError, SearchResults, ShingleSearch, SortKey, SortOrder,
+    StoredDocument, StoredForCheck,
 };
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
-use dupfinder_text::analysis::Analyzer;
+
+mod libraries;
+mod writes;
+
+pub use libraries::TantivyStorage;
 
 impl ReadView for LibraryView<'_> {
     fn generation(&self) -> u64 {
@@ -80,6 +81,18 @@ impl LibraryStore for LibraryIndex {
 
     fn write(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
         self.add(documents)
+    }
+
+    fn stage(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
+        LibraryIndex::stage(self, documents)
+    }
+
+    fn commit_staged(&self) -> Result<(), IndexError> {
+        LibraryIndex::commit_staged(self)
+    }
+
+    fn compact(&self) -> Result<(), IndexError> {
+        self.optimize()
     }
 
     fn search(
@@ -147,82 +160,5 @@ impl ReindexClaim for TantivyClaim {
 
     fn set_paused(&mut self, _paused: bool) -> Result<(), IndexError> {
         Ok(())
-    }
-}
-
-/// The libraries of one directory, one tantivy index each, opened once per process (an index
-/// has one writer).
-pub struct TantivyStorage {
-    dir: PathBuf,
-    analyzer: Analyzer,
-    options: IndexOptions,
-    open: Mutex<HashMap<String, Arc<LibraryIndex>>>,
-}
-
-impl TantivyStorage {
-    /// The libraries under `dir`, created there when missing.
-    pub fn new(dir: impl Into<PathBuf>, analyzer: Analyzer, options: IndexOptions) -> Self {
-        TantivyStorage {
-            dir: dir.into(),
-            analyzer,
-            options,
-            open: Mutex::new(HashMap::new()),
-        }
-    }
-
-    fn path(&self, id: &str) -> Result<PathBuf, IndexError> {
-        let id = LibraryId::parse(id).map_err(StorageError::Config)?;
-        Ok(self.dir.join(id.as_str()))
-    }
-
-    fn opened(&self, id: &str) -> Result<Arc<LibraryIndex>, IndexError> {
-        let path = self.path(id)?;
-        let mut open = self.open.lock();
-        if let Some(index) = open.get(id) {
-            return Ok(index.clone());
-        }
-        let index = Arc::new(LibraryIndex::open(&path, &self.analyzer, &self.options)?);
-        open.insert(id.to_string(), index.clone());
-        Ok(index)
-    }
-}
-
-impl Storage for TantivyStorage {
-    fn create(&self, id: &str) -> Result<Arc<dyn LibraryStore>, IndexError> {
-        Ok(self.opened(id)?)
-    }
-
-    fn open(&self, id: &str) -> Result<Option<Arc<dyn LibraryStore>>, IndexError> {
-        if !self.path(id)?.is_dir() {
-            return Ok(None);
-        }
-        Ok(Some(self.opened(id)?))
-    }
-
-    fn delete(&self, id: &str) -> Result<bool, IndexError> {
-        let path = self.path(id)?;
-        self.open.lock().remove(id);
-        if !path.is_dir() {
-            return Ok(false);
-        }
-        std::fs::remove_dir_all(&path).map_err(IndexError::io(&path))?;
-        Ok(true)
-    }
-
-    fn list(&self) -> Result<Vec<String>, IndexError> {
-        let mut ids = Vec::new();
-        let entries = match std::fs::read_dir(&self.dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ids),
-            Err(e) => return Err(IndexError::io(&self.dir)(e)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(IndexError::io(&self.dir))?;
-            if entry.path().is_dir() {
-                ids.extend(entry.file_name().to_str().map(str::to_string));
-            }
-        }
-        ids.sort();
-        Ok(ids)
     }
 }

@@ -1,27 +1,24 @@
-//! The catalog: every library the service serves — its registry record and its storage — and
-//! the operations the API and the CLI share.
+//! The catalog: every library the service serves — through one [`Storage`], the backend
+//! `[storage] backend` names, chosen when the catalog opens — and the process's own stores
+//! (keys, reports, webhooks, batches), with the operations the API and the CLI share.
 //!
-//! With the embedded backend (tantivy) the registry is a redb file of the data directory and
-//! the catalog keeps each library's indexes open. With PostgreSQL the registry is in the
-//! database (`libraries.record`) and every lookup reads it there, so that several processes
-//! serving one database see each other's libraries at once; the data directory then keeps only
-//! what is the process's own (keys, reports, webhooks, the crawl queue). Features still built
-//! on the tantivy index alone (crawling, backups, reopening a writer, full-text search) answer
-//! [`LibraryError::Unsupported`] on PostgreSQL.
+//! Whatever differs between the backends is the storage's: where a library's record is kept (a
+//! redb registry of the data directory, or `libraries.record` of the database, read afresh at
+//! every lookup so that several processes serving one database see each other's libraries at
+//! once), what a failed write leaves behind, and the features only the embedded backend offers
+//! (a backup of the data directory, reopening a writer, the tantivy index itself), which
+//! PostgreSQL answers [`BackendError::Unsupported`] for. With PostgreSQL the data directory
+//! keeps only what is the process's own (keys, reports, webhooks, the crawl queue).
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-use parking_lot::RwLock;
 
 use serde::Serialize;
 
 use super::LibraryId;
-use super::fault::StorageFault;
 use super::jobs::JobKind;
 use super::keys::{KeyError, KeyStore};
-use super::registry::{LibraryRecord, Registry, RegistryError};
+use super::{LibraryRecord, RegistryError};
 use crate::batch::BatchStore;
 use crate::config::Config;
 use crate::reports::{Report, ReportError, ReportStore};
@@ -29,26 +26,20 @@ use crate::webhooks::{Event, WebhookStore};
 use dupfinder_check::CheckError;
 use dupfinder_common::clock::unix_now;
 use dupfinder_common::error_code::ErrorCode;
-use dupfinder_storage::index::{
-    IndexError, IndexOptions, IndexSummary, LibraryIndex, default_analyzer,
-};
+use dupfinder_storage::index::{IndexError, IndexSummary, LibraryIndex, default_analyzer};
 use dupfinder_storage::ingest::DocumentError;
-use dupfinder_storage::postgres::PgStorage;
-use dupfinder_storage::{Backend, LibraryStore, Storage};
+use dupfinder_storage::{BackendError, LibraryStore, Storage, open_storage};
 use dupfinder_text::analysis::Analyzer;
 use dupfinder_text::extract::Extractions;
 
 /// What can go wrong at the catalog level.
 #[derive(Debug, thiserror::Error)]
 pub enum LibraryError {
-    #[error("{0}")]
-    InvalidId(String),
-    #[error("library `{0}` does not exist")]
-    NotFound(String),
+    /// What the libraries' storage answered: an invalid or unknown library, its record, its
+    /// indexes or database, a fault of where it is kept, a stopped writer, a feature the
+    /// backend does not offer.
     #[error(transparent)]
-    Registry(#[from] RegistryError),
-    #[error(transparent)]
-    Index(#[from] IndexError),
+    Backend(#[from] BackendError),
     /// A check could not run (its request, its text, its work budget).
     #[error(transparent)]
     Check(CheckError),
@@ -58,21 +49,10 @@ pub enum LibraryError {
         #[source]
         source: std::io::Error,
     },
-    #[error(
-        "library `{0}` takes no more writes after a failed one; reopen its writer \
-         (POST /api/v1/libraries/{0}/writer) or restart the server"
-    )]
-    WriterStopped(String),
     #[error(transparent)]
     Keys(#[from] KeyError),
     #[error(transparent)]
     Reports(#[from] ReportError),
-    /// A write failed because of the data directory (see [`Catalog::write_failed`]).
-    #[error("{fault:?} storage: {reason}")]
-    Storage { fault: StorageFault, reason: String },
-    /// What was asked is not built on the configured backend yet.
-    #[error("{what} is not available with [storage] backend = \"{backend}\" yet")]
-    Unsupported { backend: &'static str, what: String },
     /// Another process serving the same database runs this job (a re-index or the dedup job)
     /// of this library.
     #[error(
@@ -86,11 +66,23 @@ pub enum LibraryError {
     Batch(#[from] crate::batch::BatchError),
 }
 
+impl From<IndexError> for LibraryError {
+    fn from(e: IndexError) -> Self {
+        LibraryError::Backend(BackendError::Index(e))
+    }
+}
+
+impl From<RegistryError> for LibraryError {
+    fn from(e: RegistryError) -> Self {
+        LibraryError::Backend(BackendError::Registry(e))
+    }
+}
+
 impl From<CheckError> for LibraryError {
     /// A storage failure met by a check is the library's, like any other read's.
     fn from(e: CheckError) -> Self {
         match e {
-            CheckError::Storage(e) => LibraryError::Index(e),
+            CheckError::Storage(e) => e.into(),
             e => LibraryError::Check(e),
         }
     }
@@ -102,19 +94,9 @@ impl LibraryError {
     /// [`ErrorCode::Internal`].
     pub fn code(&self) -> ErrorCode {
         match self {
-            LibraryError::InvalidId(_) => ErrorCode::InvalidLibraryId,
+            LibraryError::Backend(e) => e.code(),
             LibraryError::Check(e) => e.code(),
-            LibraryError::Registry(RegistryError::Exists(_)) => ErrorCode::LibraryExists,
-            LibraryError::WriterStopped(_) => ErrorCode::WriterStopped,
-            LibraryError::Unsupported { .. } => ErrorCode::UnsupportedOnBackend,
             LibraryError::JobRunningElsewhere { .. } => ErrorCode::JobRunningElsewhere,
-            // Deleted by another process between the lookup and the statement, too.
-            e if e.is_not_found() => ErrorCode::LibraryNotFound,
-            LibraryError::Storage { fault, .. } => match fault {
-                StorageFault::Full => ErrorCode::StorageFull,
-                StorageFault::Unavailable => ErrorCode::StorageUnavailable,
-                StorageFault::Transient => ErrorCode::TransientFault,
-            },
             _ => ErrorCode::Internal,
         }
     }
@@ -122,15 +104,10 @@ impl LibraryError {
     /// Whether the library does not exist (any more): looked up and not found, or deleted by
     /// another process while a statement on it ran.
     pub fn is_not_found(&self) -> bool {
-        match self {
-            LibraryError::NotFound(_) => true,
-            LibraryError::Index(e) => e.is_no_such_library(),
-            _ => false,
-        }
+        matches!(self, LibraryError::Backend(e) if e.is_not_found())
     }
 }
 
-mod on_postgres;
 mod write;
 
 /// A new library as declared by an operator.
@@ -232,38 +209,17 @@ impl From<&DocumentError> for RejectedReason {
     }
 }
 
-/// A folder name for a library created now: its id and the time, so that it differs from the
-/// folder of any earlier library of the same id.
-fn new_folder_name(id: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("{id}.{nanos:x}")
-}
-
 /// Every library the service serves, and the process's own stores.
 pub struct Catalog {
     data_dir: PathBuf,
-    registry: Registry,
+    /// The libraries, on the backend `[storage] backend` names.
+    storage: Arc<dyn Storage>,
     keys: KeyStore,
     reports: ReportStore,
     webhooks: WebhookStore,
     batches: BatchStore,
     analyzer: Analyzer,
     config: Config,
-    /// The libraries' database when `[storage] backend = "postgres"`; `None`: tantivy, the
-    /// open indexes below.
-    postgres: Option<PgStorage>,
-    indexes: RwLock<HashMap<String, Arc<LibraryIndex>>>,
-    /// Libraries whose index writer failed a write for a cause other than a storage fault
-    /// (damage, or a cause not known): they refuse writes until an operator reopens the writer
-    /// ([`Catalog::reopen_writer`]) or the process restarts.
-    stopped_writers: RwLock<HashSet<String>>,
-    /// Libraries whose last write failed with a storage fault (full, read-only, short of
-    /// descriptors or memory): after a failed commit a writer's state is unknown (a later commit
-    /// has been seen to answer `Ok` without the documents), so their next write first puts the
-    /// writers back to the last commit ([`LibraryIndex::reset_writers`]).
-    writers_to_reset: RwLock<HashSet<String>>,
     /// Documents written since the process started, by [`IngestPath`].
     ingested: [std::sync::atomic::AtomicU64; 3],
     /// Every file extraction of the process goes through these places.
@@ -274,24 +230,9 @@ impl Catalog {
     /// Opens the data directory (creating it when missing) and every library in it, or, with
     /// PostgreSQL, connects to the database and applies its migrations.
     pub fn open(config: &Config) -> Result<Catalog, LibraryError> {
-        let postgres = match config.storage.backend {
-            Backend::Tantivy => None,
-            Backend::Postgres => Some(PgStorage::connect(
-                &config.storage.postgres,
-                config.signatures.scheme(),
-            )?),
-        };
+        let analyzer = default_analyzer();
+        let storage = open_storage(&config.storage, &analyzer, config.signatures.scheme())?;
         let data_dir = config.storage.data_dir.clone();
-        // With PostgreSQL the data directory holds no library: no `libraries/` folder.
-        let folder = match postgres {
-            None => data_dir.join("libraries"),
-            Some(_) => data_dir.clone(),
-        };
-        std::fs::create_dir_all(folder).map_err(|source| LibraryError::Io {
-            path: data_dir.clone(),
-            source,
-        })?;
-        let registry = Registry::open(&data_dir.join("registry.redb"))?;
         let keys = KeyStore::open(&data_dir.join("keys.redb"))?;
         let reports = ReportStore::open(&data_dir.join("reports.redb"))?;
         let webhooks = WebhookStore::open(reports.database()).map_err(|e| {
@@ -306,94 +247,34 @@ impl Catalog {
                 reason: e.to_string(),
             })
         })?;
-        let catalog = Catalog {
+        Ok(Catalog {
             data_dir,
-            registry,
+            storage,
             keys,
             reports,
             webhooks,
             batches,
-            analyzer: default_analyzer(),
+            analyzer,
             config: config.clone(),
-            postgres,
-            indexes: RwLock::new(HashMap::new()),
-            stopped_writers: RwLock::new(HashSet::new()),
-            writers_to_reset: RwLock::new(HashSet::new()),
             ingested: Default::default(),
             extractions: Extractions::new(&config.extract),
-        };
-        if catalog.postgres.is_some() {
-            // The libraries live in the database; the data directory's `libraries/` folder is
-            // not theirs (it may hold a tantivy data directory's libraries): left untouched.
-            return Ok(catalog);
-        }
-        let records = catalog.registry.list()?;
-        for record in &records {
-            let index = catalog.open_index(record)?;
-            catalog
-                .indexes
-                .write()
-                .insert(record.id.clone(), Arc::new(index));
-        }
-        catalog.remove_deleted_folders(&records);
-        Ok(catalog)
-    }
-
-    fn index_options(&self) -> IndexOptions {
-        IndexOptions {
-            writer_memory: self.config.storage.writer_memory_mb.max(15) * 1_000_000,
-            robust: self.config.signatures.scheme(),
-        }
-    }
-
-    /// The folder of the library `record` declares.
-    fn library_dir(&self, record: &LibraryRecord) -> PathBuf {
-        let name = record.dir.as_deref().unwrap_or(&record.id);
-        self.data_dir.join("libraries").join(name)
-    }
-
-    fn open_index(&self, record: &LibraryRecord) -> Result<LibraryIndex, LibraryError> {
-        Ok(LibraryIndex::open(
-            &self.library_dir(record),
-            &self.analyzer,
-            &self.index_options(),
-        )?)
+        })
     }
 
     /// Copies the registry, the keys and every library's committed state into `dest` (which
     /// must not exist), while the server goes on; answers each library's documents in the copy.
     /// Writes to one library wait while that library is copied.
     pub fn snapshot_to(&self, dest: &Path) -> Result<Vec<(String, u64)>, LibraryError> {
-        self.require_tantivy("a backup of the data directory")?;
-        let libraries_dir = dest.join("libraries");
-        std::fs::create_dir_all(&libraries_dir).map_err(|source| LibraryError::Io {
-            path: libraries_dir.clone(),
-            source,
-        })?;
-        let registry_copy = dest.join("registry.redb");
-        self.registry.copy_to(&registry_copy)?;
+        let copied = self.storage.snapshot_to(dest)?;
         self.keys.copy_to(&dest.join("keys.redb"))?;
         self.reports.copy_to(&dest.join("reports.redb"))?;
-        let mut copied = Vec::new();
-        let mut deleted = Vec::new();
-        let copied_registry = Registry::open(&registry_copy)?;
-        for record in copied_registry.list()? {
-            match self.index(&record.id) {
-                Ok(index) => {
-                    // The copy keeps the library's own folder name, which its record names.
-                    let folder = index.dir().file_name().unwrap_or_default().to_owned();
-                    let documents = index.snapshot_to(&libraries_dir.join(folder))?;
-                    copied.push((record.id, documents));
-                }
-                Err(LibraryError::NotFound(_)) => deleted.push(record.id),
-                Err(e) => return Err(e),
-            }
-        }
-        // Deleted while the copy was taken: the copy holds neither record nor files.
-        for id in deleted {
-            copied_registry.remove(&id)?;
-        }
         Ok(copied)
+    }
+
+    /// Whether a backup of the data directory holds the libraries: [`BackendError::Unsupported`]
+    /// naming `what` when the backend keeps them elsewhere.
+    pub fn backup_possible(&self, what: &str) -> Result<(), LibraryError> {
+        Ok(self.storage.backup_possible(what)?)
     }
 
     /// The stored reports.
@@ -438,37 +319,6 @@ impl Catalog {
         Ok(())
     }
 
-    /// Removes the folders no library declares: those of libraries deleted while their files
-    /// were still in use.
-    fn remove_deleted_folders(&self, records: &[LibraryRecord]) {
-        let kept: HashSet<PathBuf> = records.iter().map(|r| self.library_dir(r)).collect();
-        let Ok(entries) = std::fs::read_dir(self.data_dir.join("libraries")) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir()
-                && !kept.contains(&path)
-                && let Err(e) = std::fs::remove_dir_all(&path)
-            {
-                tracing::warn!(dir = %path.display(), error = %e, "could not remove a deleted library's files");
-            }
-        }
-    }
-
-    /// Whether `index` is still the open index of library `id` (not deleted, not created anew
-    /// since it was looked up).
-    fn is_current(
-        &self,
-        indexes: &HashMap<String, Arc<LibraryIndex>>,
-        id: &str,
-        index: &Arc<LibraryIndex>,
-    ) -> bool {
-        indexes
-            .get(id)
-            .is_some_and(|current| Arc::ptr_eq(current, index))
-    }
-
     /// The analyzer every library uses.
     pub fn analyzer(&self) -> &Analyzer {
         &self.analyzer
@@ -487,20 +337,6 @@ impl Catalog {
     /// The data directory.
     pub fn data_dir(&self) -> &Path {
         &self.data_dir
-    }
-
-    /// Whether the data directory can take a write now: creates, fills (1 MiB), syncs and
-    /// removes a probe file. Used after a write failed, to tell a full or read-only data
-    /// directory from other failures when the index library reports its I/O errors as text.
-    pub fn probe_storage(&self) -> Result<(), std::io::Error> {
-        use std::io::Write;
-        let path = self.data_dir.join(".storage-probe");
-        let written = std::fs::File::create(&path).and_then(|mut file| {
-            file.write_all(&[0u8; 1 << 20])?;
-            file.sync_all()
-        });
-        let _ = std::fs::remove_file(&path);
-        written
     }
 
     /// The API keys and the audit log.
@@ -526,40 +362,19 @@ impl Catalog {
     /// Bytes the files of library `id` take on disk; `None` when its storage is not files of
     /// this machine (PostgreSQL).
     pub fn disk_bytes(&self, id: &str) -> Option<u64> {
-        if self.postgres.is_some() {
-            return None;
-        }
-        let Ok(index) = self.index(id) else {
-            return Some(0);
-        };
-        let mut total = 0;
-        let mut pending = vec![index.dir().to_path_buf()];
-        while let Some(dir) = pending.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                match entry.metadata() {
-                    Ok(meta) if meta.is_dir() => pending.push(entry.path()),
-                    Ok(meta) => total += meta.len(),
-                    Err(_) => {}
-                }
-            }
-        }
-        Some(total)
+        self.storage.disk_bytes(id)
     }
 
     /// Declares a new library and creates its (empty) indexes.
     pub fn create(&self, spec: NewLibrary) -> Result<LibraryInfo, LibraryError> {
         let id = spec.id.clone();
         self.create_library(spec)
-            .map_err(|e| self.write_failed(&id, e))
+            .map_err(|e| self.storage.write_failed(&id, e).into())
     }
 
-    fn create_library(&self, spec: NewLibrary) -> Result<LibraryInfo, LibraryError> {
-        let id = LibraryId::parse(&spec.id).map_err(LibraryError::InvalidId)?;
-        let record = LibraryRecord {
-            id: id.to_string(),
+    fn create_library(&self, spec: NewLibrary) -> Result<LibraryInfo, BackendError> {
+        let id = LibraryId::parse(&spec.id).map_err(BackendError::InvalidId)?;
+        self.storage.register(LibraryRecord {
             name: spec.name.unwrap_or_else(|| id.to_string()),
             start_url: spec.start_url,
             clarifications: spec.clarifications,
@@ -567,131 +382,55 @@ impl Catalog {
             use_sitemaps: spec.use_sitemaps,
             oai_url: spec.oai_url,
             oai_set: spec.oai_set,
-            created_at: unix_now(),
-            last_indexed: None,
-            dir: self
-                .postgres
-                .is_none()
-                .then(|| new_folder_name(id.as_str())),
-        };
-        if let Some(postgres) = &self.postgres {
-            on_postgres::create(postgres, &record)?;
-            return self.describe(id.as_str());
-        }
-        let mut indexes = self.indexes.write();
-        self.registry.insert(&record)?;
-        let index = match self.open_index(&record) {
-            Ok(index) => index,
-            Err(e) => {
-                let _ = self.registry.remove(id.as_str());
-                return Err(e);
-            }
-        };
-        indexes.insert(id.to_string(), Arc::new(index));
-        drop(indexes);
-        self.describe(id.as_str())
-    }
-
-    /// The library `id`, created with default settings when it does not exist yet (the import
-    /// command's behaviour).
-    pub fn get_or_create(&self, id: &str) -> Result<Arc<LibraryIndex>, LibraryError> {
-        self.require_tantivy("importing into a library from the command line")?;
-        match self.index(id) {
-            Err(LibraryError::NotFound(_)) => {
-                match self.create(NewLibrary {
-                    id: id.to_string(),
-                    ..Default::default()
-                }) {
-                    Ok(_) | Err(LibraryError::Registry(RegistryError::Exists(_))) => self.index(id),
-                    Err(e) => Err(e),
-                }
-            }
-            other => other,
-        }
+            // The storage names the library's folder, when it keeps one.
+            ..LibraryRecord::of_id(id.as_str(), unix_now())
+        })?;
+        self.info(id.as_str())
     }
 
     /// Library `id` through the storage seam, whichever backend keeps it. With PostgreSQL it is
     /// looked up in the database at each call: a library another process deleted is not found.
     pub fn store(&self, id: &str) -> Result<Arc<dyn LibraryStore>, LibraryError> {
-        let Some(postgres) = &self.postgres else {
-            let index: Arc<dyn LibraryStore> = self.index(id)?;
-            return Ok(index);
-        };
-        LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
-        postgres
-            .open(id)?
-            .ok_or_else(|| LibraryError::NotFound(id.to_string()))
+        Ok(self.storage.library(id)?)
     }
 
     /// The open tantivy indexes of library `id`, for the features built on them alone. With
-    /// PostgreSQL: [`LibraryError::NotFound`] for a library that does not exist, else
-    /// [`LibraryError::Unsupported`].
+    /// PostgreSQL: [`BackendError::NotFound`] for a library that does not exist, else
+    /// [`BackendError::Unsupported`].
     pub fn index(&self, id: &str) -> Result<Arc<LibraryIndex>, LibraryError> {
-        LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
-        if self.postgres.is_some() {
-            self.store(id)?;
-            return Err(self.unsupported(
-                "this operation (it reads the library's tantivy index, which the database does \
-                 not hold)",
-            ));
-        }
-        self.indexes
-            .read()
-            .get(id)
-            .cloned()
-            .ok_or_else(|| LibraryError::NotFound(id.to_string()))
+        Ok(self.storage.index(id)?)
     }
 
-    /// The backend that keeps the libraries.
-    pub fn backend(&self) -> Backend {
-        if self.postgres.is_some() {
-            Backend::Postgres
-        } else {
-            Backend::Tantivy
-        }
-    }
-
-    /// [`LibraryError::Unsupported`] for `what` on this catalog's backend.
-    pub fn unsupported(&self, what: &str) -> LibraryError {
-        LibraryError::Unsupported {
-            backend: self.backend().name(),
-            what: what.to_string(),
-        }
-    }
-
-    /// Fails with [`LibraryError::Unsupported`] naming `what` unless the libraries are kept by
-    /// tantivy: the features not built on the storage seam yet.
-    pub fn require_tantivy(&self, what: &str) -> Result<(), LibraryError> {
-        match self.postgres {
-            None => Ok(()),
-            Some(_) => Err(self.unsupported(what)),
-        }
+    /// The storage that keeps the libraries.
+    pub fn storage(&self) -> &dyn Storage {
+        self.storage.as_ref()
     }
 
     /// Ids of every library, sorted.
     pub fn ids(&self) -> Result<Vec<String>, LibraryError> {
-        if let Some(postgres) = &self.postgres {
-            return Ok(postgres.list()?);
-        }
-        let mut ids: Vec<String> = self.indexes.read().keys().cloned().collect();
-        ids.sort();
-        Ok(ids)
+        Ok(self.storage.list()?)
     }
 
     /// A library's registry record: how it was declared.
     pub fn record(&self, id: &str) -> Result<LibraryRecord, LibraryError> {
-        LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
-        let record = match &self.postgres {
-            Some(postgres) => on_postgres::record(postgres, id)?,
-            None => self.registry.get(id)?,
-        };
-        record.ok_or_else(|| LibraryError::NotFound(id.to_string()))
+        Ok(self.declared(id)?)
+    }
+
+    fn declared(&self, id: &str) -> Result<LibraryRecord, BackendError> {
+        LibraryId::parse(id).map_err(BackendError::InvalidId)?;
+        self.storage
+            .record(id)?
+            .ok_or_else(|| BackendError::NotFound(id.to_string()))
     }
 
     /// A library with its figures.
     pub fn describe(&self, id: &str) -> Result<LibraryInfo, LibraryError> {
-        let store = self.store(id)?;
-        let record = self.record(id)?;
+        Ok(self.info(id)?)
+    }
+
+    fn info(&self, id: &str) -> Result<LibraryInfo, BackendError> {
+        let store = self.storage.library(id)?;
+        let record = self.declared(id)?;
         let summary: IndexSummary = store.summary()?;
         Ok(LibraryInfo {
             id: record.id,
@@ -732,102 +471,14 @@ impl Catalog {
     /// Removes a library: its record, its indexes and its files.
     pub fn delete(&self, id: &str) -> Result<(), LibraryError> {
         self.delete_library(id)
-            .map_err(|e| self.write_failed(id, e))
+            .map_err(|e| self.storage.write_failed(id, e).into())
     }
 
-    fn delete_library(&self, id: &str) -> Result<(), LibraryError> {
-        LibraryId::parse(id).map_err(LibraryError::InvalidId)?;
-        if let Some(postgres) = &self.postgres {
-            return match postgres.delete(id)? {
-                true => Ok(()),
-                false => Err(LibraryError::NotFound(id.to_string())),
-            };
+    fn delete_library(&self, id: &str) -> Result<(), BackendError> {
+        LibraryId::parse(id).map_err(BackendError::InvalidId)?;
+        match self.storage.delete(id)? {
+            true => Ok(()),
+            false => Err(BackendError::NotFound(id.to_string())),
         }
-        let mut indexes = self.indexes.write();
-        let Some(index) = indexes.remove(id) else {
-            return Err(LibraryError::NotFound(id.to_string()));
-        };
-        self.registry.remove(id)?;
-        self.stopped_writers.write().remove(id);
-        self.writers_to_reset.write().remove(id);
-        drop(indexes);
-        // Requests, jobs and crawls that still hold the index keep reading their view; a write
-        // of theirs fails or lands in this folder, which belongs to no library any more, and is
-        // answered `library_not_found` (see `write_prepared`).
-        let dir = index.dir().to_path_buf();
-        drop(index);
-        if let Err(e) = std::fs::remove_dir_all(&dir) {
-            // The folder is removed on the next start.
-            tracing::warn!(dir = %dir.display(), error = %e, "could not remove a deleted library's files");
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::library::{DocumentInput, IdValue};
-
-    fn line(id: &str, seed: usize) -> (usize, Result<DocumentInput, DocumentError>) {
-        let text = (0..60)
-            .map(|i| format!("word{}x{}", (seed * 7919 + i * 104_729) % 5003, i % 11))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let input = DocumentInput {
-            id: Some(IdValue::Text(id.to_string())),
-            text: Some(text),
-            lang: Some("en".to_string()),
-            ..Default::default()
-        };
-        (1, Ok(input))
-    }
-
-    /// A library stopped by a failed write refuses writes until its writer is reopened, then
-    /// takes them again; one marked for a reset after a storage fault resets on its next
-    /// write and takes it. Both keep what was written before.
-    #[test]
-    fn a_stopped_writer_is_reopened_and_a_faulted_one_reset_without_restart() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut config = Config::default();
-        config.storage.data_dir = dir.path().to_path_buf();
-        config.storage.writer_memory_mb = 15;
-        let catalog = Catalog::open(&config).unwrap();
-        catalog
-            .create(NewLibrary {
-                id: "lib".to_string(),
-                ..Default::default()
-            })
-            .unwrap();
-        catalog.ingest("lib", vec![line("a", 1)]).unwrap();
-
-        catalog.stopped_writers.write().insert("lib".to_string());
-        let refused = catalog.ingest("lib", vec![line("b", 2)]).unwrap_err();
-        assert!(
-            matches!(refused, LibraryError::WriterStopped(_)),
-            "{refused:?}"
-        );
-        catalog.reopen_writer("lib").unwrap();
-        assert_eq!(
-            catalog.ingest("lib", vec![line("b", 2)]).unwrap().accepted,
-            1
-        );
-
-        catalog.writers_to_reset.write().insert("lib".to_string());
-        assert_eq!(
-            catalog.ingest("lib", vec![line("c", 3)]).unwrap().accepted,
-            1
-        );
-        assert!(catalog.writers_to_reset.read().is_empty());
-        assert!(catalog.delete_document("lib", "a").unwrap());
-        let index = catalog.index("lib").unwrap();
-        let view = index.view();
-        for (id, present) in [("a", false), ("b", true), ("c", true)] {
-            assert_eq!(view.document(id).unwrap().is_some(), present, "{id}");
-        }
-        assert!(matches!(
-            catalog.reopen_writer("missing"),
-            Err(LibraryError::NotFound(_))
-        ));
     }
 }

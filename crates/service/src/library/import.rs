@@ -13,10 +13,10 @@ use serde::Serialize;
 
 use super::catalog::{Catalog, LibraryError, NewLibrary, RejectedLine, RejectedReason};
 use super::corpus::CorpusReader;
-use super::registry::RegistryError;
-use dupfinder_storage::index::{LibraryIndex, PreparedDocument, RebuildControl, RebuildOutcome};
+use dupfinder_common::error_code::ErrorCode;
+use dupfinder_storage::index::{PreparedDocument, RebuildControl, RebuildOutcome};
 use dupfinder_storage::ingest::prepare;
-use dupfinder_storage::{Backend, LibraryStore};
+use dupfinder_storage::{BackendError, LibraryStore};
 
 const BATCH: usize = 2_000;
 /// Documents per commit.
@@ -48,64 +48,52 @@ pub trait ImportProgress {
 
 impl ImportProgress for () {}
 
-/// Where an import writes: a library's tantivy indexes, staged and committed in groups, or a
-/// library of the database, each batch written in one transaction.
-pub(super) enum ImportTarget {
-    Index(Arc<LibraryIndex>),
-    Store(Arc<dyn LibraryStore>),
-}
+/// Where an import writes: a library through the seam, its batches staged and committed in
+/// groups (on tantivy; on PostgreSQL each batch is written in one transaction).
+pub(super) struct ImportTarget(Arc<dyn LibraryStore>);
 
 impl ImportTarget {
-    /// Library `id` of the catalog's backend, created with default settings when missing.
+    /// Library `id`, created with default settings when missing.
     pub(super) fn open(catalog: &Catalog, id: &str) -> Result<ImportTarget, LibraryError> {
-        if catalog.backend() == Backend::Tantivy {
-            return Ok(ImportTarget::Index(catalog.get_or_create(id)?));
-        }
         match catalog.store(id) {
-            Err(LibraryError::NotFound(_)) => {
-                match catalog.create(NewLibrary {
+            Err(LibraryError::Backend(BackendError::NotFound(_))) => {
+                let created = catalog.create(NewLibrary {
                     id: id.to_string(),
                     ..Default::default()
-                }) {
-                    Ok(_) | Err(LibraryError::Registry(RegistryError::Exists(_))) => {}
-                    Err(e) => return Err(e),
+                });
+                // Created meanwhile by another request: imported into all the same.
+                if let Err(e) = created
+                    && e.code() != ErrorCode::LibraryExists
+                {
+                    return Err(e);
                 }
-                Ok(ImportTarget::Store(catalog.store(id)?))
+                Ok(ImportTarget(catalog.store(id)?))
             }
-            other => Ok(ImportTarget::Store(other?)),
+            other => Ok(ImportTarget(other?)),
         }
     }
 
     /// Whether the library was deduplicated, so that what arrives is checked against it (when
     /// that cannot be told, it is checked).
     fn checks_arrivals(&self) -> bool {
-        let store: &dyn LibraryStore = match self {
-            ImportTarget::Index(index) => &**index,
-            ImportTarget::Store(store) => &**store,
-        };
-        crate::dedup::DedupStore::of(store).active().unwrap_or(true)
+        crate::dedup::DedupStore::of(self.0.as_ref())
+            .active()
+            .unwrap_or(true)
     }
 
-    /// Writes a batch: staged for the next commit, or durably at once.
+    /// Writes a batch, staged for the next commit.
     pub(super) fn stage(&self, batch: &[PreparedDocument]) -> Result<(), LibraryError> {
-        match self {
-            ImportTarget::Index(index) => index.stage(batch)?,
-            ImportTarget::Store(store) => store.write(batch)?,
-        }
-        Ok(())
+        Ok(self.0.stage(batch)?)
     }
 
     /// Makes what was staged durable.
     pub(super) fn commit(&self) -> Result<(), LibraryError> {
-        if let ImportTarget::Index(index) = self {
-            index.commit_staged()?;
-        }
-        Ok(())
+        Ok(self.0.commit_staged()?)
     }
 
     /// After an import's last commit: counts the documents it brought and, when it brought
-    /// any, counts new statistics and re-signs every document (merging an index's segments
-    /// first); answers the statistics generation the library is at.
+    /// any, compacts the library, counts new statistics and re-signs every document; answers
+    /// the statistics generation the library is at.
     pub(super) fn sign(
         &self,
         catalog: &Catalog,
@@ -114,27 +102,17 @@ impl ImportTarget {
         progress: &dyn ImportProgressSync,
     ) -> Result<u64, LibraryError> {
         catalog.count_ingested(super::IngestPath::Import, accepted as u64);
-        let generation = match self {
-            ImportTarget::Index(index) if accepted == 0 => {
-                return Ok(index.signatures().generation());
-            }
-            ImportTarget::Store(store) if accepted == 0 => return Ok(store.summary()?.generation),
-            ImportTarget::Index(index) => {
-                index.optimize()?;
-                index.rebuild_statistics(|done| progress.signing(done))?
-            }
-            // Waits while another process re-indexes the library, then signs what this import
-            // wrote since.
-            ImportTarget::Store(store) => {
-                match store.reindex(&RebuildControl::default(), &mut |done| {
-                    progress.signing(done)
-                })? {
-                    RebuildOutcome::Finished { generation } => generation,
-                    RebuildOutcome::Cancelled { .. } => {
-                        unreachable!("nothing can cancel this re-index")
-                    }
-                }
-            }
+        if accepted == 0 {
+            return Ok(self.0.summary()?.generation);
+        }
+        self.0.compact()?;
+        // Waits while another process re-indexes the library, then signs what this import
+        // wrote since.
+        let generation = match self.0.reindex(&RebuildControl::default(), &mut |done| {
+            progress.signing(done)
+        })? {
+            RebuildOutcome::Finished { generation } => generation,
+            RebuildOutcome::Cancelled { .. } => unreachable!("nothing can cancel this re-index"),
         };
         catalog.touch(id)?;
         Ok(generation)

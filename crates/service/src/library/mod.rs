@@ -4,14 +4,12 @@
 mod catalog;
 mod check;
 mod corpus;
-mod fault;
 mod file_check;
 mod files;
 mod import;
 mod jobs;
 mod keys;
 pub use dupfinder_storage::phrases;
-mod registry;
 
 pub use catalog::{
     Catalog, IngestPath, IngestReport, LibraryError, LibraryInfo, LibraryStatus, NewLibrary,
@@ -19,13 +17,12 @@ pub use catalog::{
 };
 pub use check::{check, check_cancellable, raw_candidates};
 pub use corpus::{CorpusLine, CorpusReader};
-pub use dupfinder_storage::LibraryId;
 pub use dupfinder_storage::ingest::{
     Authors, DocumentError, DocumentInput, IdValue, JsonLine, check_json_depth, parse_document,
     parse_json_lines, parse_lang, prepare,
 };
+pub use dupfinder_storage::{LibraryId, LibraryRecord, Registry, RegistryError, StorageFault};
 pub use dupfinder_text::extract::normalize_doi;
-pub use fault::StorageFault;
 pub use file_check::{FileCheck, FileCheckError, check_extracted, check_file};
 pub use files::{
     FileImportSummary, FileSource, RejectedFile, SourceFileError, file_document, import_files,
@@ -34,4 +31,3 @@ pub use files::{
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
 pub use jobs::{JobKind, JobState, JobStatus, JobTrigger, Jobs};
 pub use keys::{Access, AuditEntry, KeyError, KeyInfo, KeyStore, NewKey, Role};
-pub use registry::{LibraryRecord, Registry, RegistryError};

@@ -15,6 +15,13 @@
 //! next re-index of the library resumes it (the documents already signed are skipped) instead of
 //! starting over. Checks hold one `Arc<SignatureIndex>` for their whole run, so each sees either
 //! the old generation or the new one, never a mix.
+//!
+//! PostgreSQL runs the same protocol in its own code (`postgres/library.rs`), not this one: the
+//! document store reads cheaply only in segment order, so a resume skips the keys already
+//! signed rather than starting after the last one; the mark of step 4 is a second, since no
+//! write is numbered; and the cancel flag is looked at after a document is staged (a run
+//! cancelled before it began has signed one). ARCHITECTURE.md ("One re-index protocol, two
+//! implementations") gives each difference.
 
 use std::collections::HashSet;
 use std::sync::Arc;

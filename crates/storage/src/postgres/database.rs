@@ -2,6 +2,7 @@
 //! backend's runtime, the signature scheme and the analyzer.
 
 use std::future::Future;
+use std::path::Path;
 use std::sync::Arc;
 
 use deadpool_postgres::{ManagerConfig, Pool, PoolConfig, RecyclingMethod, Runtime};
@@ -9,15 +10,23 @@ use tokio_postgres::NoTls;
 
 use super::library::PgLibrary;
 use super::migrate;
-use crate::PostgresConfig;
-use crate::index::IndexError;
-use crate::{LibraryStore, Storage, StorageError};
+use crate::index::{IndexError, LibraryIndex, PreparedDocument, RebuildControl};
+use crate::{
+    Backend, BackendError, LibraryRecord, LibraryStore, PostgresConfig, Registry, Storage,
+    StorageError,
+};
+use dupfinder_common::clock::unix_now;
 use dupfinder_signature::RobustScheme;
 use dupfinder_text::analysis::Analyzer;
 
 /// The libraries of one PostgreSQL database.
 pub struct PgStorage {
     pub(super) shared: Arc<Shared>,
+    /// The registry store of the data directory this process serves from, when it took one
+    /// ([`PgStorage::hold_data_dir`]): it keeps no library (their records are in the
+    /// database); it is held so that a second process started on the same data directory is
+    /// told that it is in use, in the words the embedded backend uses.
+    data_dir: Option<Registry>,
 }
 
 /// What every library and view of one database shares.
@@ -82,11 +91,29 @@ impl PgStorage {
             let mut client = shared.client().await?;
             migrate::apply(&mut client).await
         })?;
-        Ok(PgStorage { shared })
+        Ok(PgStorage {
+            shared,
+            data_dir: None,
+        })
     }
 
-    fn library(&self, id: &str) -> Arc<dyn LibraryStore> {
+    /// Takes the data directory `dir` (created when missing) for this process, for as long as
+    /// the storage lives: the process's own stores (keys, reports, the crawl queue) live there.
+    /// The libraries do not: a `libraries/` folder there is not theirs (it may hold a tantivy
+    /// data directory's libraries) and is left untouched.
+    pub fn hold_data_dir(mut self, dir: &Path) -> Result<Self, BackendError> {
+        std::fs::create_dir_all(dir).map_err(IndexError::io(dir))?;
+        self.data_dir = Some(Registry::open(&dir.join("registry.redb"))?);
+        Ok(self)
+    }
+
+    fn handle(&self, id: &str) -> Arc<dyn LibraryStore> {
         Arc::new(PgLibrary::new(self.shared.clone(), id.to_string()))
+    }
+
+    /// [`BackendError::Unsupported`]: `what` is not built on PostgreSQL.
+    fn unsupported(&self, what: &str) -> BackendError {
+        BackendError::unsupported(Backend::Postgres, what)
     }
 
     /// Runs `sql` (several statements) on one pooled connection: for tests and tools.
@@ -99,13 +126,23 @@ impl PgStorage {
     }
 }
 
+/// Every lookup reads the database, so that several processes serving it see each other's
+/// libraries and records at once.
 impl Storage for PgStorage {
-    fn create(&self, id: &str) -> Result<Arc<dyn LibraryStore>, IndexError> {
-        self.insert_library(id, None)?;
-        Ok(self.library(id))
+    fn backend(&self) -> Backend {
+        Backend::Postgres
     }
 
-    fn open(&self, id: &str) -> Result<Option<Arc<dyn LibraryStore>>, IndexError> {
+    fn create(&self, id: &str) -> Result<Arc<dyn LibraryStore>, BackendError> {
+        self.insert_library(id, None)?;
+        Ok(self.handle(id))
+    }
+
+    fn register(&self, record: LibraryRecord) -> Result<(), BackendError> {
+        self.insert_record(&record)
+    }
+
+    fn open(&self, id: &str) -> Result<Option<Arc<dyn LibraryStore>>, BackendError> {
         let exists = self.shared.block_on(async {
             let client = self.shared.client().await?;
             let row = client
@@ -113,11 +150,19 @@ impl Storage for PgStorage {
                 .await?;
             Ok::<_, IndexError>(row.is_some())
         })?;
-        Ok(exists.then(|| self.library(id)))
+        Ok(exists.then(|| self.handle(id)))
     }
 
-    fn delete(&self, id: &str) -> Result<bool, IndexError> {
-        self.shared.block_on(async {
+    fn record(&self, id: &str) -> Result<Option<LibraryRecord>, BackendError> {
+        self.read_record(id)
+    }
+
+    fn touch(&self, id: &str) -> Result<(), BackendError> {
+        Ok(self.set_last_indexed(id, unix_now())?)
+    }
+
+    fn delete(&self, id: &str) -> Result<bool, BackendError> {
+        let deleted = self.shared.block_on(async {
             let mut client = self.shared.client().await?;
             let tx = client.transaction().await?;
             // The library row first: writers and re-indexes of it wait on this lock, then find
@@ -140,17 +185,71 @@ impl Storage for PgStorage {
                     .await?;
             }
             tx.commit().await?;
-            Ok(existed == 1)
-        })
+            Ok::<_, IndexError>(existed == 1)
+        })?;
+        Ok(deleted)
     }
 
-    fn list(&self) -> Result<Vec<String>, IndexError> {
-        self.shared.block_on(async {
+    fn list(&self) -> Result<Vec<String>, BackendError> {
+        let ids = self.shared.block_on(async {
             let client = self.shared.client().await?;
             let rows = client
                 .query("SELECT library FROM libraries ORDER BY library", &[])
                 .await?;
-            Ok(rows.iter().map(|r| r.get(0)).collect())
-        })
+            Ok::<_, IndexError>(rows.iter().map(|r| r.get(0)).collect())
+        })?;
+        Ok(ids)
+    }
+
+    /// The first documents of a library also make its first statistics snapshot, unless
+    /// another process is making it already.
+    fn write(&self, id: &str, documents: &[PreparedDocument]) -> Result<(), BackendError> {
+        let store = self.library(id)?;
+        store.write(documents)?;
+        // A view's generation is one indexed row; the summary would count the documents.
+        let first = store.view()?.generation() == 0;
+        if first && let Some(mut claim) = store.clone().claim_reindex()? {
+            claim.reindex(&RebuildControl::default(), &mut |_| {})?;
+        }
+        Ok(())
+    }
+
+    fn delete_document(&self, id: &str, doc_id: &str) -> Result<bool, BackendError> {
+        Ok(self.library(id)?.delete(doc_id)?)
+    }
+
+    /// The data directory holds no library: its faults say nothing about a write, and the
+    /// database answers for its own.
+    fn write_failed(&self, _id: &str, error: BackendError) -> BackendError {
+        error
+    }
+
+    fn reopen_writer(&self, _id: &str) -> Result<(), BackendError> {
+        Err(self.unsupported("reopening a library's index writers"))
+    }
+
+    fn index(&self, id: &str) -> Result<Arc<LibraryIndex>, BackendError> {
+        self.library(id)?;
+        Err(self.unsupported(
+            "this operation (it reads the library's tantivy index, which the database does \
+             not hold)",
+        ))
+    }
+
+    fn disk_bytes(&self, _id: &str) -> Option<u64> {
+        None
+    }
+
+    fn backup_possible(&self, what: &str) -> Result<(), BackendError> {
+        Err(self.unsupported(what))
+    }
+
+    fn snapshot_to(&self, _dest: &Path) -> Result<Vec<(String, u64)>, BackendError> {
+        Err(self.unsupported("a backup of the data directory"))
+    }
+
+    /// Every process serving the database may have left a re-index unfinished.
+    fn shared_by_processes(&self) -> bool {
+        true
     }
 }

@@ -8,6 +8,13 @@
 //! the re-index's two short steps that must see no write half done (the mark at its start, the
 //! switch at its end) take it `FOR UPDATE`. Re-indexes of one library are serialized across
 //! processes by a session advisory lock (`claim.rs`).
+//!
+//! **The re-index** follows the protocol of `index/rebuild.rs` in its own code: statistics
+//! counted in SQL with a mark of the last change they include, documents signed in `doc_key`
+//! order in batches of one transaction each (a resume starts after the last key signed; the
+//! cancel flag is looked at before each row is signed), and one transaction that signs the
+//! changes past the mark and switches. ARCHITECTURE.md ("One re-index protocol, two
+//! implementations") says why the two are not one function over the seam.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

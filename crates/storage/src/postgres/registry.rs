@@ -1,18 +1,47 @@
 //! The library registry in the database: each library's record (how it was declared, when it
 //! was last written) as JSON in `libraries.record`, read afresh at every request, so that every
 //! process serving the database sees a library as soon as one of them created or changed it.
-//! The record's shape belongs to the catalog; here it is text in and text out.
 
 use super::database::PgStorage;
-use crate::LibraryId;
-use crate::StorageError;
 use crate::index::IndexError;
+use crate::{BackendError, LibraryId, LibraryRecord, RegistryError, StorageError};
 use dupfinder_common::clock::unix_now;
 
 impl PgStorage {
+    /// Creates the library `record` declares, with the record; refused when the id exists.
+    pub(super) fn insert_record(&self, record: &LibraryRecord) -> Result<(), BackendError> {
+        let json = serde_json::to_string(record)
+            .map_err(|e| IndexError::from(StorageError::Config(e.to_string())))?;
+        if !self.insert_library(&record.id, Some(&json))? {
+            return Err(RegistryError::Exists(record.id.clone()).into());
+        }
+        Ok(())
+    }
+
+    /// The record of library `id`, if it exists. A library created without one (by an earlier
+    /// release, or through [`crate::Storage::create`]) is described by its id.
+    pub(super) fn read_record(&self, id: &str) -> Result<Option<LibraryRecord>, BackendError> {
+        let Some(json) = self.record_json(id)? else {
+            return Ok(None);
+        };
+        let Some(json) = json else {
+            return Ok(Some(LibraryRecord::of_id(id, 0)));
+        };
+        let record = serde_json::from_str(&json).map_err(|e| {
+            IndexError::from(StorageError::Config(format!(
+                "the record of library `{id}` cannot be read: {e}"
+            )))
+        })?;
+        Ok(Some(record))
+    }
+
     /// Creates the library `id` with its generation 0 and `record` (JSON); whether it was
     /// created (`false`: it existed, and is left as it was).
-    pub fn insert_library(&self, id: &str, record: Option<&str>) -> Result<bool, IndexError> {
+    pub(super) fn insert_library(
+        &self,
+        id: &str,
+        record: Option<&str>,
+    ) -> Result<bool, IndexError> {
         LibraryId::parse(id).map_err(StorageError::Config)?;
         self.shared.block_on(async {
             let mut client = self.shared.client().await?;
@@ -40,7 +69,7 @@ impl PgStorage {
     /// The record of library `id` as JSON: `None` when the library does not exist,
     /// `Some(None)` when it exists without a record (created by an earlier release, or through
     /// [`crate::Storage::create`]).
-    pub fn record(&self, id: &str) -> Result<Option<Option<String>>, IndexError> {
+    fn record_json(&self, id: &str) -> Result<Option<Option<String>>, IndexError> {
         self.shared.block_on(async {
             let client = self.shared.client().await?;
             let row = client
@@ -55,7 +84,7 @@ impl PgStorage {
 
     /// Records that library `id` was written to at `when` (seconds since the epoch), in its
     /// record's `last_indexed`.
-    pub fn set_last_indexed(&self, id: &str, when: u64) -> Result<(), IndexError> {
+    pub(super) fn set_last_indexed(&self, id: &str, when: u64) -> Result<(), IndexError> {
         self.shared.block_on(async {
             let client = self.shared.client().await?;
             client

@@ -87,7 +87,7 @@ mod tests {
     fn storage_faults_are_found_in_the_chain_or_in_the_message() {
         let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
         assert_eq!(StorageFault::of(&full), Some(StorageFault::Full));
-        let wrapped = crate::library::LibraryError::Io {
+        let wrapped = crate::index::IndexError::Io {
             path: "/data".into(),
             source: std::io::Error::from(std::io::ErrorKind::ReadOnlyFilesystem),
         };

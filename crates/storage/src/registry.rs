@@ -1,5 +1,7 @@
 //! The library registry: which libraries exist and how they were declared, kept in an embedded
-//! transactional store (redb) so it survives restarts and crashes.
+//! transactional store (redb) so it survives restarts and crashes. The embedded backend keeps
+//! its libraries' records here; PostgreSQL keeps the same [`LibraryRecord`] as JSON in the
+//! database (`postgres/registry.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +38,26 @@ pub struct LibraryRecord {
     /// again with the same id. `None`: the id itself (libraries created before this field).
     #[serde(default)]
     pub dir: Option<String>,
+}
+
+impl LibraryRecord {
+    /// The record of a library declared by its id alone, created at `created_at` (seconds
+    /// since the Unix epoch).
+    pub fn of_id(id: &str, created_at: u64) -> LibraryRecord {
+        LibraryRecord {
+            id: id.to_string(),
+            name: id.to_string(),
+            start_url: None,
+            clarifications: Vec::new(),
+            sitemap_url: None,
+            use_sitemaps: false,
+            oai_url: None,
+            oai_set: None,
+            created_at,
+            last_indexed: None,
+            dir: None,
+        }
+    }
 }
 
 /// What can go wrong with the registry.
@@ -168,17 +190,9 @@ mod tests {
 
     fn record(id: &str) -> LibraryRecord {
         LibraryRecord {
-            id: id.to_string(),
             name: id.to_uppercase(),
-            start_url: None,
             clarifications: vec!["post".to_string()],
-            sitemap_url: None,
-            use_sitemaps: false,
-            oai_url: None,
-            oai_set: None,
-            created_at: 1,
-            last_indexed: None,
-            dir: None,
+            ..LibraryRecord::of_id(id, 1)
         }
     }
 
