@@ -137,8 +137,16 @@ async fn load_snapshot(
             .await?
         }
     };
-    let stats: HashMap<String, TermStats> = rows
-        .iter()
+    Ok(StatsSnapshot::new(
+        generation as u64,
+        docs as u64,
+        term_stats(&rows),
+    ))
+}
+
+/// Rows of `term, df, cf` (from `term_stats`) as a snapshot's statistics.
+pub(super) fn term_stats(rows: &[tokio_postgres::Row]) -> HashMap<String, TermStats> {
+    rows.iter()
         .map(|r| {
             (
                 r.get::<_, String>(0),
@@ -148,8 +156,7 @@ async fn load_snapshot(
                 },
             )
         })
-        .collect();
-    Ok(StatsSnapshot::new(generation as u64, docs as u64, stats))
+        .collect()
 }
 
 impl PgLibrary {

@@ -7,13 +7,14 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::database::Shared;
+use super::library::term_stats;
 use super::meta::meta_of;
 use crate::ReadView;
 use crate::index::{
     DocKey, IndexError, ShingleHits, ShingleSearch, StoredDocument, StoredForCheck,
     decode_shingles, encode_term_counts,
 };
-use dupfinder_signature::{RobustScheme, StatsSnapshot, TermStats};
+use dupfinder_signature::{RobustScheme, StatsSnapshot};
 use dupfinder_text::analysis::is_sampled;
 
 /// One library as of one moment, on PostgreSQL.
@@ -180,22 +181,10 @@ impl ReadView for PgView {
                     .await?,
             )
         })?;
-        let stats: HashMap<String, TermStats> = rows
-            .iter()
-            .map(|r| {
-                (
-                    r.get::<_, String>(0),
-                    TermStats {
-                        df: r.get::<_, i64>(1) as u32,
-                        cf: r.get::<_, i64>(2) as u64,
-                    },
-                )
-            })
-            .collect();
         Ok(Cow::Owned(StatsSnapshot::new(
             self.generation as u64,
             self.docs,
-            stats,
+            term_stats(&rows),
         )))
     }
 
