@@ -246,7 +246,6 @@ pub struct Query {
 
 pub use dupfinder_check::Span;
 
-/// How many candidate sources a query tries before it is given up (a kind that does not fit
 /// Generates `per_kind` queries for every kind and level of `options`: positives and partial
 /// copies from `docs` (the library), negatives, partial-copy hosts and added material from
 /// `foreign` (documents not in the library).
@@ -321,7 +320,6 @@ pub fn from_json_line(line: &str) -> Result<Query, serde_json::Error> {
     serde_json::from_str(line)
 }
 
-/// Round-robin positions, shared by all queries of a run.
 #[cfg(test)]
 mod tests {
     use super::fixtures::{arb_text, corpus, doc, document, numbered, options, source_text};

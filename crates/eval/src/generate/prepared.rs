@@ -9,6 +9,7 @@ use super::rng::Rng;
 use super::text::{Script, differs_beyond_whitespace, word_count};
 use super::{GenOptions, Modification, Query, SourceDoc, Span};
 
+/// How many candidate sources a query tries before it is given up (a kind that does not fit
 /// most documents, such as homoglyphs in a Chinese library, must not scan the whole library
 /// for every query).
 const MAX_SOURCE_ATTEMPTS: usize = 100;
@@ -25,6 +26,7 @@ const TOPIC_FOREIGN_DOCS: usize = 2_000;
 const STREAM_LIBRARY: u64 = u64::MAX;
 const STREAM_FOREIGN: u64 = u64::MAX - 1;
 
+/// Round-robin positions, shared by all queries of a run.
 #[derive(Debug, Default)]
 pub(super) struct Cursors {
     library: usize,
