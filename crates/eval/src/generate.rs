@@ -246,7 +246,6 @@ pub struct Query {
 
 pub use dupfinder_check::Span;
 
-/// How many candidate sources a query tries before it is given up (a kind that does not fit
 /// Generates `per_kind` queries for every kind and level of `options`: positives and partial
 /// copies from `docs` (the library), negatives, partial-copy hosts and added material from
 /// `foreign` (documents not in the library).
@@ -321,10 +320,9 @@ pub fn from_json_line(line: &str) -> Result<Query, serde_json::Error> {
     serde_json::from_str(line)
 }
 
-/// Round-robin positions, shared by all queries of a run.
 #[cfg(test)]
 mod tests {
-    use super::fixtures::{arb_text, corpus, doc, document, options, source_text};
+    use super::fixtures::{arb_text, corpus, doc, document, numbered, options, source_text};
     use super::text::{Script, differs_beyond_whitespace, word_count, words};
     use super::*;
     use proptest::prelude::*;
@@ -600,10 +598,7 @@ mod tests {
             seed in any::<u64>(),
             level in 0.0f64..0.5,
         ) {
-            let docs: Vec<SourceDoc> =
-                sources.into_iter().enumerate().map(|(i, t)| doc(&format!("d{i}"), t)).collect();
-            let foreign: Vec<SourceDoc> =
-                hosts.into_iter().enumerate().map(|(i, t)| doc(&format!("f{i}"), t)).collect();
+            let (docs, foreign) = (numbered("d", sources), numbered("f", hosts));
             let options = GenOptions {
                 seed,
                 partial_min_words: 3,

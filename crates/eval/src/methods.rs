@@ -12,7 +12,7 @@ use std::time::Instant;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use super::reference::similarity_at_least;
+use super::reference::{common_sorted, similarity_at_least};
 use dupfinder_signature::methods::{
     Collection, FoundPairs, Method, MethodDoc, MethodSettings, Signed, decomposition_pairs,
     pairs_sharing_a_key, sign, three_five_pairs,
@@ -280,6 +280,21 @@ pub fn find_pairs(
     }
 }
 
+/// Runs each of `methods` over every prepared document, all pairs kept, with the statistics
+/// (and A9's descriptor words) `options`' settings give.
+pub fn run_methods(
+    methods: &[Method],
+    prepared: &Prepared,
+    options: &ProtocolOptions,
+    verifier: &mut Verifier<'_>,
+) -> Vec<MethodPairs> {
+    let collection = collection_of(prepared, &options.settings);
+    methods
+        .iter()
+        .map(|m| find_pairs(*m, prepared, &collection, options, verifier, &|_, _| true))
+        .collect()
+}
+
 /// One row of Table 2.
 #[derive(Debug, Clone, Serialize)]
 pub struct PoolRow {
@@ -328,23 +343,6 @@ fn f1(recall: f64, precision: f64) -> f64 {
     }
 }
 
-/// The size of the intersection of two sorted pair lists.
-fn common_pairs(a: &[(u32, u32)], b: &[(u32, u32)]) -> usize {
-    let (mut i, mut j, mut common) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    common
-}
-
 /// Dice coefficients between the methods' found pairs.
 pub fn dice_matrix(runs: &[MethodPairs]) -> BTreeMap<Method, BTreeMap<Method, f64>> {
     let mut matrix = BTreeMap::new();
@@ -355,7 +353,7 @@ pub fn dice_matrix(runs: &[MethodPairs]) -> BTreeMap<Method, BTreeMap<Method, f6
             let dice = if total == 0 {
                 0.0
             } else {
-                2.0 * common_pairs(&a.found.pairs, &b.found.pairs) as f64 / total as f64
+                2.0 * common_sorted(&a.found.pairs, &b.found.pairs) as f64 / total as f64
             };
             row.insert(b.method, round3(dice));
         }
@@ -422,22 +420,8 @@ pub fn score_against(runs: &[MethodPairs], pool: &FxHashSet<(u32, u32)>) -> Vec<
 
 /// Runs the methods over `prepared` (all of it a library) and scores them against the pool.
 pub fn run_pool(prepared: &Prepared, options: &ProtocolOptions) -> PoolReport {
-    let collection = collection_of(prepared, &options.settings);
     let mut verifier = Verifier::new(prepared, options.threshold);
-    let runs: Vec<MethodPairs> = options
-        .methods
-        .iter()
-        .map(|m| {
-            find_pairs(
-                *m,
-                prepared,
-                &collection,
-                options,
-                &mut verifier,
-                &|_, _| true,
-            )
-        })
-        .collect();
+    let runs = run_methods(&options.methods, prepared, options, &mut verifier);
     let (candidates, pool) = verified_pool(&runs, &mut verifier, options.threshold);
     let rows = score_against(&runs, &pool);
     PoolReport {
@@ -610,6 +594,36 @@ fn paper_cells(paper: Option<(f64, f64, f64)>) -> String {
     }
 }
 
+/// The header of the columns both tables open with: the method, our recall, precision and F1,
+/// then the paper's.
+fn write_scores_header(out: &mut impl std::io::Write) -> std::io::Result<()> {
+    write!(
+        out,
+        "{:<4} {:<13} {:>6} {:>6} {:>6} | {:>5} {:>5} {:>5} |",
+        "", "method", "recall", "prec", "F", "p.R", "p.P", "p.F"
+    )
+}
+
+/// A row's cells under [`write_scores_header`]; `scores` are recall, precision and F1.
+fn write_scores(
+    out: &mut impl std::io::Write,
+    method: Method,
+    name: &str,
+    [recall, precision, f1]: [f64; 3],
+    paper: Option<(f64, f64, f64)>,
+) -> std::io::Result<()> {
+    write!(
+        out,
+        "{:<4} {:<13} {:>6.3} {:>6.3} {:>6.3} | {} |",
+        method.to_string(),
+        name,
+        recall,
+        precision,
+        f1,
+        paper_cells(paper)
+    )
+}
+
 /// Table 2's layout with the paper's figures beside ours, then the Dice matrix.
 pub fn print_pool(report: &PoolReport, out: &mut impl std::io::Write) -> std::io::Result<()> {
     writeln!(
@@ -622,38 +636,19 @@ pub fn print_pool(report: &PoolReport, out: &mut impl std::io::Write) -> std::io
         report.threshold,
         report.verify_ms
     )?;
+    write_scores_header(out)?;
     writeln!(
         out,
-        "{:<4} {:<13} {:>6} {:>6} {:>6} | {:>5} {:>5} {:>5} | {:>8} {:>8} {:>7} {:>9} {:>9}",
-        "",
-        "method",
-        "recall",
-        "prec",
-        "F",
-        "p.R",
-        "p.P",
-        "p.F",
-        "found",
-        "verified",
-        "signed",
-        "sign ms",
-        "pair ms"
+        " {:>8} {:>8} {:>7} {:>9} {:>9}",
+        "found", "verified", "signed", "sign ms", "pair ms"
     )?;
     for row in &report.rows {
+        let scores = [row.recall, row.precision, row.f1];
+        write_scores(out, row.method, row.name, scores, row.paper)?;
         writeln!(
             out,
-            "{:<4} {:<13} {:>6.3} {:>6.3} {:>6.3} | {} | {:>8} {:>8} {:>7} {:>9.0} {:>9.0}",
-            row.method.to_string(),
-            row.name,
-            row.recall,
-            row.precision,
-            row.f1,
-            paper_cells(row.paper),
-            row.found,
-            row.verified,
-            row.signed,
-            row.sign_ms,
-            row.pair_ms
+            " {:>8} {:>8} {:>7} {:>9.0} {:>9.0}",
+            row.found, row.verified, row.signed, row.sign_ms, row.pair_ms
         )?;
     }
     writeln!(out, "\nDice coefficients of the found pairs:")?;
@@ -684,36 +679,19 @@ pub fn print_truth(report: &TruthReport, out: &mut impl std::io::Write) -> std::
         "{} library documents, {} queries, {} near-duplicate positives; right = the source or similarity ≥ {}",
         report.library, report.queries, report.positives, report.threshold
     )?;
+    write_scores_header(out)?;
     writeln!(
         out,
-        "{:<4} {:<13} {:>6} {:>6} {:>6} | {:>5} {:>5} {:>5} | {:>6} {:>8} {:>9} {:>9}",
-        "",
-        "method",
-        "recall",
-        "prec",
-        "F",
-        "p.R",
-        "p.P",
-        "p.F",
-        "found",
-        "returned",
-        "sign ms",
-        "pair ms"
+        " {:>6} {:>8} {:>9} {:>9}",
+        "found", "returned", "sign ms", "pair ms"
     )?;
     for row in &report.rows {
+        let scores = [row.recall, row.precision, row.f1];
+        write_scores(out, row.method, row.name, scores, row.paper)?;
         writeln!(
             out,
-            "{:<4} {:<13} {:>6.3} {:>6.3} {:>6.3} | {} | {:>6} {:>8} {:>9.0} {:>9.0}",
-            row.method.to_string(),
-            row.name,
-            row.recall,
-            row.precision,
-            row.f1,
-            paper_cells(row.paper),
-            row.found_source,
-            row.returned,
-            row.sign_ms,
-            row.pair_ms
+            " {:>6} {:>8} {:>9.0} {:>9.0}",
+            row.found_source, row.returned, row.sign_ms, row.pair_ms
         )?;
     }
     Ok(())

@@ -40,20 +40,15 @@ pub enum PlantedTruth {
     Partial { partial: String, source: String },
 }
 
-/// The near-duplicate modifications copies are made with.
-const COPY_KINDS: [Modification; 11] = [
-    Modification::Exact,
-    Modification::ParagraphPermutation,
-    Modification::ParagraphDeletion,
-    Modification::SentenceReordering,
-    Modification::WordReplacement,
-    Modification::LetterReplacement,
-    Modification::Homoglyphs,
-    Modification::RepeatedParagraphs,
-    Modification::Noise,
-    Modification::WordDeletion,
-    Modification::WordInsertion,
-];
+/// The modifications copies are made with: the near-duplicate kinds `gen-tests` makes by
+/// default, in their order, but paragraph addition.
+fn copy_kinds() -> Vec<Modification> {
+    let defaults = GenOptions::default().kinds;
+    defaults
+        .into_iter()
+        .filter(|kind| kind.expects_duplicate() && *kind != Modification::ParagraphAddition)
+        .collect()
+}
 
 /// Foreign documents (hosts of partial copies, substitute words) taken from the corpus.
 const FOREIGN_DOCS: usize = 2_000;
@@ -102,7 +97,8 @@ pub fn gen_planted(
     // Round-robin over the sources: with at least four copies per source, every group can
     // take the copies its size needs.
     let levels = vec![0.05, 0.10];
-    let per_kind = (group_sources.len() * 4).div_ceil(COPY_KINDS.len() * levels.len());
+    let kinds = copy_kinds();
+    let per_kind = (group_sources.len() * 4).div_ceil(kinds.len() * levels.len());
     let copies = generate(
         &group_sources,
         &foreign,
@@ -110,7 +106,7 @@ pub fn gen_planted(
             seed,
             levels: levels.clone(),
             per_kind,
-            kinds: COPY_KINDS.to_vec(),
+            kinds,
             ..GenOptions::default()
         },
     );

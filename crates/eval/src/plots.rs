@@ -1,8 +1,11 @@
 //! Sweep curves drawn as SVG with `plotters`: recall, precision and F1 of each method against
 //! the swept parameter, and the size of the pool.
 
+use std::ops::Range;
 use std::path::Path;
 
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::methods::PoolRow;
@@ -10,6 +13,18 @@ use super::sweep::SweepReport;
 
 /// Reads one figure of a row.
 type Metric = fn(&PoolRow) -> f64;
+
+/// A panel's chart: the swept values along x, a figure along y.
+type Panel<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The x axis every panel shares: where the swept values lie, its title, how many labels it
+/// takes and how a position is labelled.
+struct XAxis<'x> {
+    range: Range<f64>,
+    name: &'x str,
+    labels: usize,
+    label_of: &'x dyn Fn(&f64) -> String,
+}
 
 /// A plot that could not be drawn or written.
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +88,12 @@ fn draw(report: &SweepReport, path: &Path) -> Result<(), String> {
             ("sans-serif", 20),
         )
         .map_err(|e| err(&e))?;
+    let x_axis = XAxis {
+        range: x_range,
+        name: report.parameter.as_str(),
+        labels: labels.len().clamp(2, 12),
+        label_of: &label_of,
+    };
     let panels = body.split_evenly((1, 4));
     let metrics: [(&str, Metric); 3] = [
         ("recall", |r| r.recall),
@@ -80,20 +101,7 @@ fn draw(report: &SweepReport, path: &Path) -> Result<(), String> {
         ("F1", |r| r.f1),
     ];
     for (panel, (name, metric)) in panels.iter().zip(metrics) {
-        let mut chart = ChartBuilder::on(panel)
-            .caption(name, ("sans-serif", 16))
-            .margin(10)
-            .x_label_area_size(32)
-            .y_label_area_size(40)
-            .build_cartesian_2d(x_range.clone(), 0f64..1.05)
-            .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc(report.parameter.as_str())
-            .x_labels(labels.len().clamp(2, 12))
-            .x_label_formatter(&label_of)
-            .draw()
-            .map_err(|e| err(&e))?;
+        let mut chart = panel_chart(panel, name, 40, 0f64..1.05, &x_axis)?;
         for (i, method) in report.methods.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             let points: Vec<(f64, f64)> = report
@@ -136,20 +144,8 @@ fn draw(report: &SweepReport, path: &Path) -> Result<(), String> {
         .max()
         .unwrap_or(1)
         .max(1) as f64;
-    let mut chart = ChartBuilder::on(&panels[3])
-        .caption("verified pairs (the pool)", ("sans-serif", 16))
-        .margin(10)
-        .x_label_area_size(32)
-        .y_label_area_size(56)
-        .build_cartesian_2d(x_range, 0f64..most * 1.1)
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc(report.parameter.as_str())
-        .x_labels(labels.len().clamp(2, 12))
-        .x_label_formatter(&label_of)
-        .draw()
-        .map_err(|e| err(&e))?;
+    let caption = "verified pairs (the pool)";
+    let mut chart = panel_chart(&panels[3], caption, 56, 0f64..most * 1.1, &x_axis)?;
     let pool: Vec<(f64, f64)> = report
         .points
         .iter()
@@ -164,6 +160,32 @@ fn draw(report: &SweepReport, path: &Path) -> Result<(), String> {
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+/// A panel's chart with its caption and its mesh drawn: `y_label_width` pixels for the labels
+/// of `y`, the x axis as every panel has it.
+fn panel_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    caption: &str,
+    y_label_width: u32,
+    y: Range<f64>,
+    x: &XAxis<'_>,
+) -> Result<Panel<'a, 'b>, String> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(32)
+        .y_label_area_size(y_label_width)
+        .build_cartesian_2d(x.range.clone(), y)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc(x.name)
+        .x_labels(x.labels)
+        .x_label_formatter(x.label_of)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    Ok(chart)
 }
 
 #[cfg(test)]

@@ -94,6 +94,22 @@ pub struct Row {
     pub flagged: usize,
 }
 
+impl Row {
+    /// A row that has counted nothing yet, with every column.
+    fn empty(kind: String, level: f64) -> Row {
+        Row {
+            kind,
+            level,
+            queries: 0,
+            methods: COLUMNS
+                .iter()
+                .map(|c| (*c, MethodStats::default()))
+                .collect(),
+            flagged: 0,
+        }
+    }
+}
+
 /// Partial copies: found, and how well the passages match the truth.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct PassageStats {
@@ -325,16 +341,7 @@ pub fn evaluate(
 
         let row = rows
             .entry((query.kind.clone(), (query.level * 1000.0).round() as u64))
-            .or_insert_with(|| Row {
-                kind: query.kind.clone(),
-                level: query.level,
-                queries: 0,
-                methods: COLUMNS
-                    .iter()
-                    .map(|c| (*c, MethodStats::default()))
-                    .collect(),
-                flagged: 0,
-            });
+            .or_insert_with(|| Row::empty(query.kind.clone(), query.level));
         row.queries += 1;
         row.flagged += usize::from(!answer.flags.is_empty());
         let score = |returned: &mut dyn Iterator<Item = &String>| -> MethodStats {
@@ -489,16 +496,7 @@ pub fn evaluate(
         }
     }
 
-    let mut overall = Row {
-        kind: "overall".to_string(),
-        level: 0.0,
-        queries: 0,
-        methods: COLUMNS
-            .iter()
-            .map(|c| (*c, MethodStats::default()))
-            .collect(),
-        flagged: 0,
-    };
+    let mut overall = Row::empty("overall".to_string(), 0.0);
     let mut rows: Vec<Row> = rows.into_values().collect();
     for row in &mut rows {
         overall.queries += row.queries;

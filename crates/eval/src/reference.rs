@@ -37,9 +37,14 @@ fn common_terms(a: &[u32], b: &[u32]) -> usize {
     let (mut x, mut y) = (a.to_vec(), b.to_vec());
     x.sort_unstable();
     y.sort_unstable();
+    common_sorted(&x, &y)
+}
+
+/// The size of the multiset intersection of two sorted lists, walked together once.
+pub(crate) fn common_sorted<T: Ord>(a: &[T], b: &[T]) -> usize {
     let (mut i, mut j, mut common) = (0, 0, 0);
-    while i < x.len() && j < y.len() {
-        match x[i].cmp(&y[j]) {
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {

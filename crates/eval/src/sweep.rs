@@ -10,8 +10,8 @@
 use serde::Serialize;
 
 use super::methods::{
-    MethodPairs, PoolRow, Prepared, ProtocolOptions, Verifier, collection_of, find_pairs,
-    score_against, verified_pool,
+    MethodPairs, PoolRow, Prepared, ProtocolOptions, Verifier, run_methods, score_against,
+    verified_pool,
 };
 use dupfinder_signature::methods::{Method, MethodSettings, SettingError};
 
@@ -157,32 +157,13 @@ pub fn run_sweep(
         None => base.methods.clone(),
     };
     let mut verifier = Verifier::new(prepared, base.threshold);
-    let collection = collection_of(prepared, &base.settings);
-    let everything = |_: u32, _: u32| true;
-    let base_runs: Vec<MethodPairs> = base
-        .methods
-        .iter()
-        .map(|m| find_pairs(*m, prepared, &collection, base, &mut verifier, &everything))
-        .collect();
+    let base_runs = run_methods(&base.methods, prepared, base, &mut verifier);
     let mut point_runs: Vec<(String, Vec<MethodPairs>)> = Vec::new();
     for value in &spec.values {
         let mut options = base.clone();
         options.settings.set(&spec.name, value)?;
-        // A9's descriptor words depend on its settings: learned again per point.
-        let collection = collection_of(prepared, &options.settings);
-        let runs = swept
-            .iter()
-            .map(|m| {
-                find_pairs(
-                    *m,
-                    prepared,
-                    &collection,
-                    &options,
-                    &mut verifier,
-                    &everything,
-                )
-            })
-            .collect();
+        // A9's descriptor words depend on its settings: `run_methods` learns them per point.
+        let runs = run_methods(&swept, prepared, &options, &mut verifier);
         point_runs.push((value.clone(), runs));
     }
     let all = base_runs
@@ -227,21 +208,7 @@ fn threshold_sweep(
     // cut at each point's.
     options.threshold = floor;
     let mut verifier = Verifier::new(prepared, floor);
-    let collection = collection_of(prepared, &options.settings);
-    let runs: Vec<MethodPairs> = base
-        .methods
-        .iter()
-        .map(|m| {
-            find_pairs(
-                *m,
-                prepared,
-                &collection,
-                &options,
-                &mut verifier,
-                &|_, _| true,
-            )
-        })
-        .collect();
+    let runs = run_methods(&base.methods, prepared, &options, &mut verifier);
     let mut points = Vec::new();
     for (value, threshold) in spec.values.iter().zip(&thresholds) {
         let mut at: Vec<MethodPairs> = runs.clone();

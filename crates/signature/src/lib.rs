@@ -8,6 +8,8 @@
 //! Everything here is pure arithmetic over term counts; the snapshot is built and persisted by
 //! `index/`.
 
+#[cfg(test)]
+mod fixture;
 pub mod methods;
 mod robust;
 mod snapshot;

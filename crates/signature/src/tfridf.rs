@@ -109,37 +109,12 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::TermStats;
+    use crate::fixture::{close, library};
 
     fn counts(pairs: &[(&str, u32)]) -> Vec<(String, u32)> {
         let mut v: Vec<(String, u32)> = pairs.iter().map(|(t, c)| (t.to_string(), *c)).collect();
         v.sort();
         v
-    }
-
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() < 1e-6
-    }
-
-    /// A library of N = 4 documents:
-    ///   d1 = apple apple banana cherry      d2 = banana cherry cherry
-    ///   d3 = cherry date                    d4 = date elder fig grape
-    /// df / cf: apple 1/2, banana 2/2, cherry 3/4, date 2/2, elder 1/1, fig 1/1, grape 1/1.
-    fn library() -> StatsSnapshot {
-        let stats = [
-            ("apple", 1, 2),
-            ("banana", 2, 2),
-            ("cherry", 3, 4),
-            ("date", 2, 2),
-            ("elder", 1, 1),
-            ("fig", 1, 1),
-            ("grape", 1, 1),
-        ];
-        let terms: HashMap<String, TermStats> = stats
-            .iter()
-            .map(|(t, df, cf)| (t.to_string(), TermStats { df: *df, cf: *cf }))
-            .collect();
-        StatsSnapshot::new(1, 4, terms)
     }
 
     #[test]

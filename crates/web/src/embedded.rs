@@ -50,6 +50,13 @@ const ASSETS: &[(&str, Asset)] = &[
         },
     ),
     (
+        "job.js",
+        Asset {
+            content_type: JS,
+            body: include_str!("assets/job.js"),
+        },
+    ),
+    (
         "dom.js",
         Asset {
             content_type: JS,

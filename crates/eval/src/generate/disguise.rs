@@ -2,47 +2,22 @@
 //! other script's look-alike letters, Russian transliterated into Latin letters, zero-width
 //! characters inside words, and letter spacing.
 
-use super::modify::share;
+use super::modify::{HOMOGLYPHS, draw_eligible, look_alike_in};
 use super::rng::Rng;
 use super::text::{Script, Tokens};
 
-/// Cyrillic letters and the Latin letters that pass for them, lowercase and capitals: a word
-/// made only of these can be written wholly in Latin letters and still read as Russian.
-const LOOK_ALIKES: &[(char, char)] = &[
-    ('а', 'a'),
-    ('е', 'e'),
-    ('о', 'o'),
-    ('р', 'p'),
-    ('с', 'c'),
-    ('у', 'y'),
-    ('х', 'x'),
-    ('к', 'k'),
-    ('А', 'A'),
-    ('В', 'B'),
-    ('Е', 'E'),
-    ('К', 'K'),
-    ('М', 'M'),
-    ('Н', 'H'),
-    ('О', 'O'),
-    ('Р', 'P'),
-    ('С', 'C'),
-    ('Т', 'T'),
-    ('Х', 'X'),
-    ('У', 'Y'),
-];
+/// Letters that pass for each other inside a whole word though they differ alone, besides the
+/// homoglyphs: a word made only of these and the homoglyphs can be written wholly in the other
+/// script's letters and still read the same.
+const ALIKE_IN_WORDS: &[(char, char)] = &[('к', 'k')];
 
 /// The word in the other script's look-alikes, when every letter has one.
 fn respell(word: &str) -> Option<String> {
     let script = Script::dominant(word);
     word.chars()
         .map(|c| {
-            LOOK_ALIKES
-                .iter()
-                .find_map(|&(cyrillic, latin)| match script {
-                    Script::Cyrillic if cyrillic == c => Some(latin),
-                    Script::Latin if latin == c => Some(cyrillic),
-                    _ => None,
-                })
+            look_alike_in(HOMOGLYPHS, c, script)
+                .or_else(|| look_alike_in(ALIKE_IN_WORDS, c, script))
         })
         .collect()
 }
@@ -59,12 +34,7 @@ pub(crate) fn look_alike_words(text: &str, level: f64, rng: &mut Rng) -> Option<
         .filter(|(_, word)| word.chars().count() >= 3)
         .filter_map(|(i, word)| respell(word).map(|spelled| (i, spelled)))
         .collect();
-    if eligible.is_empty() {
-        return None;
-    }
-    let count = share(level, tokens.words.len()).min(eligible.len());
-    for pick in rng.sample(eligible.len(), count) {
-        let (i, spelled) = &eligible[pick];
+    for (i, spelled) in draw_eligible(&eligible, tokens.words.len(), level, rng)? {
         tokens.words[*i] = spelled.clone();
     }
     Some(tokens.join())
@@ -232,12 +202,8 @@ pub(crate) fn zero_width(text: &str, level: f64, rng: &mut Rng) -> Option<String
     let eligible: Vec<usize> = (0..tokens.words.len())
         .filter(|&i| tokens.words[i].chars().count() >= 2)
         .collect();
-    if eligible.is_empty() {
-        return None;
-    }
-    let count = share(level, tokens.words.len()).min(eligible.len());
-    for pick in rng.sample(eligible.len(), count) {
-        let word = &mut tokens.words[eligible[pick]];
+    for &i in draw_eligible(&eligible, tokens.words.len(), level, rng)? {
+        let word = &mut tokens.words[i];
         let chars: Vec<char> = word.chars().collect();
         let at = rng.between(1, chars.len() - 1);
         let hidden = HIDDEN[rng.below(HIDDEN.len())];
@@ -260,12 +226,7 @@ pub(crate) fn letter_spacing(text: &str, level: f64, rng: &mut Rng) -> Option<St
             word.chars().count() >= 3 && word.chars().all(char::is_alphabetic)
         })
         .collect();
-    if eligible.is_empty() {
-        return None;
-    }
-    let count = share(level, tokens.words.len()).min(eligible.len());
-    for pick in rng.sample(eligible.len(), count) {
-        let i = eligible[pick];
+    for &i in draw_eligible(&eligible, tokens.words.len(), level, rng)? {
         let spaced: Vec<String> = tokens.words[i].chars().map(String::from).collect();
         tokens.words[i] = spaced.join(" ");
         for sep in [i, i + 1] {

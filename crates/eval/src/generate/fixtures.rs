@@ -78,6 +78,15 @@ pub(super) fn doc(id: &str, text: String) -> SourceDoc {
     }
 }
 
+/// Documents of `texts`, named `prefix` and their position (`d0`, `d1`, …).
+pub(super) fn numbered(prefix: &str, texts: Vec<String>) -> Vec<SourceDoc> {
+    texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| doc(&format!("{prefix}{i}"), text))
+        .collect()
+}
+
 /// 12 library documents (8 English on two topics, 4 Russian) and 7 foreign ones.
 pub(super) fn corpus() -> (Vec<SourceDoc>, Vec<SourceDoc>) {
     let library = (0..12)

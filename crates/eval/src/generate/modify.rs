@@ -65,6 +65,23 @@ pub(crate) fn share(level: f64, n: usize) -> usize {
     ((level * n as f64).round() as usize).clamp(1, n)
 }
 
+/// The `eligible` words a modification changes: the level's [`share`] of all `words`, or every
+/// eligible one if fewer, drawn at random (in their order in `eligible`). `None` when no word is
+/// eligible.
+pub(crate) fn draw_eligible<'e, T>(
+    eligible: &'e [T],
+    words: usize,
+    level: f64,
+    rng: &mut Rng,
+) -> Option<Vec<&'e T>> {
+    if eligible.is_empty() {
+        return None;
+    }
+    let count = share(level, words).min(eligible.len());
+    let picks = rng.sample(eligible.len(), count);
+    Some(picks.into_iter().map(|pick| &eligible[pick]).collect())
+}
+
 /// Items, visited in random order, whose weights add up as close to `target` as greedy choice
 /// gets: an item is taken when it brings the total closer. At most `max_items`; at least one
 /// (the lightest) when any item has weight, so the modification is never empty. Zero-weight
@@ -368,7 +385,7 @@ fn replace_letters(text: &str, level: f64, rng: &mut Rng) -> Option<String> {
 }
 
 /// Cyrillic letters and the Latin letters they are indistinguishable from in most fonts.
-const HOMOGLYPHS: &[(char, char)] = &[
+pub(crate) const HOMOGLYPHS: &[(char, char)] = &[
     ('а', 'a'),
     ('е', 'e'),
     ('о', 'o'),
@@ -392,15 +409,15 @@ const HOMOGLYPHS: &[(char, char)] = &[
 
 /// The look-alike of `c` from the other script, if `c` belongs to `script` and has one.
 fn look_alike(c: char, script: Script) -> Option<char> {
+    look_alike_in(HOMOGLYPHS, c, script)
+}
+
+/// The letter `table` (pairs of a Cyrillic and a Latin letter) pairs `c` with, if `c` belongs
+/// to `script` and the table holds it.
+pub(crate) fn look_alike_in(table: &[(char, char)], c: char, script: Script) -> Option<char> {
     match script {
-        Script::Cyrillic => HOMOGLYPHS
-            .iter()
-            .find(|(cyr, _)| *cyr == c)
-            .map(|(_, lat)| *lat),
-        Script::Latin => HOMOGLYPHS
-            .iter()
-            .find(|(_, lat)| *lat == c)
-            .map(|(cyr, _)| *cyr),
+        Script::Cyrillic => table.iter().find(|(cyr, _)| *cyr == c).map(|(_, lat)| *lat),
+        Script::Latin => table.iter().find(|(_, lat)| *lat == c).map(|(cyr, _)| *cyr),
         _ => None,
     }
 }
@@ -415,12 +432,8 @@ fn homoglyphs(text: &str, level: f64, rng: &mut Rng) -> Option<String> {
                 .any(|c| look_alike(c, script).is_some())
         })
         .collect();
-    if eligible.is_empty() {
-        return None;
-    }
-    let count = share(level, tokens.words.len()).min(eligible.len());
-    for pick in rng.sample(eligible.len(), count) {
-        let word = &mut tokens.words[eligible[pick]];
+    for &i in draw_eligible(&eligible, tokens.words.len(), level, rng)? {
+        let word = &mut tokens.words[i];
         let script = Script::dominant(word);
         let mut chars: Vec<char> = word.chars().collect();
         let swappable: Vec<usize> = (0..chars.len())

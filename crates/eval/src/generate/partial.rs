@@ -164,11 +164,20 @@ pub(super) fn repeat_opening(
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{arb_text, corpus, doc, options, slice, source_text};
+    use super::super::fixtures::{arb_text, corpus, numbered, options, slice, source_text};
     use super::super::text::differs_beyond_whitespace;
-    use super::super::{GenOptions, Modification, SourceDoc, generate};
+    use super::super::{GenOptions, Modification, Query, SourceDoc, generate};
     use super::*;
     use proptest::prelude::*;
+
+    /// The passage a query copied, checked to be the same text at its span in the query and at
+    /// its span in the source.
+    fn copied_passage(docs: &[SourceDoc], query: &Query) -> String {
+        let (q, s) = (query.query_span.unwrap(), query.source_span.unwrap());
+        let passage = slice(&query.text, q);
+        assert_eq!(passage, slice(source_text(docs, query), s), "{}", query.id);
+        passage
+    }
 
     #[test]
     fn partial_copies_carry_exact_spans_and_no_duplicate_expectation() {
@@ -181,9 +190,7 @@ mod tests {
         assert_eq!(queries.len(), 10);
         for query in &queries {
             assert!(!query.expect_duplicate);
-            let (q, s) = (query.query_span.unwrap(), query.source_span.unwrap());
-            let passage = slice(&query.text, q);
-            assert_eq!(passage, slice(source_text(&docs, query), s));
+            let passage = copied_passage(&docs, query);
             let words = word_count(&passage);
             // At least the minimum; at most three times it plus the sentence that crossed it.
             assert!((50..=150 + 16).contains(&words), "{words}");
@@ -201,14 +208,12 @@ mod tests {
         assert_eq!(queries.len(), 10);
         for query in &queries {
             assert!(!query.expect_duplicate);
-            let (q, s) = (query.query_span.unwrap(), query.source_span.unwrap());
-            let passage = slice(&query.text, q);
-            assert_eq!(passage, slice(source_text(&docs, query), s));
+            let passage = copied_passage(&docs, query);
             // The text before the copy opens with the copy's first sentences.
             let opening = query.text.split("\n\n").next().unwrap();
             assert!(word_count(opening) >= REPEATED_OPENING_WORDS, "{opening:?}");
             assert!(passage.starts_with(opening), "{opening:?} / {passage:?}");
-            assert!(q.start > opening.chars().count());
+            assert!(query.query_span.unwrap().start > opening.chars().count());
         }
     }
 
@@ -222,9 +227,7 @@ mod tests {
         );
         assert_eq!(queries.len(), 5);
         for query in &queries {
-            let (q, s) = (query.query_span.unwrap(), query.source_span.unwrap());
-            let passage = slice(&query.text, q);
-            assert_eq!(passage, slice(source_text(&docs, query), s));
+            let passage = copied_passage(&docs, query);
             let words = word_count(&passage);
             assert!((SHORT_COPY_WORDS..=3 * SHORT_COPY_WORDS + 16).contains(&words));
             let whole = docs
@@ -244,10 +247,7 @@ mod tests {
             hosts in prop::collection::vec(arb_text(), 1..3),
             seed in any::<u64>(),
         ) {
-            let docs: Vec<SourceDoc> =
-                sources.into_iter().enumerate().map(|(i, t)| doc(&format!("d{i}"), t)).collect();
-            let foreign: Vec<SourceDoc> =
-                hosts.into_iter().enumerate().map(|(i, t)| doc(&format!("f{i}"), t)).collect();
+            let (docs, foreign) = (numbered("d", sources), numbered("f", hosts));
             let options = GenOptions {
                 seed,
                 partial_min_words: 5,

@@ -7,8 +7,9 @@ use super::partial::{MANY_SOURCES_OTHERS, SHORT_COPY_WORDS, partial_copy, repeat
 use super::pool::{WordPool, rank_by_topic};
 use super::rng::Rng;
 use super::text::{Script, differs_beyond_whitespace, word_count};
-use super::{GenOptions, Modification, Query, SourceDoc};
+use super::{GenOptions, Modification, Query, SourceDoc, Span};
 
+/// How many candidate sources a query tries before it is given up (a kind that does not fit
 /// most documents, such as homoglyphs in a Chinese library, must not scan the whole library
 /// for every query).
 const MAX_SOURCE_ATTEMPTS: usize = 100;
@@ -25,6 +26,7 @@ const TOPIC_FOREIGN_DOCS: usize = 2_000;
 const STREAM_LIBRARY: u64 = u64::MAX;
 const STREAM_FOREIGN: u64 = u64::MAX - 1;
 
+/// Round-robin positions, shared by all queries of a run.
 #[derive(Debug, Default)]
 pub(super) struct Cursors {
     library: usize,
@@ -134,6 +136,13 @@ impl<'a> Prepared<'a> {
             query_span: None,
             source_span: None,
         };
+        // A partial copy: the query holds the copied passage, and says where it lies in both.
+        let copied =
+            |(source, (text, query_span, source_span)): (&SourceDoc, (String, Span, Span))| Query {
+                query_span: Some(query_span),
+                source_span: Some(source_span),
+                ..query(text, Some(source))
+            };
         match kind {
             Modification::NegativeUnrelated => {
                 let doc = &self.foreign[next_in(&self.foreign_usable, &mut cursors.foreign)?];
@@ -144,9 +153,7 @@ impl<'a> Prepared<'a> {
                 Some(query(doc.text.clone(), None))
             }
             Modification::ManySources => {
-                let host = &self.foreign[*self
-                    .foreign_usable
-                    .get(cursors.foreign % self.foreign_usable.len().max(1))?];
+                let host = self.host(cursors.foreign)?;
                 let n = self.library.len();
                 if n <= MANY_SOURCES_OTHERS {
                     return None;
@@ -159,44 +166,27 @@ impl<'a> Prepared<'a> {
                     long.push_str("\n\n");
                 }
                 long.push_str(&host.text);
-                let (source, (text, query_span, source_span)) = self
-                    .with_source(&mut cursors.library, |doc| {
-                        partial_copy(&doc.text, &long, SHORT_COPY_WORDS, false, rng)
-                    })?;
+                let copy = self.with_source(&mut cursors.library, |doc| {
+                    partial_copy(&doc.text, &long, SHORT_COPY_WORDS, false, rng)
+                })?;
                 cursors.foreign += 1;
-                Some(Query {
-                    query_span: Some(query_span),
-                    source_span: Some(source_span),
-                    ..query(text, Some(source))
-                })
+                Some(copied(copy))
             }
             Modification::PartialCopy | Modification::QuotedCopy | Modification::RepeatedCopy => {
                 let quoted = kind == Modification::QuotedCopy;
                 let repeated = kind == Modification::RepeatedCopy;
-                let host = &self.foreign[*self
-                    .foreign_usable
-                    .get(cursors.foreign % self.foreign_usable.len().max(1))?];
-                let (source, (text, query_span, source_span)) =
-                    self.with_source(&mut cursors.library, |doc| {
-                        let copy = partial_copy(
-                            &doc.text,
-                            &host.text,
-                            self.partial_min_words,
-                            quoted,
-                            rng,
-                        )?;
-                        if repeated {
-                            repeat_opening(copy)
-                        } else {
-                            Some(copy)
-                        }
-                    })?;
+                let host = self.host(cursors.foreign)?;
+                let copy = self.with_source(&mut cursors.library, |doc| {
+                    let copy =
+                        partial_copy(&doc.text, &host.text, self.partial_min_words, quoted, rng)?;
+                    if repeated {
+                        repeat_opening(copy)
+                    } else {
+                        Some(copy)
+                    }
+                })?;
                 cursors.foreign += 1;
-                Some(Query {
-                    query_span: Some(query_span),
-                    source_span: Some(source_span),
-                    ..query(text, Some(source))
-                })
+                Some(copied(copy))
             }
             _ => {
                 let material = Material {
@@ -213,6 +203,13 @@ impl<'a> Prepared<'a> {
                 Some(query(text, Some(source)))
             }
         }
+    }
+
+    /// The usable foreign document at `cursor`, for a partial copy to be placed in; the caller
+    /// moves the cursor on once the copy is made.
+    fn host(&self, cursor: usize) -> Option<&'a SourceDoc> {
+        let at = cursor % self.foreign_usable.len().max(1);
+        Some(&self.foreign[*self.foreign_usable.get(at)?])
     }
 
     /// Tries the library documents from the cursor on until `make` succeeds; the cursor then

@@ -151,8 +151,8 @@ impl DescriptorWords {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{docs, library};
     use super::*;
+    use crate::fixture::{docs, library};
 
     #[test]
     fn average_length_is_total_occurrences_over_documents() {

@@ -97,8 +97,8 @@ pub fn descr_words_keys(
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{docs, library};
     use super::*;
+    use crate::fixture::{docs, library};
 
     #[test]
     fn lexrand_by_hand() {

@@ -44,6 +44,3 @@ pub use three_five::{ThreeFiveRecord, three_five_duplicates, three_five_pairs, t
 pub use top_terms::{bm25_weights, opt_freq_key, tf_idf_key, tf_key, tf_ridf_key};
 
 pub(crate) use crc::crc32_of;
-
-#[cfg(test)]
-pub(crate) mod fixture;

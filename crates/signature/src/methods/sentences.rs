@@ -71,8 +71,8 @@ pub fn heavy_sent_key(
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::library;
     use super::*;
+    use crate::fixture::library;
 
     fn crc(s: &str) -> Option<u64> {
         Some(u64::from(crc32fast::hash(s.as_bytes())))

@@ -98,8 +98,8 @@ pub fn opt_freq_key(
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{close, library};
     use super::*;
+    use crate::fixture::{close, library};
 
     fn crc(s: &str) -> Option<u64> {
         Some(u64::from(crc32fast::hash(s.as_bytes())))

@@ -217,6 +217,11 @@ mod tests {
             .collect()
     }
 
+    /// The foreign runs of `text` in a document in `language`.
+    fn runs_in(text: &str, language: Language) -> Vec<(Range<usize>, Language)> {
+        foreign_runs(&run_words(text), language, &stop_words())
+    }
+
     const ENGLISH: &str = "We show that the method of the authors is robust to noise and \
                            we apply it to the papers of a large library.";
     const FRENCH: &str = "Nous proposons une méthode pour la détection des documents \
@@ -224,9 +229,7 @@ mod tests {
 
     #[test]
     fn a_french_sentence_in_an_english_text_is_a_french_run() {
-        let text = format!("{ENGLISH} {FRENCH} {ENGLISH}");
-        let words = run_words(&text);
-        let runs = foreign_runs(&words, Language::English, &stop_words());
+        let runs = runs_in(&format!("{ENGLISH} {FRENCH} {ENGLISH}"), Language::English);
         let english_words = run_words(ENGLISH).len();
         let french_words = run_words(FRENCH).len();
         assert_eq!(
@@ -240,9 +243,8 @@ mod tests {
 
     #[test]
     fn text_in_the_document_language_has_no_runs() {
-        let text = format!("{ENGLISH} {ENGLISH}");
-        assert!(foreign_runs(&run_words(&text), Language::English, &stop_words()).is_empty());
-        assert!(foreign_runs(&run_words(FRENCH), Language::French, &stop_words()).is_empty());
+        assert!(runs_in(&format!("{ENGLISH} {ENGLISH}"), Language::English).is_empty());
+        assert!(runs_in(FRENCH, Language::French).is_empty());
     }
 
     #[test]
@@ -250,13 +252,12 @@ mod tests {
         // A title or a reference entry: few stop words of any language.
         let text = "Robust signatures detection near duplicates scientific libraries \
                     evaluation corpus statistics la de.";
-        assert!(foreign_runs(&run_words(text), Language::English, &stop_words()).is_empty());
+        assert!(runs_in(text, Language::English).is_empty());
     }
 
     #[test]
     fn an_english_sentence_in_a_french_text_is_an_english_run() {
-        let text = format!("{FRENCH} {ENGLISH}");
-        let runs = foreign_runs(&run_words(&text), Language::French, &stop_words());
+        let runs = runs_in(&format!("{FRENCH} {ENGLISH}"), Language::French);
         let french_words = run_words(FRENCH).len();
         assert_eq!(runs.len(), 1);
         assert_eq!(runs[0].0.start, french_words);
@@ -266,8 +267,7 @@ mod tests {
     #[test]
     fn short_sentences_inside_a_run_follow_it() {
         let text = format!("{ENGLISH} {FRENCH} Voir figure. {FRENCH} {ENGLISH}");
-        let words = run_words(&text);
-        let runs = foreign_runs(&words, Language::English, &stop_words());
+        let runs = runs_in(&text, Language::English);
         let english_words = run_words(ENGLISH).len();
         let french_words = run_words(FRENCH).len();
         assert_eq!(

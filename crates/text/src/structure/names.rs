@@ -105,10 +105,19 @@ const BODY_STARTS: &[&str] = &[
     "основная часть",
 ];
 
-const STATEMENTS: &[&str] = &[
+/// Headings of back matter about the authors.
+const ABOUT_THE_AUTHORS: &[&str] = &[
     "about the authors",
     "author information",
     "authors information",
+    "сведения об авторах",
+    "информация об авторах",
+    "об авторах",
+];
+
+/// The statements a paper makes about its own making: a heading of back matter, or a
+/// front-matter label ("Funding: …").
+const DECLARATIONS: &[&str] = &[
     "author contributions",
     "funding",
     "competing interests",
@@ -116,9 +125,6 @@ const STATEMENTS: &[&str] = &[
     "conflicts of interest",
     "financial disclosure",
     "data availability",
-    "сведения об авторах",
-    "информация об авторах",
-    "об авторах",
     "вклад авторов",
     "финансирование",
     "конфликт интересов",
@@ -137,7 +143,8 @@ const APPENDICES: &[&str] = &[
     "приложения",
 ];
 
-/// Labels that open a front-matter line or paragraph ("Keywords: …", "УДК 004.8").
+/// Labels that open a front-matter line or paragraph ("Keywords: …", "УДК 004.8"), besides the
+/// [`DECLARATIONS`].
 const LABELS: &[&str] = &[
     "keywords",
     "key words",
@@ -151,13 +158,6 @@ const LABELS: &[&str] = &[
     "academic editor",
     "citation",
     "copyright",
-    "funding",
-    "competing interests",
-    "conflict of interest",
-    "conflicts of interest",
-    "financial disclosure",
-    "data availability",
-    "author contributions",
     "corresponding author",
     "e mail",
     "email",
@@ -169,9 +169,6 @@ const LABELS: &[&str] = &[
     "license",
     "licence",
     "для цитирования",
-    "финансирование",
-    "конфликт интересов",
-    "вклад авторов",
     "автор для переписки",
     "адрес для переписки",
     "информация о статье",
@@ -283,7 +280,7 @@ pub(super) fn heading(text: &str) -> Option<Heading> {
         Some(Heading::Acknowledgements)
     } else if is(ABSTRACTS) {
         Some(Heading::Abstract)
-    } else if is(STATEMENTS) {
+    } else if is(ABOUT_THE_AUTHORS) || is(DECLARATIONS) {
         Some(Heading::Statements)
     } else if is(APPENDICES) || name.starts_with("appendix ") || name.starts_with("приложение ")
     {
@@ -357,6 +354,7 @@ pub(super) fn labelled(text: &str) -> bool {
     }
     LABELS
         .iter()
+        .chain(DECLARATIONS)
         .any(|l| after(l).is_some_and(|c| matches!(c, ':' | '.' | '—' | '–' | '-')))
 }
 

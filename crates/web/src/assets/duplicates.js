@@ -6,8 +6,8 @@ import { api, path } from './api.js';
 import { emptyState, errorNotice, fill, h, loading, number, percent } from './dom.js';
 import { renderMarked, reveal } from './highlight.js';
 import { t, tn } from './i18n.js';
+import { jobPanel } from './job.js';
 
-const POLL_MS = 500;
 const PAGE = 20;
 
 export async function duplicatesView(view, id, params) {
@@ -96,50 +96,19 @@ async function sideBySide(compare, id, leftId, rightId) {
 
 // Starts the dedup job and follows it; a job already queued or running is picked up.
 function dedupPanel(id, onFinished) {
-  const status = h('div', { class: 'reindex-status', 'aria-live': 'polite' });
-  const start = h('button', { type: 'button', class: 'small', id: 'find-duplicates' }, t('duplicates.find'));
-  const panel = h('div', { class: 'reindex' }, start, status);
-  let timer = null;
-  const show = (job) => {
-    const running = job.state === 'queued' || job.state === 'running';
-    start.disabled = running;
-    if (running) {
-      const stop = h('button', { type: 'button', class: 'small danger', onclick: () => api(`/api/v1/jobs/${path(job.job)}`, { method: 'DELETE' }).catch((error) => fill(status, errorNotice(error))) }, t('queue.stop'));
-      fill(status,
-        h('span', {}, job.state === 'queued' ? t('status.queued') : t('duplicates.checking', { done: number(job.done), total: number(job.total) })),
-        h('progress', { max: Math.max(job.total, 1), value: Math.min(job.done, job.total), 'aria-label': t('duplicates.progress') }),
-        stop);
-      timer = setTimeout(() => follow(job.job), POLL_MS);
-    } else if (job.state === 'done') {
-      fill(status, h('span', { class: 'ok' }, t('duplicates.checked', { n: number(job.done) })));
-      onFinished();
-    } else if (job.state === 'aborted') {
-      fill(status, h('span', {}, t('duplicates.stopped', { done: number(job.done), total: number(job.total) })));
-    } else {
-      fill(status, h('span', { class: 'error-text' }, t('duplicates.failed', { error: job.error || t('common.unknown_error') })));
-    }
-  };
-  const follow = async (job) => {
-    if (!panel.isConnected) return;
-    try {
-      show(await api(`/api/v1/jobs/${path(job)}`));
-    } catch (error) {
-      fill(status, errorNotice(error, () => follow(job)));
-    }
-  };
-  start.onclick = async () => {
-    clearTimeout(timer);
-    start.disabled = true;
-    try {
-      show(await api(`/api/v1/libraries/${path(id)}/dedup`, { method: 'POST' }));
-    } catch (error) {
-      start.disabled = false;
-      fill(status, errorNotice(error));
-    }
-  };
-  api('/api/v1/jobs').then(({ jobs }) => {
-    const current = jobs.find((job) => job.library === id && job.kind === 'dedup' && (job.state === 'queued' || job.state === 'running'));
-    if (current) show(current);
-  }).catch(() => {});
-  return panel;
+  return jobPanel({
+    library: id,
+    kind: 'dedup',
+    start: { label: t('duplicates.find'), id: 'find-duplicates', url: `/api/v1/libraries/${path(id)}/dedup` },
+    text: {
+      stop: () => t('queue.stop'),
+      progress: () => t('duplicates.progress'),
+      queued: () => t('status.queued'),
+      running: (job) => t('duplicates.checking', { done: number(job.done), total: number(job.total) }),
+      done: (job) => t('duplicates.checked', { n: number(job.done) }),
+      aborted: (job) => t('duplicates.stopped', { done: number(job.done), total: number(job.total) }),
+      failed: (job) => t('duplicates.failed', { error: job.error || t('common.unknown_error') }),
+    },
+    onFinished,
+  });
 }

@@ -1,5 +1,4 @@
-//! The tiny library the methods' tests are worked out on by hand, the same as the seed
-//! signature's test:
+//! The tiny library the seed signature's and the methods' tests are worked out on by hand:
 //!
 //! ```text
 //! d1 = apple apple banana cherry      d2 = banana cherry cherry
