@@ -11,8 +11,8 @@ use dupfinder::analysis::Analyzer;
 use dupfinder::check::{CancelFlag, CheckRequest, Checker, check_stores};
 use dupfinder::config::{Config, PostgresConfig};
 use dupfinder::index::{
-    DocKey, IndexOptions, PreparedDocument, RebuildControl, RebuildOutcome, SortKey, SortOrder,
-    default_analyzer,
+    DocKey, IndexOptions, PreparedDocument, RebuildControl, RebuildOutcome, ShingleQuery, SortKey,
+    SortOrder, default_analyzer,
 };
 use dupfinder::library::{parse_document, prepare};
 use dupfinder::signature::{RobustScheme, all_signatures};
@@ -183,7 +183,12 @@ fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
             assert!(view.with_robust(*signature, 10).unwrap().contains(&key));
         }
         let search = view
-            .shingle_search(&d.shingle_seq, u64::MAX, 1, 100)
+            .shingle_search(&ShingleQuery {
+                shingles: &d.shingle_seq,
+                max_df: u64::MAX,
+                min_hits: 1,
+                limit: 100,
+            })
             .unwrap();
         let sampled: BTreeSet<u64> = d.shingles.iter().copied().collect();
         let best = &search.hits[0];
@@ -213,7 +218,12 @@ fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
     store.write(std::slice::from_ref(&shared)).unwrap();
     let view = store.view().unwrap();
     let search = view
-        .shingle_search(&docs[0].shingle_seq, 1, 1, 100)
+        .shingle_search(&ShingleQuery {
+            shingles: &docs[0].shingle_seq,
+            max_df: 1,
+            min_hits: 1,
+            limit: 100,
+        })
         .unwrap();
     assert!(!search.frequent.is_empty());
     assert!(search.hits.iter().all(|(k, _)| *k != DocKey::of("d0")));
@@ -245,7 +255,12 @@ fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
             .all(|s| !view.with_robust(*s, 10).unwrap().contains(&key))
     );
     let search = view
-        .shingle_search(&gone.shingle_seq, u64::MAX, 1, 100)
+        .shingle_search(&ShingleQuery {
+            shingles: &gone.shingle_seq,
+            max_df: u64::MAX,
+            min_hits: 1,
+            limit: 100,
+        })
         .unwrap();
     assert!(search.hits.iter().all(|(k, _)| *k != key));
     assert!(view.stored(key).unwrap().is_none());

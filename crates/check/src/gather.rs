@@ -7,7 +7,7 @@ use super::Method;
 use crate::CheckConfig;
 use dupfinder_signature::{robust_signatures_of, seed_signature_of, top_terms, weigh_terms};
 use dupfinder_storage::ReadView;
-use dupfinder_storage::index::{DocKey, IndexError, ShingleHits};
+use dupfinder_storage::index::{DocKey, IndexError, ShingleHits, ShingleQuery};
 use dupfinder_text::analysis::AnalyzedText;
 
 /// One candidate document and how it was found.
@@ -79,7 +79,12 @@ pub(super) fn gather(
     let max_df = config
         .frequent_shingle_docs
         .max((snapshot.docs() as f64 * config.frequent_shingle_share) as u64);
-    let search = view.shingle_search(&query.shingles, max_df, config.min_shingle_hits, limit)?;
+    let search = view.shingle_search(&ShingleQuery {
+        shingles: &query.shingles,
+        max_df,
+        min_hits: config.min_shingle_hits,
+        limit,
+    })?;
     for (key, hits) in search.hits {
         let candidate = candidates.entry(key).or_default();
         candidate.methods.insert(Method::Shingles);

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 
 use crate::CheckConfig;
 use dupfinder_storage::ReadView;
-use dupfinder_storage::index::IndexError;
+use dupfinder_storage::index::{IndexError, ShingleQuery};
 
 /// Holders read at most; a passage held by more documents is boilerplate whatever their works.
 const MAX_HOLDERS: usize = 64;
@@ -36,7 +36,12 @@ pub(super) fn holding_works(
     }
     // A holder of most of the passage's shingles holds the passage.
     let min_hits = u32::try_from(passage.len().div_ceil(2)).unwrap_or(u32::MAX);
-    let search = view.shingle_search(passage, u64::MAX, min_hits, MAX_HOLDERS + 1)?;
+    let search = view.shingle_search(&ShingleQuery {
+        shingles: passage,
+        max_df: u64::MAX,
+        min_hits,
+        limit: MAX_HOLDERS + 1,
+    })?;
     if search.hits.len() > MAX_HOLDERS {
         return Ok(None);
     }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use super::{Kept, LibraryStore, ReadView, ReindexClaim, UnfinishedReindex};
 use crate::index::{
     DocKey, DocumentPage, IndexError, IndexSummary, LibraryIndex, LibraryView, PreparedDocument,
-    RebuildControl, RebuildOutcome, SearchError, SearchResults, ShingleSearch, SortKey, SortOrder,
-    StoredDocument, StoredForCheck,
+    RebuildControl, RebuildOutcome, SearchError, SearchResults, ShingleQuery, ShingleSearch,
+    SortKey, SortOrder, StoredDocument, StoredForCheck,
 };
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
 
@@ -47,14 +47,8 @@ impl ReadView for LibraryView<'_> {
         LibraryView::with_robust(self, signature, limit)
     }
 
-    fn shingle_search(
-        &self,
-        shingles: &[u64],
-        max_df: u64,
-        min_hits: u32,
-        limit: usize,
-    ) -> Result<ShingleSearch, IndexError> {
-        LibraryView::shingle_search(self, shingles, max_df, min_hits, limit)
+    fn shingle_search(&self, query: &ShingleQuery<'_>) -> Result<ShingleSearch, IndexError> {
+        LibraryView::shingle_search(self, query)
     }
 
     fn stored(&self, key: DocKey) -> Result<Option<StoredDocument>, IndexError> {

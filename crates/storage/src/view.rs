@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
-use crate::index::{DocKey, IndexError, ShingleSearch, StoredDocument, StoredForCheck};
+use crate::index::{
+    DocKey, IndexError, ShingleQuery, ShingleSearch, StoredDocument, StoredForCheck,
+};
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
 
 /// One consistent read of a library: a statistics generation and the documents as of one
@@ -41,15 +43,8 @@ pub trait ReadView {
             .collect()
     }
 
-    /// Which live documents share sampled shingles with a query (see
-    /// [`crate::index::LibraryView::shingle_search`] for the meaning of each argument).
-    fn shingle_search(
-        &self,
-        shingles: &[u64],
-        max_df: u64,
-        min_hits: u32,
-        limit: usize,
-    ) -> Result<ShingleSearch, IndexError>;
+    /// Which live documents share sampled shingles with a query ([`ShingleQuery`]).
+    fn shingle_search(&self, query: &ShingleQuery<'_>) -> Result<ShingleSearch, IndexError>;
 
     /// The stored document `key`, if it is live in this view.
     fn stored(&self, key: DocKey) -> Result<Option<StoredDocument>, IndexError>;

@@ -27,6 +27,20 @@ pub struct ShingleHits {
     pub distinct: u32,
 }
 
+/// A shingle search: which live documents share sampled shingles with a query.
+#[derive(Debug, Clone, Copy)]
+pub struct ShingleQuery<'a> {
+    /// The query's shingles; only the sampled ones are looked up, as only those are indexed.
+    pub shingles: &'a [u64],
+    /// Shingles held by more than this many documents (templates, licences, common phrases)
+    /// are ignored, so they are never reported as copying.
+    pub max_df: u64,
+    /// The distinct shingles a document must share to be reported.
+    pub min_hits: u32,
+    /// The documents reported at the most.
+    pub limit: usize,
+}
+
 /// The result of a shingle search.
 #[derive(Debug, Clone, Default)]
 pub struct ShingleSearch {
@@ -108,18 +122,15 @@ impl LibraryView<'_> {
         self.live(keys)
     }
 
-    /// Shingle search: which live documents share sampled shingles with a query. `shingles`
-    /// are the query's shingles; only the sampled ones are looked up, as only those are
-    /// indexed. Shingles held by more than `max_df` documents (templates, licences, common
-    /// phrases) are ignored, so they are never reported as copying; `usable` counts the
-    /// distinct shingles that were not.
-    pub fn shingle_search(
-        &self,
-        shingles: &[u64],
-        max_df: u64,
-        min_hits: u32,
-        limit: usize,
-    ) -> Result<ShingleSearch, IndexError> {
+    /// Shingle search ([`ShingleQuery`]); the answer's `usable` counts the distinct sampled
+    /// shingles that were not too frequent to look up.
+    pub fn shingle_search(&self, query: &ShingleQuery<'_>) -> Result<ShingleSearch, IndexError> {
+        let &ShingleQuery {
+            shingles,
+            max_df,
+            min_hits,
+            limit,
+        } = query;
         let path = &self.index.content_path;
         let sampled: HashSet<u64> = shingles
             .iter()

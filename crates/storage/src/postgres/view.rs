@@ -11,7 +11,7 @@ use super::library::term_stats;
 use super::meta::meta_of;
 use crate::ReadView;
 use crate::index::{
-    DocKey, IndexError, ShingleHits, ShingleSearch, StoredDocument, StoredForCheck,
+    DocKey, IndexError, ShingleHits, ShingleQuery, ShingleSearch, StoredDocument, StoredForCheck,
     decode_shingles, encode_term_counts,
 };
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
@@ -259,14 +259,9 @@ impl ReadView for PgView {
             .collect())
     }
 
-    fn shingle_search(
-        &self,
-        shingles: &[u64],
-        max_df: u64,
-        min_hits: u32,
-        limit: usize,
-    ) -> Result<ShingleSearch, IndexError> {
-        let sampled: Vec<i64> = shingles
+    fn shingle_search(&self, query: &ShingleQuery<'_>) -> Result<ShingleSearch, IndexError> {
+        let sampled: Vec<i64> = query
+            .shingles
             .iter()
             .copied()
             .filter(|h| is_sampled(*h))
@@ -287,7 +282,7 @@ impl ReadView for PgView {
                      FROM unnest($2::bigint[]) AS s",
                 )
                 .await?;
-            let cap = i64::try_from(max_df.saturating_add(1)).unwrap_or(i64::MAX);
+            let cap = i64::try_from(query.max_df.saturating_add(1)).unwrap_or(i64::MAX);
             let rows = client
                 .query(&frequencies, &[&self.library, &sampled, &cap])
                 .await?;
@@ -299,7 +294,7 @@ impl ReadView for PgView {
                     continue;
                 }
                 doc_freq.insert(shingle, df);
-                if df > max_df {
+                if df > query.max_df {
                     frequent.insert(shingle);
                 }
             }
@@ -322,8 +317,8 @@ impl ReadView for PgView {
                     &[
                         &self.library,
                         &usable,
-                        &i64::from(min_hits),
-                        &(limit as i64),
+                        &i64::from(query.min_hits),
+                        &(query.limit as i64),
                     ],
                 )
                 .await?;
