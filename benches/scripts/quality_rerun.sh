@@ -365,7 +365,7 @@ s_sweeps() {
     run "$B" eval --methods all --corpus "$L" --sweep threshold=0.5..0.95:0.05 --plot "$O/plots/ru_threshold.svg"
     run "$B" eval --methods A7 --corpus "$L" --sweep imatch_band=0.1-0.99,0.2-0.99,0.3-0.99,0.2-0.9,0.2-0.8,0.3-0.7 --plot "$O/plots/ru_imatch_band.svg"
     # QUALITY.md records the I-Match band sweep with `--methods A7` but a pool of 356 pairs: with
-    # `--methods A7` the pool holds A7's own pairs only (src/eval/sweep.rs: the methods asked for
+    # `--methods A7` the pool holds A7's own pairs only (crates/eval/src/sweep.rs: the methods asked for
     # at the base settings plus the swept ones), 107 here. 356 is the pool of all thirteen
     # methods, which `--methods all` gives (imatch_band moves A7 alone, so only A7 is printed).
     # Both are run; which one the recorded figures came from is not written down.
