@@ -29,7 +29,7 @@ pub(super) const JSON_LINES_TYPES: [&str; 4] = [
     "application/json-lines",
 ];
 
-fn is_json_lines(content_type: Option<&str>) -> bool {
+pub(super) fn is_json_lines(content_type: Option<&str>) -> bool {
     content_type.is_some_and(|ct| JSON_LINES_TYPES.iter().any(|known| ct.starts_with(known)))
 }
 
