@@ -452,23 +452,16 @@ fn a_record_changes_in_place_and_the_documents_stay(storage: &dyn Storage) {
         record.schedule = Some(Schedule { every_hours: 24 });
         record.paused = true;
     };
-    assert_eq!(
-        storage.change_record("journal", &mut declare).unwrap(),
-        RecordChange::Changed
-    );
-    assert_eq!(
-        storage.change_record("journal", &mut declare).unwrap(),
-        RecordChange::Unchanged
-    );
-    assert_eq!(
-        storage.change_record("missing", &mut declare).unwrap(),
-        RecordChange::NotFound
-    );
     // A library created without a record is described by its id, and takes one.
-    assert_eq!(
-        storage.change_record("bare", &mut declare).unwrap(),
-        RecordChange::Changed
-    );
+    for (id, expected) in [
+        ("journal", RecordChange::Changed),
+        ("journal", RecordChange::Unchanged),
+        ("missing", RecordChange::NotFound),
+        ("bare", RecordChange::Changed),
+    ] {
+        let changed = storage.change_record(id, &mut declare).unwrap();
+        assert_eq!(changed, expected, "{id}");
+    }
     storage.touch("journal").unwrap();
     let record = storage.record("journal").unwrap().unwrap();
     assert_eq!(record.name, "Journal");

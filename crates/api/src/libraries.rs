@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::auth::{Identity, limited};
-use super::body::TextBody;
+use super::body::{TextBody, check_line_count};
 use super::documents::is_json_lines;
 use super::params::{page_offset, query_params};
 use super::path::Path;
@@ -80,16 +80,12 @@ async fn import_libraries(state: &AppState, request: Request) -> Result<Registry
     if body.text.len() > limits.max_registry_bytes {
         return Err(too_large());
     }
-    let lines = body.text.lines().filter(|l| !l.trim().is_empty()).count();
-    if lines > limits.max_registry_lines {
-        return Err(ApiError::new(
-            ErrorCode::TooManyLines,
-            format!(
-                "{lines} libraries; at most {} per request ([limits] max_registry_lines)",
-                limits.max_registry_lines
-            ),
-        ));
-    }
+    check_line_count(
+        &body.text,
+        limits.max_registry_lines,
+        "libraries",
+        "max_registry_lines",
+    )?;
     let catalog = state.catalog.clone();
     let import = tokio::task::spawn_blocking(move || {
         catalog.import_libraries(body.text.lines().enumerate().map(|(i, line)| (i + 1, line)))

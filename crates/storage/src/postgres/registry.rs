@@ -54,7 +54,7 @@ impl PgStorage {
     ) -> Result<RecordChange, BackendError> {
         LibraryId::parse(id).map_err(BackendError::InvalidId)?;
         self.shared.block_on(async {
-            let mut client = self.shared.client().await.map_err(IndexError::from)?;
+            let mut client = self.shared.client().await?;
             let tx = client.transaction().await.map_err(IndexError::from)?;
             let row = tx
                 .query_opt(
