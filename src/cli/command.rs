@@ -7,8 +7,8 @@ use clap::{Parser, Subcommand};
 
 use super::config::{self, GlobalArgs, LogFormat};
 use super::{
-    backup, check, crawl, dedup, delete, eval, eval_extract, import, keys, phrases, reindex,
-    search, serve, stats,
+    backup, check, crawl, dedup, delete, eval, eval_extract, import, keys, libraries, phrases,
+    reindex, search, serve, stats,
 };
 
 #[derive(Parser)]
@@ -19,8 +19,8 @@ use super::{
     after_help = "Exit codes: 0 success; 1 failure (the message says why); 2 usage; 3 an import \
                   with rejected lines; 4 a check whose verdict reached --fail-on.\n\
                   With --server URL (or DUPFINDER_SERVER) and --key (or DUPFINDER_KEY), check, \
-                  import, stats, search, reindex, dedup, delete-document, keys, phrases and backup go \
-                  through a running server."
+                  import, libraries, stats, search, reindex, dedup, delete-document, keys, phrases \
+                  and backup go through a running server."
 )]
 pub(crate) struct Cli {
     #[command(flatten)]
@@ -70,8 +70,11 @@ enum Command {
     /// article is checked against its journal; prints the share of papers with a counted
     /// match to another paper, with the default exclusions and with each one off.
     EvalFullPapers(eval::EvalFullPapersArgs),
-    /// Print libraries with their figures as JSON.
+    /// Print libraries with their figures (every library, or a page of those whose id or
+    /// name holds --q).
     Stats(stats::StatsArgs),
+    /// Declare many libraries at once from a JSON Lines or CSV file (`libraries import`).
+    Libraries(libraries::LibrariesArgs),
     /// Delete one document from a library.
     DeleteDocument(delete::DeleteDocumentArgs),
     /// Create, list and revoke API keys.
@@ -113,6 +116,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
             eval::eval_full_papers(args, config::configure(global, None)?)
         }
         Command::Stats(args) => stats::run(args, global),
+        Command::Libraries(args) => libraries::run(args, global),
         Command::DeleteDocument(args) => delete::run(args, global),
         Command::Keys(args) => keys::run(args, global),
         Command::Phrases(args) => phrases::run(args, global),

@@ -30,8 +30,8 @@ pub(crate) struct GlobalArgs {
     )]
     crawl_allow_private_networks: Option<bool>,
     /// Talk to a running server at this address (`http://host:port`) instead of opening the
-    /// data directory: check, import, stats, search, reindex, dedup, delete-document, keys, phrases and
-    /// backup.
+    /// data directory: check, import, libraries, stats, search, reindex, dedup, delete-document,
+    /// keys, phrases and backup.
     #[arg(long, global = true, env = "DUPFINDER_SERVER", value_name = "URL")]
     pub(crate) server: Option<String>,
     /// The API key to present to --server.

@@ -19,6 +19,7 @@ mod eval_extract;
 mod eval_methods;
 mod import;
 mod keys;
+mod libraries;
 mod phrases;
 mod reindex;
 mod remote;

@@ -81,23 +81,30 @@ pub(crate) fn check_summary(answer: &Value) -> String {
     lines.join("\n")
 }
 
-/// Libraries in a few lines: id, documents, words, generation.
+/// Libraries in a few lines: id, documents, words, generation, whether paused; how many of how
+/// many when the answer is a page.
 pub(crate) fn libraries_summary(answer: &Value) -> String {
     let one = [answer.clone()];
     let libraries = answer["libraries"]
         .as_array()
         .map_or(&one[..], |l| l.as_slice());
-    libraries
+    let mut lines: Vec<String> = libraries
         .iter()
         .map(|l| {
             format!(
-                "{:<24} {:>9} documents {:>12} words  statistics version {}",
+                "{:<24} {:>9} documents {:>12} words  statistics version {}{}",
                 l["id"].as_str().unwrap_or("?"),
                 l["documents"].as_u64().unwrap_or(0),
                 l["words"].as_u64().unwrap_or(0),
                 l["stats_generation"].as_u64().unwrap_or(0),
+                if l["paused"] == true { "  paused" } else { "" },
             )
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    if let Some(total) = answer["total"].as_u64()
+        && total as usize != libraries.len()
+    {
+        lines.push(format!("({} of {total} libraries shown)", libraries.len()));
+    }
+    lines.join("\n")
 }

@@ -623,6 +623,51 @@ describe('the web UI', () => {
     await page.locator('nav a[data-nav=reports]', { hasText: 'Reports' }).waitFor();
   });
 
+  it('pages through many libraries and filters them by id or name', async () => {
+    // A registry import of 61 libraries, sorted after the others by their ids.
+    const lines = Array.from({ length: 60 }, (_, i) => JSON.stringify({ id: `zz-journal-${String(i).padStart(2, '0')}`, name: `Journal of tests ${i}` }));
+    lines.push(JSON.stringify({ id: 'zz-vestnik', name: 'Вестник испытаний', schedule: { every_hours: 168 }, paused: true }));
+    const response = await fetch(`${base}/api/v1/libraries`, { method: 'POST', headers: { 'Content-Type': 'application/x-ndjson' }, body: lines.join('\n') });
+    const imported = await response.json();
+    assert.equal(response.status, 200, JSON.stringify(imported));
+    assert.equal(imported.created, 61);
+
+    await page.goto(`${base}/#/libraries`);
+    const caption = page.locator('table.libraries caption');
+    await caption.filter({ hasText: /^Libraries 1–50 of \d+\.$/ }).waitFor();
+    const total = Number((await caption.textContent()).match(/of (\d+)/)[1]);
+    assert.ok(total >= 61, `${total} libraries`);
+    assert.equal(await page.locator('table.libraries tbody tr').count(), 50);
+    await page.getByText(`Page 1 of ${Math.ceil(total / 50)}`).waitFor();
+    await shootBoth('20-libraries-paged');
+    await page.getByRole('link', { name: 'Next →' }).click();
+    await page.waitForURL(/#\/libraries\?offset=50$/);
+    await caption.filter({ hasText: `Libraries 51–${total} of ${total}.` }).waitFor();
+    await page.locator('table.libraries tbody tr', { hasText: 'Вестник испытаний' }).waitFor();
+    await page.getByRole('link', { name: '← Previous' }).waitFor();
+
+    // By name, in any case: the paused library with its schedule.
+    await page.getByLabel('Find a library').fill('ВЕСТНИК');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await page.waitForURL(/q=%D0%92%D0%95%D0%A1%D0%A2%D0%9D%D0%98%D0%9A/);
+    await caption.filter({ hasText: 'Libraries 1–1 of 1.' }).waitFor();
+    const row = page.locator('table.libraries tbody tr');
+    assert.equal(await row.count(), 1);
+    await row.locator('.badge', { hasText: 'paused' }).waitFor();
+    await row.getByText('re-harvest every 168 h').waitFor();
+    assert.equal(await page.locator('nav.pager').count(), 0);
+    await shootBoth('21-libraries-filtered');
+    // By id; then a filter nothing matches, and back to every library.
+    await page.getByLabel('Find a library').fill('zz-journal-1');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await caption.filter({ hasText: 'Libraries 1–10 of 10.' }).waitFor();
+    await page.getByLabel('Find a library').fill('nothing like this');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await page.getByText('No library’s identifier or name holds “nothing like this”.').waitFor();
+    await page.getByRole('link', { name: 'Show all' }).first().click();
+    await caption.filter({ hasText: `Libraries 1–50 of ${total}.` }).waitFor();
+  });
+
   it('raised no script errors', () => {
     assert.deepEqual(pageErrors, []);
   });

@@ -23,6 +23,7 @@ mod openapi;
 mod operations;
 mod pdf_bombs;
 mod phrases;
+mod registry;
 mod reindex;
 mod reports;
 mod search;

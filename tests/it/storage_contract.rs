@@ -18,7 +18,7 @@ use dupfinder::library::{parse_document, prepare};
 use dupfinder::signature::{RobustScheme, all_signatures};
 use dupfinder::storage::postgres::PgStorage;
 use dupfinder::storage::tantivy::TantivyStorage;
-use dupfinder::storage::{LibraryStore, Storage};
+use dupfinder::storage::{LibraryRecord, LibraryStore, RecordChange, Schedule, Storage};
 use serde_json::json;
 
 use crate::support::{PgServer, corpus, synthetic_text};
@@ -88,6 +88,7 @@ contract!(
     a_view_keeps_its_generation_through_a_switch,
     an_interrupted_reindex_resumes,
     libraries_are_created_listed_and_deleted,
+    a_record_changes_in_place_and_the_documents_stay,
     search_finds_words_phrases_and_fields,
 );
 
@@ -431,6 +432,54 @@ fn libraries_are_created_listed_and_deleted(storage: &dyn Storage) {
     assert!(!storage.delete("one").unwrap());
     assert_eq!(storage.list().unwrap(), ["two"]);
     assert!(storage.create("not a valid id!").is_err());
+}
+
+/// A declaration changed in place (as a registry import does) keeps the library's documents and
+/// the record's other fields; a later write's `last_indexed` keeps the change.
+fn a_record_changes_in_place_and_the_documents_stay(storage: &dyn Storage) {
+    storage
+        .register(LibraryRecord {
+            name: "Journal".to_string(),
+            ..LibraryRecord::of_id("journal", 100)
+        })
+        .unwrap();
+    storage.create("bare").unwrap();
+    storage
+        .write("journal", &[document("x", &synthetic_text(7, 80))])
+        .unwrap();
+    let mut declare = |record: &mut LibraryRecord| {
+        record.start_url = Some("https://journal.example/".to_string());
+        record.schedule = Some(Schedule { every_hours: 24 });
+        record.paused = true;
+    };
+    // A library created without a record is described by its id, and takes one.
+    for (id, expected) in [
+        ("journal", RecordChange::Changed),
+        ("journal", RecordChange::Unchanged),
+        ("missing", RecordChange::NotFound),
+        ("bare", RecordChange::Changed),
+    ] {
+        let changed = storage.change_record(id, &mut declare).unwrap();
+        assert_eq!(changed, expected, "{id}");
+    }
+    storage.touch("journal").unwrap();
+    let record = storage.record("journal").unwrap().unwrap();
+    assert_eq!(record.name, "Journal");
+    assert_eq!(
+        record.start_url.as_deref(),
+        Some("https://journal.example/")
+    );
+    assert_eq!(
+        (record.schedule, record.paused),
+        (Some(Schedule { every_hours: 24 }), true)
+    );
+    assert!(record.last_indexed.is_some());
+    let store = storage.library("journal").unwrap();
+    assert!(store.view().unwrap().document("x").unwrap().is_some());
+    let records = storage.records().unwrap();
+    let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["bare", "journal"]);
+    assert!(records[0].paused);
 }
 
 /// A check's answer without the time it took, or its error.

@@ -78,6 +78,24 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     }
 }
 
+/// Refuses a JSON Lines body of more than `max` non-blank lines (`413 too_many_lines`), before
+/// any line is parsed; `what` names its lines, `setting` the `[limits]` key that bounds them.
+pub(super) fn check_line_count(
+    text: &str,
+    max: usize,
+    what: &str,
+    setting: &str,
+) -> Result<(), ApiError> {
+    let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if lines > max {
+        return Err(ApiError::new(
+            ErrorCode::TooManyLines,
+            format!("{lines} {what}; at most {max} per request ([limits] {setting})"),
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses JSON nested deeper than `limits.max_json_depth` (`json_too_deep`).
 pub(super) fn check_depth(text: &str, limits: &Limits) -> Result<(), ApiError> {
     Ok(check_json_depth(text, limits.max_json_depth)?)

@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::{FromRequest, RawQuery, Request, State};
 use serde::Deserialize;
 
-use super::body::{TextBody, parse_json};
+use super::body::{TextBody, check_line_count, parse_json};
 use super::dedup::{DUPLICATES_SUFFIX, document_duplicates};
 use super::params::{page_limit, page_offset, query_params};
 use super::path::Path;
@@ -29,7 +29,7 @@ pub(super) const JSON_LINES_TYPES: [&str; 4] = [
     "application/json-lines",
 ];
 
-fn is_json_lines(content_type: Option<&str>) -> bool {
+pub(super) fn is_json_lines(content_type: Option<&str>) -> bool {
     content_type.is_some_and(|ct| JSON_LINES_TYPES.iter().any(|known| ct.starts_with(known)))
 }
 
@@ -49,16 +49,12 @@ pub(super) async fn add_documents(
     let json_lines = is_json_lines(body.content_type.as_deref());
     let limits = &state.catalog.config().limits;
     if json_lines {
-        let lines = body.text.lines().filter(|l| !l.trim().is_empty()).count();
-        if lines > limits.max_json_lines {
-            return Err(ApiError::new(
-                ErrorCode::TooManyLines,
-                format!(
-                    "{lines} JSON Lines documents; at most {} per request",
-                    limits.max_json_lines
-                ),
-            ));
-        }
+        check_line_count(
+            &body.text,
+            limits.max_json_lines,
+            "JSON Lines documents",
+            "max_json_lines",
+        )?;
     }
     let report = tokio::task::spawn_blocking(move || -> Result<IngestReport, ApiError> {
         let limits = &catalog.config().limits;

@@ -177,6 +177,7 @@ impl From<CrawlError> for ApiError {
             CrawlError::PrivateAddress { .. } => ErrorCode::PrivateAddress,
             CrawlError::NotQueued(_) => ErrorCode::NotQueued,
             CrawlError::Busy(_) => ErrorCode::CrawlBusy,
+            CrawlError::Paused(_) => ErrorCode::LibraryPaused,
             _ => match e {
                 CrawlError::Library(e) => return e.into(),
                 e => return ApiError::internal(e),

@@ -93,6 +93,7 @@ error_codes! {
         InvalidStartUrl = "invalid_start_url" => BAD_REQUEST,
         InvalidSitemapUrl = "invalid_sitemap_url" => BAD_REQUEST,
         InvalidOaiUrl = "invalid_oai_url" => BAD_REQUEST,
+        InvalidSchedule = "invalid_schedule" => BAD_REQUEST,
         // Checks.
         InvalidMinSimilarity = "invalid_min_similarity" => BAD_REQUEST,
         InvalidLibraries = "invalid_libraries" => BAD_REQUEST,
@@ -116,6 +117,7 @@ error_codes! {
         PrivateAddress = "private_address" => UNPROCESSABLE_ENTITY,
         NotQueued = "not_queued" => NOT_FOUND,
         CrawlBusy = "crawl_busy" => CONFLICT,
+        LibraryPaused = "library_paused" => CONFLICT,
         JobNotFound = "job_not_found" => NOT_FOUND,
         JobRunningElsewhere = "job_running_elsewhere" => CONFLICT,
         // Batches.

@@ -29,6 +29,10 @@ pub enum CrawlError {
     NotQueued(String),
     #[error("library `{0}` is already being crawled")]
     Busy(String),
+    #[error(
+        "library `{0}` is paused; declare it with \"paused\": false (dupfinder libraries import, or POST /api/v1/libraries as JSON Lines) to crawl it"
+    )]
+    Paused(String),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]

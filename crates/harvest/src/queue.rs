@@ -219,9 +219,12 @@ impl CrawlService {
             .map(|r| (r.library.clone(), r.frontier.clone()))
     }
 
-    /// Checks that a library can be crawled: it declares something to crawl, over http(s), on
-    /// hosts that are public (unless private networks are allowed).
+    /// Checks that a library can be crawled: it is not paused, and it declares something to
+    /// crawl, over http(s), on hosts that are public (unless private networks are allowed).
     pub async fn check_crawlable(&self, record: &LibraryRecord) -> Result<(), CrawlError> {
+        if record.paused {
+            return Err(CrawlError::Paused(record.id.clone()));
+        }
         let urls: Vec<&String> = [&record.start_url, &record.sitemap_url, &record.oai_url]
             .into_iter()
             .flatten()

@@ -128,6 +128,10 @@ pub struct Limits {
     pub max_json_depth: usize,
     /// The most non-blank lines one JSON Lines request may carry.
     pub max_json_lines: usize,
+    /// The most libraries (non-blank lines) one registry import may declare.
+    pub max_registry_lines: usize,
+    /// The largest registry import body, in bytes.
+    pub max_registry_bytes: usize,
     /// The most libraries one check may name in `libraries`.
     pub max_libraries_per_check: usize,
     /// The longest search query (`q`), in bytes.
@@ -297,6 +301,8 @@ impl Default for Limits {
             max_body_bytes: 32 * 1024 * 1024,
             max_json_depth: 32,
             max_json_lines: 100_000,
+            max_registry_lines: 10_000,
+            max_registry_bytes: 8 * 1024 * 1024,
             max_libraries_per_check: 64,
             max_query_bytes: 2_000,
             body_timeout_ms: 60_000,

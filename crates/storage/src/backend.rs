@@ -9,7 +9,7 @@ use super::library::LibraryStore;
 use super::postgres::PgStorage;
 use super::tantivy::TantivyStorage;
 use crate::index::{IndexOptions, LibraryIndex, PreparedDocument};
-use crate::{BackendError, LibraryId, LibraryRecord, StorageConfig};
+use crate::{BackendError, LibraryId, LibraryRecord, RecordChange, StorageConfig};
 use dupfinder_signature::RobustScheme;
 use dupfinder_text::analysis::Analyzer;
 
@@ -86,6 +86,18 @@ pub trait Storage: Send + Sync {
 
     /// The record of library `id`, if it exists.
     fn record(&self, id: &str) -> Result<Option<LibraryRecord>, BackendError>;
+
+    /// Every library's record, ordered by id.
+    fn records(&self) -> Result<Vec<LibraryRecord>, BackendError>;
+
+    /// Changes the record of library `id` by `change`, atomically with every other change of
+    /// it (a write stamping `last_indexed` included), and writes it only when it changed. The
+    /// library's documents are not touched.
+    fn change_record(
+        &self,
+        id: &str,
+        change: &mut dyn FnMut(&mut LibraryRecord),
+    ) -> Result<RecordChange, BackendError>;
 
     /// Records that library `id` was just written to (its record's `last_indexed`).
     fn touch(&self, id: &str) -> Result<(), BackendError>;

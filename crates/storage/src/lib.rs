@@ -30,7 +30,7 @@ pub use fault::StorageFault;
 pub use kept::{AddedPhrase, Held, Kept, KeptLock, KeptRows, Phrase};
 pub use library::{LibraryStore, ReindexClaim, UnfinishedReindex};
 pub use library_id::LibraryId;
-pub use registry::{LibraryRecord, Registry, RegistryError};
+pub use registry::{LibraryRecord, RecordChange, Registry, RegistryError, Schedule};
 pub use view::ReadView;
 
 mod backend;

@@ -38,6 +38,36 @@ pub struct LibraryRecord {
     /// again with the same id. `None`: the id itself (libraries created before this field).
     #[serde(default)]
     pub dir: Option<String>,
+    /// How often the library is to be harvested again. Kept and shown; the crawler does not
+    /// act on it yet.
+    #[serde(default)]
+    pub schedule: Option<Schedule>,
+    /// Paused by an operator: its crawl is not started.
+    #[serde(default)]
+    pub paused: bool,
+}
+
+/// How often a library is to be harvested again: every `every_hours` hours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Schedule {
+    pub every_hours: u32,
+}
+
+impl Schedule {
+    /// The longest interval a schedule may name: a year.
+    pub const MAX_HOURS: u32 = 24 * 366;
+}
+
+/// What a change of a library's record came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordChange {
+    /// There is no such library.
+    NotFound,
+    /// The change left the record as it was; nothing was written.
+    Unchanged,
+    /// The changed record was written.
+    Changed,
 }
 
 impl LibraryRecord {
@@ -56,6 +86,8 @@ impl LibraryRecord {
             created_at,
             last_indexed: None,
             dir: None,
+            schedule: None,
+            paused: false,
         }
     }
 }
@@ -135,17 +167,33 @@ impl Registry {
         txn.commit().map_err(|e| self.store(e))
     }
 
-    /// Replaces a library's record.
-    pub fn update(&self, record: &LibraryRecord) -> Result<(), RegistryError> {
+    /// Changes library `id`'s record by `change` in one write transaction, so that a change
+    /// made meanwhile by another thread (a write stamping `last_indexed`, a declaration
+    /// updated) is never lost; the record is written only when it changed.
+    pub fn modify(
+        &self,
+        id: &str,
+        change: &mut dyn FnMut(&mut LibraryRecord),
+    ) -> Result<RecordChange, RegistryError> {
         let txn = self.db.begin_write().map_err(|e| self.store(e))?;
         {
             let mut table = txn.open_table(LIBRARIES).map_err(|e| self.store(e))?;
-            let bytes = serde_json::to_vec(record).map_err(|e| self.store(e))?;
+            let before: LibraryRecord = match table.get(id).map_err(|e| self.store(e))? {
+                Some(value) => serde_json::from_slice(value.value()).map_err(|e| self.store(e))?,
+                None => return Ok(RecordChange::NotFound),
+            };
+            let mut after = before.clone();
+            change(&mut after);
+            if after == before {
+                return Ok(RecordChange::Unchanged);
+            }
+            let bytes = serde_json::to_vec(&after).map_err(|e| self.store(e))?;
             table
-                .insert(record.id.as_str(), bytes.as_slice())
+                .insert(id, bytes.as_slice())
                 .map_err(|e| self.store(e))?;
         }
-        txn.commit().map_err(|e| self.store(e))
+        txn.commit().map_err(|e| self.store(e))?;
+        Ok(RecordChange::Changed)
     }
 
     /// Removes a library's record; returns whether it existed.
@@ -215,5 +263,43 @@ mod tests {
         assert!(registry.remove("acl").unwrap());
         assert!(!registry.remove("acl").unwrap());
         assert_eq!(registry.get("ru").unwrap(), Some(record("ru")));
+    }
+
+    #[test]
+    fn a_record_is_changed_in_place_and_written_only_when_it_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = Registry::open(&dir.path().join("registry.redb")).unwrap();
+        registry.insert(&record("ru")).unwrap();
+        let pause = &mut |r: &mut LibraryRecord| r.paused = true;
+        assert_eq!(registry.modify("ru", pause).unwrap(), RecordChange::Changed);
+        assert_eq!(
+            registry.modify("ru", pause).unwrap(),
+            RecordChange::Unchanged
+        );
+        assert_eq!(
+            registry.modify("acl", pause).unwrap(),
+            RecordChange::NotFound
+        );
+        assert!(registry.get("ru").unwrap().unwrap().paused);
+    }
+
+    /// Records written before `schedule` and `paused` existed read with neither.
+    #[test]
+    fn a_record_written_before_schedules_reads_unscheduled_and_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = Registry::open(&dir.path().join("registry.redb")).unwrap();
+        let old = r#"{"id":"old","name":"Old","start_url":"https://old.example/",
+            "clarifications":["/a/"],"sitemap_url":null,"use_sitemaps":false,"oai_url":null,
+            "oai_set":null,"created_at":5,"last_indexed":7,"dir":"old.1"}"#;
+        let txn = registry.db.begin_write().unwrap();
+        txn.open_table(LIBRARIES)
+            .unwrap()
+            .insert("old", old.as_bytes())
+            .unwrap();
+        txn.commit().unwrap();
+        let read = registry.get("old").unwrap().unwrap();
+        assert_eq!((read.schedule, read.paused), (None, false));
+        assert_eq!((read.name.as_str(), read.last_indexed), ("Old", Some(7)));
+        assert_eq!(registry.list().unwrap(), [read]);
     }
 }

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::LibraryId;
+use super::declare::{DeclarationError, check_schedule, check_url};
 use super::jobs::JobKind;
 use super::keys::{KeyError, KeyStore};
 use super::{LibraryRecord, RegistryError};
@@ -28,7 +29,7 @@ use dupfinder_common::clock::unix_now;
 use dupfinder_common::error_code::ErrorCode;
 use dupfinder_storage::index::{IndexError, IndexSummary, LibraryIndex, default_analyzer};
 use dupfinder_storage::ingest::DocumentError;
-use dupfinder_storage::{BackendError, LibraryStore, Storage, open_storage};
+use dupfinder_storage::{BackendError, LibraryStore, Schedule, Storage, open_storage};
 use dupfinder_text::analysis::Analyzer;
 use dupfinder_text::extract::Extractions;
 
@@ -64,6 +65,9 @@ pub enum LibraryError {
     /// A batch of the job table could not be read.
     #[error(transparent)]
     Batch(#[from] crate::batch::BatchError),
+    /// A library's declaration was refused (its id, an address, its schedule).
+    #[error(transparent)]
+    Declaration(#[from] DeclarationError),
 }
 
 impl From<IndexError> for LibraryError {
@@ -97,6 +101,7 @@ impl LibraryError {
             LibraryError::Backend(e) => e.code(),
             LibraryError::Check(e) => e.code(),
             LibraryError::JobRunningElsewhere { .. } => ErrorCode::JobRunningElsewhere,
+            LibraryError::Declaration(e) => e.code(),
             _ => ErrorCode::Internal,
         }
     }
@@ -121,6 +126,26 @@ pub struct NewLibrary {
     pub use_sitemaps: bool,
     pub oai_url: Option<String>,
     pub oai_set: Option<String>,
+    /// How often it is to be harvested again (kept and shown; not acted on yet).
+    pub schedule: Option<Schedule>,
+    /// Paused: its crawl is not started.
+    pub paused: bool,
+}
+
+impl NewLibrary {
+    /// Refuses addresses the crawler could not fetch and a schedule out of bounds.
+    fn check(&self) -> Result<(), DeclarationError> {
+        for (field, address) in [
+            ("start_url", &self.start_url),
+            ("sitemap_url", &self.sitemap_url),
+            ("oai_url", &self.oai_url),
+        ] {
+            if let Some(address) = address {
+                check_url(field, address)?;
+            }
+        }
+        self.schedule.as_ref().map_or(Ok(()), check_schedule)
+    }
 }
 
 /// A library as the API shows it: its record and its index figures.
@@ -138,12 +163,32 @@ pub struct LibraryInfo {
     pub oai_url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub oai_set: Option<String>,
+    /// How often it is to be harvested again; `null` when never.
+    pub schedule: Option<Schedule>,
+    /// Whether an operator paused it (its crawl is not started).
+    pub paused: bool,
     pub documents: u64,
     pub words: u64,
     pub last_indexed: Option<u64>,
     pub status: LibraryStatus,
     pub stats_generation: u64,
     pub drift: f64,
+}
+
+/// Which libraries a listing shows: a filter on id and name, and a page.
+#[derive(Debug, Clone, Default)]
+pub struct LibraryQuery {
+    /// A substring of the id or the name, in any case; none or empty: every library.
+    pub q: Option<String>,
+    pub offset: usize,
+    pub limit: usize,
+}
+
+/// A page of libraries, and how many match the filter in all.
+#[derive(Debug, Clone, Serialize)]
+pub struct LibraryPage {
+    pub total: usize,
+    pub libraries: Vec<LibraryInfo>,
 }
 
 /// Whether a library holds documents (a crawl's status replaces it while the library is
@@ -368,11 +413,14 @@ impl Catalog {
     /// Declares a new library and creates its (empty) indexes.
     pub fn create(&self, spec: NewLibrary) -> Result<LibraryInfo, LibraryError> {
         let id = spec.id.clone();
-        self.create_library(spec)
-            .map_err(|e| self.storage.write_failed(&id, e).into())
+        self.create_library(spec).map_err(|e| match e {
+            LibraryError::Backend(e) => self.storage.write_failed(&id, e).into(),
+            e => e,
+        })
     }
 
-    fn create_library(&self, spec: NewLibrary) -> Result<LibraryInfo, BackendError> {
+    fn create_library(&self, spec: NewLibrary) -> Result<LibraryInfo, LibraryError> {
+        spec.check()?;
         let id = LibraryId::parse(&spec.id).map_err(BackendError::InvalidId)?;
         self.storage.register(LibraryRecord {
             name: spec.name.unwrap_or_else(|| id.to_string()),
@@ -382,10 +430,12 @@ impl Catalog {
             use_sitemaps: spec.use_sitemaps,
             oai_url: spec.oai_url,
             oai_set: spec.oai_set,
+            schedule: spec.schedule,
+            paused: spec.paused,
             // The storage names the library's folder, when it keeps one.
             ..LibraryRecord::of_id(id.as_str(), unix_now())
         })?;
-        self.info(id.as_str())
+        Ok(self.info(id.as_str())?)
     }
 
     /// Library `id` through the storage seam, whichever backend keeps it. With PostgreSQL it is
@@ -429,8 +479,13 @@ impl Catalog {
     }
 
     fn info(&self, id: &str) -> Result<LibraryInfo, BackendError> {
-        let store = self.storage.library(id)?;
         let record = self.declared(id)?;
+        self.info_of(record)
+    }
+
+    /// A library with its figures, from its record.
+    fn info_of(&self, record: LibraryRecord) -> Result<LibraryInfo, BackendError> {
+        let store = self.storage.library(&record.id)?;
         let summary: IndexSummary = store.summary()?;
         Ok(LibraryInfo {
             id: record.id,
@@ -441,6 +496,8 @@ impl Catalog {
             use_sitemaps: record.use_sitemaps,
             oai_url: record.oai_url,
             oai_set: record.oai_set,
+            schedule: record.schedule,
+            paused: record.paused,
             documents: summary.documents,
             words: summary.words,
             last_indexed: record.last_indexed,
@@ -466,6 +523,37 @@ impl Catalog {
             }
         }
         Ok(libraries)
+    }
+
+    /// A page of the libraries, sorted by id: those `visible` lets through whose id or name
+    /// holds `query.q` in any case, from `query.offset`, at most `query.limit` of them, with how
+    /// many match in all. Only the page's libraries are opened for their figures.
+    pub fn list_page(
+        &self,
+        query: &LibraryQuery,
+        visible: &dyn Fn(&str) -> bool,
+    ) -> Result<LibraryPage, LibraryError> {
+        let q = query.q.as_deref().unwrap_or_default().to_lowercase();
+        let matching: Vec<LibraryRecord> = self
+            .storage
+            .records()?
+            .into_iter()
+            .filter(|record| visible(&record.id))
+            .filter(|record| {
+                q.is_empty() || record.id.contains(&q) || record.name.to_lowercase().contains(&q)
+            })
+            .collect();
+        let total = matching.len();
+        let mut libraries = Vec::new();
+        for record in matching.into_iter().skip(query.offset).take(query.limit) {
+            match self.info_of(record) {
+                Ok(info) => libraries.push(info),
+                // Deleted meanwhile (by another process on a shared database).
+                Err(e) if e.is_not_found() => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(LibraryPage { total, libraries })
     }
 
     /// Removes a library: its record, its indexes and its files.

@@ -4,6 +4,7 @@
 mod catalog;
 mod check;
 mod corpus;
+mod declare;
 mod file_check;
 mod files;
 mod import;
@@ -12,16 +13,19 @@ mod keys;
 pub use dupfinder_storage::phrases;
 
 pub use catalog::{
-    Catalog, IngestPath, IngestReport, LibraryError, LibraryInfo, LibraryStatus, NewLibrary,
-    RejectedLine, RejectedReason,
+    Catalog, IngestPath, IngestReport, LibraryError, LibraryInfo, LibraryPage, LibraryQuery,
+    LibraryStatus, NewLibrary, RejectedLine, RejectedReason,
 };
 pub use check::{check, check_cancellable, raw_candidates};
 pub use corpus::{CorpusLine, CorpusReader};
+pub use declare::{DeclarationError, LibraryDeclaration, RegistryImport};
 pub use dupfinder_storage::ingest::{
     Authors, DocumentError, DocumentInput, IdValue, JsonLine, check_json_depth, parse_document,
     parse_json_lines, parse_lang, prepare,
 };
-pub use dupfinder_storage::{LibraryId, LibraryRecord, Registry, RegistryError, StorageFault};
+pub use dupfinder_storage::{
+    LibraryId, LibraryRecord, Registry, RegistryError, Schedule, StorageFault,
+};
 pub use dupfinder_text::extract::normalize_doi;
 pub use file_check::{FileCheck, FileCheckError, check_extracted, check_file};
 pub use files::{

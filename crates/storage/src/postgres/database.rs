@@ -12,8 +12,8 @@ use super::library::PgLibrary;
 use super::migrate;
 use crate::index::{IndexError, LibraryIndex, PreparedDocument, RebuildControl};
 use crate::{
-    Backend, BackendError, LibraryRecord, LibraryStore, PostgresConfig, Registry, Storage,
-    StorageError,
+    Backend, BackendError, LibraryRecord, LibraryStore, PostgresConfig, RecordChange, Registry,
+    Storage, StorageError,
 };
 use dupfinder_common::clock::unix_now;
 use dupfinder_signature::RobustScheme;
@@ -155,6 +155,18 @@ impl Storage for PgStorage {
 
     fn record(&self, id: &str) -> Result<Option<LibraryRecord>, BackendError> {
         self.read_record(id)
+    }
+
+    fn records(&self) -> Result<Vec<LibraryRecord>, BackendError> {
+        self.read_records()
+    }
+
+    fn change_record(
+        &self,
+        id: &str,
+        change: &mut dyn FnMut(&mut LibraryRecord),
+    ) -> Result<RecordChange, BackendError> {
+        self.modify_record(id, change)
     }
 
     fn touch(&self, id: &str) -> Result<(), BackendError> {

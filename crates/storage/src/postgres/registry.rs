@@ -4,7 +4,7 @@
 
 use super::database::PgStorage;
 use crate::index::IndexError;
-use crate::{BackendError, LibraryId, LibraryRecord, RegistryError, StorageError};
+use crate::{BackendError, LibraryId, LibraryRecord, RecordChange, RegistryError, StorageError};
 use dupfinder_common::clock::unix_now;
 
 impl PgStorage {
@@ -24,15 +24,65 @@ impl PgStorage {
         let Some(json) = self.record_json(id)? else {
             return Ok(None);
         };
-        let Some(json) = json else {
-            return Ok(Some(LibraryRecord::of_id(id, 0)));
-        };
-        let record = serde_json::from_str(&json).map_err(|e| {
-            IndexError::from(StorageError::Config(format!(
-                "the record of library `{id}` cannot be read: {e}"
-            )))
+        Ok(Some(parse_record(id, json)?))
+    }
+
+    /// Every library's record, ordered by id, in one statement.
+    pub(super) fn read_records(&self) -> Result<Vec<LibraryRecord>, BackendError> {
+        let rows: Vec<(String, Option<String>)> = self.shared.block_on(async {
+            let client = self.shared.client().await?;
+            let rows = client
+                .query(
+                    "SELECT library, record::text FROM libraries ORDER BY library",
+                    &[],
+                )
+                .await?;
+            Ok::<_, IndexError>(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
         })?;
-        Ok(Some(record))
+        rows.into_iter()
+            .map(|(id, json)| parse_record(&id, json))
+            .collect()
+    }
+
+    /// Changes library `id`'s record by `change` under the row's lock (`FOR UPDATE`), so that
+    /// another process's change made meanwhile — a write's `last_indexed`, a declaration — is
+    /// never lost; written only when it changed.
+    pub(super) fn modify_record(
+        &self,
+        id: &str,
+        change: &mut dyn FnMut(&mut LibraryRecord),
+    ) -> Result<RecordChange, BackendError> {
+        LibraryId::parse(id).map_err(BackendError::InvalidId)?;
+        self.shared.block_on(async {
+            let mut client = self.shared.client().await?;
+            let tx = client.transaction().await.map_err(IndexError::from)?;
+            let row = tx
+                .query_opt(
+                    "SELECT record::text FROM libraries WHERE library = $1 FOR UPDATE",
+                    &[&id],
+                )
+                .await
+                .map_err(IndexError::from)?;
+            let Some(row) = row else {
+                return Ok(RecordChange::NotFound);
+            };
+            let before = parse_record(id, row.get(0))?;
+            let mut after = before.clone();
+            change(&mut after);
+            if after == before {
+                return Ok(RecordChange::Unchanged);
+            }
+            let json = serde_json::to_string(&after)
+                .map_err(|e| IndexError::from(StorageError::Config(e.to_string())))?;
+            tx.execute(
+                "UPDATE libraries SET record = $2::text::jsonb WHERE library = $1",
+                &[&id, &json],
+            )
+            .await
+            .map_err(IndexError::from)?;
+            tx.commit().await.map_err(IndexError::from)?;
+            Ok(RecordChange::Changed)
+        })
     }
 
     /// Creates the library `id` with its generation 0 and `record` (JSON); whether it was
@@ -98,4 +148,17 @@ impl PgStorage {
             Ok(())
         })
     }
+}
+
+/// A library's record from its JSON; a library without one is described by its id.
+fn parse_record(id: &str, json: Option<String>) -> Result<LibraryRecord, BackendError> {
+    let Some(json) = json else {
+        return Ok(LibraryRecord::of_id(id, 0));
+    };
+    serde_json::from_str(&json).map_err(|e| {
+        IndexError::from(StorageError::Config(format!(
+            "the record of library `{id}` cannot be read: {e}"
+        )))
+        .into()
+    })
 }

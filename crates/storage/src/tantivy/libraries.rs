@@ -15,7 +15,8 @@ use parking_lot::RwLock;
 
 use crate::index::{IndexError, IndexOptions, LibraryIndex, PreparedDocument};
 use crate::{
-    Backend, BackendError, LibraryId, LibraryRecord, LibraryStore, Registry, RegistryError, Storage,
+    Backend, BackendError, LibraryId, LibraryRecord, LibraryStore, RecordChange, Registry,
+    RegistryError, Storage,
 };
 use dupfinder_common::clock::unix_now;
 use dupfinder_text::analysis::Analyzer;
@@ -178,11 +179,23 @@ impl Storage for TantivyStorage {
         Ok(self.registry.get(id)?)
     }
 
+    fn records(&self) -> Result<Vec<LibraryRecord>, BackendError> {
+        Ok(self.registry.list()?)
+    }
+
+    fn change_record(
+        &self,
+        id: &str,
+        change: &mut dyn FnMut(&mut LibraryRecord),
+    ) -> Result<RecordChange, BackendError> {
+        LibraryId::parse(id).map_err(BackendError::InvalidId)?;
+        Ok(self.registry.modify(id, change)?)
+    }
+
     fn touch(&self, id: &str) -> Result<(), BackendError> {
-        if let Some(mut record) = self.registry.get(id)? {
-            record.last_indexed = Some(unix_now());
-            self.registry.update(&record)?;
-        }
+        let now = unix_now();
+        self.registry
+            .modify(id, &mut |record| record.last_indexed = Some(now))?;
         Ok(())
     }
 

@@ -24,7 +24,7 @@ function route() {
   const parts = pathPart.split('/').filter(Boolean).map(decodeURIComponent);
   const params = new URLSearchParams(query);
   if (parts.length === 0 || (parts[0] === 'libraries' && parts.length === 1)) {
-    return { nav: 'libraries', title: t('nav.libraries'), show: () => librariesView(view) };
+    return { nav: 'libraries', title: t('nav.libraries'), show: () => librariesView(view, params) };
   }
   if (parts[0] === 'libraries' && parts.length === 2) {
     return { nav: 'libraries', title: parts[1], show: () => libraryView(view, parts[1], params) };

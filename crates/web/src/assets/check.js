@@ -84,8 +84,13 @@ export async function checkView(view) {
   view.append(form, results);
 
   let libraries = [];
+  let allLibraries = 0;
   try {
-    libraries = (await api('/api/v1/libraries')).libraries;
+    // The first page of the largest size; with every box ticked the check goes to every
+    // library, those beyond the page too.
+    const page = await api('/api/v1/libraries?limit=1000');
+    libraries = page.libraries;
+    allLibraries = page.total;
     if (libraries.length === 0) {
       fill(libraryBox, h('legend', {}, t('check.libraries')),
         h('p', { class: 'muted' }, t('check.no_libraries'), h('a', { href: '#/libraries' }, t('check.add_one')), t('check.first')));
@@ -93,7 +98,10 @@ export async function checkView(view) {
       fill(libraryBox, h('legend', {}, t('check.libraries')),
         ...libraries.map((lib) => h('label', { class: 'check' },
           h('input', { type: 'checkbox', name: 'library', value: lib.id, checked: true }),
-          ` ${lib.name} `, h('span', { class: 'muted' }, `(${tn('unit.documents', lib.documents)})`))));
+          ` ${lib.name} `, h('span', { class: 'muted' }, `(${tn('unit.documents', lib.documents)})`))),
+        allLibraries > libraries.length
+          ? h('p', { class: 'muted small' }, t('check.more_libraries', { shown: libraries.length, total: allLibraries }))
+          : null);
     }
   } catch (error) {
     fill(libraryBox, h('legend', {}, t('check.libraries')), errorNotice(error));
@@ -116,7 +124,8 @@ export async function checkView(view) {
     fill(results, loading(t('check.checking')));
     try {
       const options = { passages: true };
-      if (libraries.length > 0) options.libraries = chosen;
+      // Every box ticked: every library (no list to send, however many there are).
+      if (libraries.length > 0 && chosen.length < libraries.length) options.libraries = chosen;
       let report;
       if (upload) {
         const form = new FormData();

@@ -65,7 +65,7 @@ const BADGES = {
   ready: 'good', done: 'good', original: 'good',
   empty: 'neutral', queued: 'neutral', stopped: 'neutral',
   discovering: 'busy', analyzing: 'busy', crawling: 'busy', signing: 'busy',
-  partial: 'warn', failed: 'bad', duplicate: 'bad',
+  partial: 'warn', paused: 'warn', failed: 'bad', duplicate: 'bad',
 };
 
 export function badge(status, label) {

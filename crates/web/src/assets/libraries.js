@@ -1,30 +1,68 @@
-// The libraries: their figures (documents, words, last indexed, status, changes since the last
-// re-index) and a form to add one (with a site to crawl, its sitemap or its OAI-PMH endpoint).
+// The libraries: a page of them at a time, filtered by id or name (both kept in the address,
+// `#/libraries?q=…&offset=…`), with their figures (documents, words, last indexed, status,
+// changes since the last re-index), and a form to add one (with a site to crawl, its sitemap
+// or its OAI-PMH endpoint).
 
 import { api, path } from './api.js';
 import { badge, emptyState, errorNotice, field, fill, h, heading, loading, number, percent, time } from './dom.js';
 import { t } from './i18n.js';
 
-export async function librariesView(view) {
+const PAGE = 50;
+
+export async function librariesView(view, params = new URLSearchParams()) {
+  const q = (params.get('q') || '').trim();
+  const offset = Math.max(0, Number(params.get('offset')) || 0);
   const list = h('section', { 'aria-labelledby': 'libraries-title' }, loading());
   fill(view,
     heading(t('libraries.title'), t('libraries.subtitle')),
+    filterForm(q),
     list,
-    addLibraryForm(() => librariesView(view)));
+    addLibraryForm(() => librariesView(view, params)));
   try {
-    const { libraries } = await api('/api/v1/libraries');
-    fill(list, h('h2', { id: 'libraries-title', class: 'visually-hidden' }, t('libraries.all')), librariesTable(libraries));
+    const query = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
+    if (q) query.set('q', q);
+    const page = await api(`/api/v1/libraries?${query}`);
+    fill(list, h('h2', { id: 'libraries-title', class: 'visually-hidden' }, t('libraries.all')),
+      page.total === 0 ? noLibraries(q) : librariesTable(page, q, offset));
   } catch (error) {
-    fill(list, errorNotice(error, () => librariesView(view)));
+    fill(list, errorNotice(error, () => librariesView(view, params)));
   }
 }
 
-function librariesTable(libraries) {
-  if (libraries.length === 0) {
-    return emptyState(t('libraries.none'),
-      h('p', {}, t('libraries.none_hint')));
+// Where the list goes with the filter `q` from `offset`.
+function listLink(q, offset) {
+  const query = new URLSearchParams();
+  if (q) query.set('q', q);
+  if (offset > 0) query.set('offset', String(offset));
+  return `#/libraries${query.toString() ? `?${query}` : ''}`;
+}
+
+function filterForm(q) {
+  const input = h('input', { type: 'search', name: 'q', id: 'libraries-filter', value: q, autocomplete: 'off', spellcheck: 'false', placeholder: t('libraries.filter_placeholder') });
+  const form = h('form', { class: 'panel inline-form', role: 'search' },
+    field(t('libraries.filter'), input),
+    h('button', { type: 'submit', class: 'primary' }, t('libraries.filter_button')),
+    q ? h('a', { class: 'button', href: '#/libraries' }, t('libraries.clear')) : null);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    location.hash = listLink(input.value.trim(), 0);
+  });
+  return form;
+}
+
+function noLibraries(q) {
+  if (q) {
+    return emptyState(t('libraries.none_filtered', { q }),
+      h('p', {}, h('a', { href: '#/libraries' }, t('libraries.clear'))));
   }
-  return h('div', { class: 'table-wrap' }, h('table', { class: 'data libraries' },
+  return emptyState(t('libraries.none'),
+    h('p', {}, t('libraries.none_hint')));
+}
+
+function librariesTable(page, q, offset) {
+  const { libraries, total } = page;
+  return [h('div', { class: 'table-wrap' }, h('table', { class: 'data libraries' },
+    h('caption', {}, t('libraries.caption', { from: number(offset + 1), to: number(offset + libraries.length), total: number(total) })),
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col' }, t('libraries.library')),
       h('th', { scope: 'col', class: 'num' }, t('libraries.documents')),
@@ -40,8 +78,13 @@ function librariesTable(libraries) {
       h('td', { class: 'num', 'data-label': t('libraries.documents'), dataset: { field: 'documents' } }, number(lib.documents)),
       h('td', { class: 'num', 'data-label': t('libraries.words') }, number(lib.words)),
       h('td', { 'data-label': t('libraries.last_indexed') }, time(lib.last_indexed)),
-      h('td', { 'data-label': t('libraries.status') }, badge(lib.status)),
-      h('td', { class: 'num', 'data-label': t('libraries.changed_label') }, percent(lib.drift, 1)))))));
+      h('td', { 'data-label': t('libraries.status') }, badge(lib.status), lib.paused ? [' ', badge('paused')] : null,
+        lib.schedule ? h('div', { class: 'muted small' }, t('libraries.every_hours', { n: number(lib.schedule.every_hours) })) : null),
+      h('td', { class: 'num', 'data-label': t('libraries.changed_label') }, percent(lib.drift, 1))))))),
+  total > PAGE ? h('nav', { class: 'pager', 'aria-label': t('libraries.pages') },
+    offset > 0 ? h('a', { class: 'button', href: listLink(q, Math.max(0, offset - PAGE)), rel: 'prev' }, t('libraries.previous')) : h('span'),
+    h('span', { class: 'muted' }, t('libraries.page', { n: Math.floor(offset / PAGE) + 1, of: Math.ceil(total / PAGE) })),
+    offset + PAGE < total ? h('a', { class: 'button', href: listLink(q, offset + PAGE), rel: 'next' }, t('libraries.next')) : h('span')) : null];
 }
 
 function addLibraryForm(onCreated) {

@@ -16,8 +16,8 @@ export async function queueView(view, signal) {
   fill(view, heading(t('queue.title'), t('queue.subtitle')), table, form);
 
   try {
-    const { libraries } = await api('/api/v1/libraries');
-    const crawlable = libraries.filter((l) => l.start_url || l.sitemap_url || l.oai_url || l.use_sitemaps);
+    const { libraries } = await api('/api/v1/libraries?limit=1000');
+    const crawlable = libraries.filter((l) => !l.paused && (l.start_url || l.sitemap_url || l.oai_url || l.use_sitemaps));
     if (crawlable.length === 0) {
       fill(form, h('p', { class: 'muted' }, t('queue.none_crawlable'), h('a', { href: '#/libraries' }, t('queue.add_it')), '.'));
     } else {

@@ -57,7 +57,7 @@ export async function reportsView(view, params) {
   });
   fill(view, heading(t('reports.title'), t('reports.subtitle')), form, list);
 
-  api('/api/v1/libraries').then(({ libraries }) => {
+  api('/api/v1/libraries?limit=1000').then(({ libraries }) => {
     for (const lib of libraries) library.append(h('option', { value: lib.id, selected: lib.id === chosen.library }, lib.name || lib.id));
     if (chosen.library && !libraries.some((lib) => lib.id === chosen.library)) {
       library.append(h('option', { value: chosen.library, selected: true }, chosen.library));
