@@ -7,9 +7,10 @@ import { t } from './i18n.js';
 import { jobPanel } from './job.js';
 
 export function reindexPanel(lib, onFinished) {
-  // No `kind`: any job of the library is picked up, as it always was.
+  // Only a re-index is picked up: a dedup job of the library has its own panel.
   return jobPanel({
     library: lib.id,
+    kind: 'reindex',
     start: { label: t('reindex.start'), url: `/api/v1/libraries/${path(lib.id)}/reindex` },
     text: {
       stop: () => t('reindex.stop'),
