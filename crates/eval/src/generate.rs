@@ -106,6 +106,7 @@ pub enum Modification {
     NegativeSameTopic,
 }
 
+/// The default kinds ([`Modification::all`]).
 const ALL_MODIFICATIONS: [Modification; 15] = [
     Modification::Exact,
     Modification::ParagraphPermutation,
@@ -153,7 +154,9 @@ impl Modification {
         }
     }
 
-    /// Every kind, in declaration order.
+    /// The default kinds, in declaration order: every kind but those asked for by name (the
+    /// look-alike words, transliteration, zero-width and letter spacing disguises, quoted and
+    /// repeated copies, many sources).
     pub fn all() -> &'static [Modification] {
         &ALL_MODIFICATIONS
     }
