@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use super::config::{GlobalArgs, configure, open_catalog};
 use super::output::check_summary;
 use super::remote::{Remote, segment};
-use dupfinder::batch::{BatchItem, ItemError, items_csv};
+use dupfinder::batch::{BatchItem, items_csv};
 use dupfinder::cancel::CancelFlag;
 use dupfinder::check::CheckRequest;
 use dupfinder::error_code::ErrorCode;
@@ -258,32 +258,20 @@ fn check_one_local(
     file: String,
     bytes: Result<Vec<u8>, SourceFileError>,
 ) -> Result<BatchItem> {
-    let failed = |code: ErrorCode, message: String| BatchItem {
-        file: file.clone(),
-        report_id: None,
-        verdict: None,
-        similarity_index: None,
-        words: None,
-        error: Some(ItemError {
-            code: code.to_string(),
-            message,
-        }),
-    };
     let bytes = match bytes {
         Ok(bytes) => bytes,
-        Err(e) => return Ok(failed(ErrorCode::UnreadableDocument, e.to_string())),
+        Err(e) => {
+            return Ok(BatchItem::failed(
+                file,
+                ErrorCode::UnreadableDocument,
+                e.to_string(),
+            ));
+        }
     };
     let request = local_request(args, String::new())?;
     match check_file(catalog, &file, &bytes, request, &CancelFlag::new()) {
-        Ok(checked) => Ok(BatchItem {
-            report_id: None,
-            verdict: Some(checked.report.verdict.as_str().to_string()),
-            similarity_index: Some(checked.report.similarity_index),
-            words: Some(checked.request.text.split_whitespace().count()),
-            error: None,
-            file,
-        }),
-        Err(e) => Ok(failed(e.code(), e.to_string())),
+        Ok(checked) => Ok(BatchItem::checked(file, &checked)),
+        Err(e) => Ok(BatchItem::failed(file, e.code(), e.to_string())),
     }
 }
 

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::{BatchError, BatchItem, BatchRecord, BatchState, ItemError};
+use super::{BatchError, BatchItem, BatchRecord, BatchState};
 use crate::library::{self, Catalog, FileCheckError};
 use crate::reports::Report;
 use dupfinder_check::CancelFlag;
@@ -51,7 +51,7 @@ pub fn run_batch(
             batches.finish(
                 job,
                 number,
-                &failed(
+                &BatchItem::failed(
                     name,
                     ErrorCode::Aborted,
                     "the batch was aborted before this file",
@@ -75,20 +75,6 @@ pub fn run_batch(
     };
     batches.set_state(job, state)?;
     Ok(state)
-}
-
-fn failed(file: String, code: ErrorCode, message: &str) -> BatchItem {
-    BatchItem {
-        file,
-        report_id: None,
-        verdict: None,
-        similarity_index: None,
-        words: None,
-        error: Some(ItemError {
-            code: code.to_string(),
-            message: message.to_string(),
-        }),
-    }
 }
 
 /// Checks one file and records its line (with its report, in one commit); `false` when its
@@ -116,18 +102,11 @@ fn check_file(
                 }
                 _ => error.to_string(),
             };
-            let line = failed(name, error.code(), &message);
+            let line = BatchItem::failed(name, error.code(), message);
             return batches.finish(job, number, &line).map(|()| true);
         }
     };
-    let mut item = BatchItem {
-        file: name.clone(),
-        report_id: None,
-        verdict: Some(checked.report.verdict.as_str().to_string()),
-        similarity_index: Some(checked.report.similarity_index),
-        words: Some(checked.request.text.split_whitespace().count()),
-        error: None,
-    };
+    let mut item = BatchItem::checked(name.clone(), &checked);
     if !record.settings.store {
         return batches.finish(job, number, &item).map(|()| true);
     }

@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::library::FileCheck;
+use dupfinder_common::error_code::ErrorCode;
+
 /// Why a file of a batch has no report: the code and message it would get checked alone.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ItemError {
@@ -20,6 +23,35 @@ pub struct BatchItem {
     /// Words of the file's text.
     pub words: Option<usize>,
     pub error: Option<ItemError>,
+}
+
+impl BatchItem {
+    /// A file that was checked; its report, when one is kept, is named afterwards.
+    pub fn checked(file: String, checked: &FileCheck) -> BatchItem {
+        BatchItem {
+            file,
+            report_id: None,
+            verdict: Some(checked.report.verdict.as_str().to_string()),
+            similarity_index: Some(checked.report.similarity_index),
+            words: Some(checked.request.text.split_whitespace().count()),
+            error: None,
+        }
+    }
+
+    /// A file that was not checked, with the code and message it would get checked alone.
+    pub fn failed(file: String, code: ErrorCode, message: impl Into<String>) -> BatchItem {
+        BatchItem {
+            file,
+            report_id: None,
+            verdict: None,
+            similarity_index: None,
+            words: None,
+            error: Some(ItemError {
+                code: code.to_string(),
+                message: message.into(),
+            }),
+        }
+    }
 }
 
 /// The items as CSV with a header row.
