@@ -285,6 +285,7 @@ fn latencies(
                 text_limits: config.limits.text(),
             },
             &[("bench", store)],
+            None,
             &request,
             &CancelFlag::new(),
             began,

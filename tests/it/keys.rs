@@ -248,7 +248,7 @@ async fn a_revoked_key_is_refused_at_once_and_writes_are_audited() {
     );
 }
 
-/// The libraries a check answered from.
+/// The libraries that held a candidate for a check.
 fn checked(answer: &Value) -> Vec<&str> {
     answer["generations"]
         .as_object()
@@ -271,6 +271,7 @@ async fn a_revoked_or_made_up_key_is_refused_where_anonymous_callers_are_served(
     let (status, answer) =
         send_with_token(&app, "POST", "/api/v1/check", Some(&key), check.clone()).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["libraries_checked"], 1, "{answer}");
     assert_eq!(checked(&answer), ["lib"]);
     let (status, _) = send_with_token(
         &app,
@@ -318,6 +319,7 @@ async fn a_revoked_or_made_up_key_is_refused_where_anonymous_callers_are_served(
     // Without a credential the same requests are served, against every library.
     let (status, answer) = send_with_token(&app, "POST", "/api/v1/check", None, check).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["libraries_checked"], 2, "{answer}");
     assert_eq!(checked(&answer), ["lib", "other"]);
     // The routes that hold no data answer whatever is presented: the UI's page and files, the
     // health check and the API's description.

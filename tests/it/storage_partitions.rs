@@ -101,6 +101,7 @@ fn answer(west: &dyn LibraryStore, east: &dyn LibraryStore, text: &str) -> serde
             text_limits: Config::default().limits.text(),
         },
         &[("west", west), ("east", east)],
+        None,
         &request,
         &CancelFlag::new(),
         std::time::Instant::now(),

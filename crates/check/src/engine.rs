@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::time::Instant;
 
-use super::gather::gather;
+use super::gather::{gather, query_signature};
 use super::kinds::{KindedRange, figures};
 use super::report::{ratio, round};
 use super::request::go_on;
@@ -18,7 +18,8 @@ use super::{
     Verdict,
 };
 use crate::CheckConfig;
-use dupfinder_storage::{LibraryStore, ReadView, phrases};
+use dupfinder_storage::candidates::CandidateProbe;
+use dupfinder_storage::{LibraryStore, ReadView, Storage, phrases};
 use dupfinder_text::analysis::{
     AnalyzedText, Analyzer, DocumentError, TextLimits, analyze_text, parse_lang,
 };
@@ -35,9 +36,15 @@ pub struct Checker<'a> {
 
 /// Checks a text against `libraries`, whatever backend keeps them: the part of a check after
 /// the libraries were found (`started` is when the check began, for `took_ms`).
+///
+/// When `storage` keeps a map of where candidates may be ([`Storage::candidate_libraries`]),
+/// only the libraries it names are looked in: the others hold no candidate, so the answer is
+/// the one every library's own lookups would give, at a cost that follows the candidates rather
+/// than the number of libraries.
 pub fn check_stores(
     checker: &Checker,
     libraries: &[(&str, &dyn LibraryStore)],
+    storage: Option<&dyn Storage>,
     request: &CheckRequest,
     cancel: &CancelFlag,
     started: Instant,
@@ -57,12 +64,26 @@ pub fn check_stores(
     };
     go_on(cancel)?;
 
+    let reach = storage.and_then(|storage| {
+        storage.candidate_libraries(&CandidateProbe {
+            content_hash: query.content_hash,
+            shingles: &query.shingles,
+            terms: &query.term_counts,
+            min_shingle_hits: checker.config.min_shingle_hits,
+        })
+    });
     let budget = WorkBudget::new(checker.config, query.shingles.len());
     let mut signature = None;
     let mut generations = BTreeMap::new();
     let mut found_matches: Vec<(MatchReport, Vec<KindedRange>)> = Vec::new();
     for (i, (id, store)) in libraries.iter().enumerate() {
         go_on(cancel)?;
+        if reach.as_ref().is_some_and(|reach| !reach.contains(*id)) {
+            if i == 0 {
+                signature = query_signature(store.view()?.as_ref(), &query)?;
+            }
+            continue;
+        }
         let found = LibraryCheck {
             library: id,
             store: *store,
@@ -78,7 +99,9 @@ pub fn check_stores(
         if i == 0 {
             signature = found.signature;
         }
-        generations.insert(id.to_string(), found.generation);
+        if found.candidates > 0 {
+            generations.insert(id.to_string(), found.generation);
+        }
         found_matches.extend(found.matches);
     }
     let exclusions = context.exclusions;
@@ -140,6 +163,7 @@ pub fn check_stores(
         matches,
         flags: Flag::of(&query.disguises, query.words),
         generations,
+        libraries_checked: libraries.len(),
         took_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
 }
@@ -192,6 +216,8 @@ fn analyze(
 struct LibraryMatches {
     signature: Option<u32>,
     generation: u64,
+    /// Candidates gathered, before verification.
+    candidates: usize,
     matches: Vec<Verified>,
 }
 
@@ -292,6 +318,7 @@ impl LibraryCheck<'_> {
             phrases: &phrases,
         };
         let analyzer = self.passages.then_some(self.checker.analyzer);
+        let candidates = gathered.candidates.len();
         let mut matches = Vec::new();
         for_each_read(
             view.as_ref(),
@@ -325,6 +352,7 @@ impl LibraryCheck<'_> {
         Ok(LibraryMatches {
             signature: gathered.signature,
             generation: view.generation(),
+            candidates,
             matches,
         })
     }
@@ -425,7 +453,7 @@ pub(super) mod tests {
                 },
             };
             let stores: [(&str, &dyn LibraryStore); 1] = [("lib", self.index.as_ref())];
-            check_stores(&checker, &stores, request, cancel, Instant::now())
+            check_stores(&checker, &stores, None, request, cancel, Instant::now())
         }
     }
 

@@ -39,6 +39,18 @@ pub(super) struct Gathered {
     pub(super) doc_freq: HashMap<u64, u64>,
 }
 
+/// The query's seed signature against `view`'s statistics, without looking anything up.
+pub(super) fn query_signature(
+    view: &dyn ReadView,
+    query: &AnalyzedText,
+) -> Result<Option<u32>, IndexError> {
+    let snapshot = view.statistics(&query.term_counts)?;
+    Ok(seed_signature_of(&top_terms(
+        weigh_terms(&query.term_counts, &snapshot),
+        dupfinder_signature::SEED_TERMS,
+    )))
+}
+
 /// Every candidate for `query` in `view`. With `all_methods`, every lookup runs even where an
 /// earlier one already settles the check (evaluation).
 pub(super) fn gather(

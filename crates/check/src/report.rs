@@ -104,9 +104,12 @@ pub struct CheckReport {
     /// the figures, so a filter never turns a copied text into `original`.
     pub hidden_matches: usize,
     pub matches: Vec<MatchReport>,
-    /// The statistics generation each library was checked against: one per library, as a
-    /// check reads one generation from start to end even while a re-index switches.
+    /// The statistics generation each library that held a candidate was checked against: one
+    /// per library, as a check reads one generation from start to end even while a re-index
+    /// switches.
     pub generations: BTreeMap<String, u64>,
+    /// The libraries the check went to, those without a candidate included.
+    pub libraries_checked: usize,
     /// Disguises seen through in the text (hidden characters, look-alike letters,
     /// transliteration, letter spacing); empty for an honest text.
     pub flags: Vec<Flag>,

@@ -15,7 +15,9 @@ mod robust;
 mod snapshot;
 mod tfridf;
 
-pub use robust::{RobustScheme, all_signatures, robust_signatures, robust_signatures_of};
+pub use robust::{
+    RobustScheme, all_signatures, robust_signatures, robust_signatures_of, signature_term_sets,
+};
 pub use snapshot::{StatsSnapshot, TermStats};
 pub use tfridf::{
     SEED_TERMS, WeightedTerm, ridf, seed_signature, seed_signature_of, seed_terms, top_terms,

@@ -118,6 +118,37 @@ pub fn all_signatures(
 /// admits.
 pub fn robust_signatures_of(weighted: &[WeightedTerm<'_>], scheme: RobustScheme) -> Vec<u64> {
     let mut signatures = Vec::new();
+    robust_term_sets(weighted, scheme, |salt, terms| {
+        signatures.push(hash_terms(salt, terms))
+    });
+    signatures.sort_unstable();
+    signatures.dedup();
+    signatures
+}
+
+/// The term sets every signature of a document hashes, from its weighted terms ordered by
+/// [`top_terms`]: the seed signature's set first, then each robust variant's. A signature can
+/// only be shared by two texts that both hold every term of its set, which is what lets a
+/// structure spanning libraries say where a signature might match without the libraries'
+/// statistics.
+pub fn signature_term_sets<'a>(
+    ordered: &[WeightedTerm<'a>],
+    scheme: RobustScheme,
+) -> Vec<Vec<&'a str>> {
+    let mut sets = Vec::new();
+    if !ordered.is_empty() {
+        sets.push(ordered.iter().take(SEED_TERMS).map(|w| w.term).collect());
+    }
+    robust_term_sets(ordered, scheme, |_, terms| sets.push(terms.to_vec()));
+    sets
+}
+
+/// Calls `each` with the salt and the term set of every robust signature `scheme` computes.
+fn robust_term_sets<'a>(
+    weighted: &[WeightedTerm<'a>],
+    scheme: RobustScheme,
+    mut each: impl FnMut(u64, &mut [&'a str]),
+) {
     if scheme.top7() && weighted.len() > SEED_TERMS {
         let top = &weighted[..=SEED_TERMS];
         for skip in 0..top.len() {
@@ -127,7 +158,7 @@ pub fn robust_signatures_of(weighted: &[WeightedTerm<'_>], scheme: RobustScheme)
                 .filter(|(i, _)| *i != skip)
                 .map(|(_, w)| w.term)
                 .collect();
-            signatures.push(hash_terms(TOP7_SALT, &mut subset));
+            each(TOP7_SALT, &mut subset);
         }
     }
     let lexicons = scheme.lexicons().min(64);
@@ -150,13 +181,10 @@ pub fn robust_signatures_of(weighted: &[WeightedTerm<'_>], scheme: RobustScheme)
         }
         for (k, mut terms) in chosen.into_iter().enumerate() {
             if terms.len() == SEED_TERMS {
-                signatures.push(hash_terms(LEXICON_SALT + 1000 + k as u64, &mut terms));
+                each(LEXICON_SALT + 1000 + k as u64, &mut terms);
             }
         }
     }
-    signatures.sort_unstable();
-    signatures.dedup();
-    signatures
 }
 
 #[cfg(test)]

@@ -143,6 +143,16 @@ pub trait Storage: Send + Sync {
     /// library wait while that library is copied.
     fn snapshot_to(&self, dest: &Path) -> Result<Vec<(String, u64)>, BackendError>;
 
+    /// The libraries that may hold a candidate for a check's `probe` (a superset: a library
+    /// left out holds none), or `None` when the backend keeps no map spanning its libraries and
+    /// every library must be looked in.
+    fn candidate_libraries(
+        &self,
+        _probe: &crate::candidates::CandidateProbe<'_>,
+    ) -> Option<std::collections::HashSet<String>> {
+        None
+    }
+
     /// Whether other processes may serve the same libraries at once (a database), so that a
     /// re-index one of them left unfinished is to be looked for again and again, not only at
     /// start.

@@ -17,6 +17,7 @@
 //! error path; a backend's own failures travel as [`IndexError::Storage`]. What the operations
 //! of [`Storage`] answer is a [`BackendError`].
 
+pub mod candidates;
 pub mod index;
 pub mod ingest;
 pub mod phrases;

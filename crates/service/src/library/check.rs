@@ -56,6 +56,7 @@ pub fn check_cancellable(
     Ok(check_stores(
         &catalog.checker(),
         &stores,
+        Some(catalog.storage()),
         request,
         cancel,
         started,

@@ -21,6 +21,7 @@ use tantivy::{Index, IndexReader, IndexWriter, Searcher, TantivyDocument};
 use super::browse::TitleOrder;
 use super::signatures::SignatureIndex;
 use super::{ContentSchema, IndexError};
+use crate::candidates::CandidateShare;
 use dupfinder_signature::RobustScheme;
 
 /// Options for opening a library's indexes.
@@ -85,6 +86,8 @@ pub struct LibraryIndex {
     pub(super) robust: RobustScheme,
     /// Title order per segment, for listings sorted by title.
     pub(super) title_order: TitleOrder,
+    /// This library's keys in the candidate map spanning libraries, when there is one.
+    pub(super) candidates: Option<Arc<CandidateShare>>,
 }
 
 impl LibraryIndex {
@@ -134,6 +137,13 @@ impl LibraryIndex {
             generation: signatures.generation(),
             snapshot_documents,
             drift: changed as f64 / snapshot_documents.max(1) as f64,
+        }
+    }
+
+    /// The library is deleted: the candidate map stops naming it.
+    pub(crate) fn leave_candidates(&self) {
+        if let Some(candidates) = &self.candidates {
+            candidates.leave();
         }
     }
 

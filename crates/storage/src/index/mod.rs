@@ -2,6 +2,7 @@
 //! statistics snapshots built from its postings, and per-generation signature indexes.
 
 mod browse;
+mod candidates;
 mod document;
 mod error;
 mod library_index;

@@ -15,6 +15,7 @@ use super::signatures::SignatureIndex;
 use super::stats::{load_snapshot, snapshot_path};
 use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME};
 use super::{ContentSchema, IndexError, IndexOptions, LibraryIndex};
+use crate::candidates::{CandidateMap, CandidateShare};
 use dupfinder_signature::StatsSnapshot;
 use dupfinder_text::analysis::Analyzer;
 
@@ -25,6 +26,18 @@ impl LibraryIndex {
         dir: &Path,
         analyzer: &Analyzer,
         options: &IndexOptions,
+    ) -> Result<Self, IndexError> {
+        Self::open_in(dir, analyzer, options, None)
+    }
+
+    /// Opens the library like [`LibraryIndex::open`], filing its keys under `id` in `map`, the
+    /// candidate map spanning the libraries of a data directory (reading them from the index
+    /// when its log of them is missing).
+    pub fn open_in(
+        dir: &Path,
+        analyzer: &Analyzer,
+        options: &IndexOptions,
+        map: Option<(&Arc<CandidateMap>, &str)>,
     ) -> Result<Self, IndexError> {
         let schema = ContentSchema::load()?;
         let content_path = dir.join("content");
@@ -58,10 +71,18 @@ impl LibraryIndex {
                 Err(e) => return Err(e),
             },
         };
+        let (candidates, complete) = match map {
+            Some((map, id)) => {
+                let (share, complete) = CandidateShare::open(map, id, dir, generation)?;
+                (Some(share), complete)
+            }
+            None => (None, true),
+        };
         let signatures = SignatureIndex::open(
             &signature_path(dir, generation),
             Arc::new(snapshot),
             options.robust,
+            candidates.clone(),
         )?;
         let library = LibraryIndex {
             dir: dir.to_path_buf(),
@@ -78,11 +99,15 @@ impl LibraryIndex {
             rebuild_gate: Mutex::new(()),
             robust: options.robust,
             title_order: TitleOrder::default(),
+            candidates,
         };
         if damaged {
             library.rebuild_statistics(|_| {})?;
         } else {
             library.repair_signatures()?;
+        }
+        if !complete {
+            library.rebuild_candidates()?;
         }
         library.count_changes_since_snapshot();
         Ok(library)

@@ -150,7 +150,12 @@ impl LibraryIndex {
         if path.exists()
             && let Ok(snapshot) = load_snapshot(&stats)
         {
-            let signatures = SignatureIndex::open(&path, Arc::new(snapshot), self.robust)?;
+            let signatures = SignatureIndex::open(
+                &path,
+                Arc::new(snapshot),
+                self.robust,
+                self.candidates.clone(),
+            )?;
             if let Some(building) = signatures.building()?
                 && signatures.scheme_on_disk()? == Some(self.robust)
             {
@@ -170,7 +175,12 @@ impl LibraryIndex {
         let snapshot =
             count_statistics(&searcher, self.schema.body, generation, &self.content_path)?;
         save_snapshot(&stats, &snapshot)?;
-        let signatures = SignatureIndex::open(&path, Arc::new(snapshot), self.robust)?;
+        let signatures = SignatureIndex::open(
+                &path,
+                Arc::new(snapshot),
+                self.robust,
+                self.candidates.clone(),
+            )?;
         let building = Building { started_at };
         signatures.commit_partial(self.content_opstamp()?, building)?;
         Ok((signatures, building, changes))
@@ -192,7 +202,7 @@ impl LibraryIndex {
             let stored: TantivyDocument = searcher
                 .doc(*address)
                 .map_err(IndexError::tantivy(&self.content_path))?;
-            signatures.stage(self.stored_doc_id(&stored), &self.decode_counts(&stored)?);
+            signatures.stage(self.stored_doc_id(&stored), &self.decode_counts(&stored)?)?;
         }
         signatures.commit(self.content_opstamp()?)?;
 
@@ -211,6 +221,9 @@ impl LibraryIndex {
             tracing::warn!(path = %old_path.display(), error = %e, "could not remove an old signature generation");
         }
         let _ = std::fs::remove_file(snapshot_path(&self.dir.join("stats"), generation - 1));
+        if let Some(candidates) = &self.candidates {
+            candidates.compact(generation)?;
+        }
         Ok(())
     }
 
@@ -278,7 +291,7 @@ impl LibraryIndex {
                     continue;
                 }
                 let stored = stored.map_err(IndexError::tantivy(path))?;
-                signatures.stage_new(self.stored_doc_id(&stored), &self.decode_counts(&stored)?);
+                signatures.stage_new(self.stored_doc_id(&stored), &self.decode_counts(&stored)?)?;
                 done += 1;
                 if !after_each(done)? {
                     return Ok(false);

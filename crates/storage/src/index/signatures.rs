@@ -21,7 +21,10 @@ use super::error::open_or_create;
 use super::postings::live_docs;
 use super::schema::field_names;
 use super::{IndexError, SignatureSchema, doc_key};
-use dupfinder_signature::{RobustScheme, StatsSnapshot, all_signatures};
+use crate::candidates::{CandidateShare, set_keys};
+use dupfinder_signature::{
+    RobustScheme, StatsSnapshot, robust_signatures_of, seed_signature_of, top_terms, weigh_terms,
+};
 
 /// Signatures are small, but a re-index writes one per document: a larger budget means fewer
 /// segments to merge.
@@ -58,6 +61,8 @@ pub struct SignatureIndex {
     index: Index,
     reader: IndexReader,
     writer: Mutex<IndexWriter<TantivyDocument>>,
+    /// Where the term sets of the signatures staged here are filed, across libraries.
+    candidates: Option<Arc<CandidateShare>>,
 }
 
 impl SignatureIndex {
@@ -66,6 +71,7 @@ impl SignatureIndex {
         path: &Path,
         snapshot: Arc<StatsSnapshot>,
         scheme: RobustScheme,
+        candidates: Option<Arc<CandidateShare>>,
     ) -> Result<Self, IndexError> {
         let schema = SignatureSchema::load()?;
         let index = open_or_create(path, schema.schema.clone())?;
@@ -86,6 +92,7 @@ impl SignatureIndex {
             index,
             reader,
             writer: Mutex::new(writer),
+            candidates,
         })
     }
 
@@ -123,35 +130,64 @@ impl SignatureIndex {
     }
 
     /// Stages the signatures of one document, replacing any earlier ones for the same id.
-    pub(crate) fn stage(&self, doc_id: &str, term_counts: &[(String, u32)]) {
-        self.stage_with(doc_id, term_counts, true);
+    pub(crate) fn stage(
+        &self,
+        doc_id: &str,
+        term_counts: &[(String, u32)],
+    ) -> Result<(), IndexError> {
+        self.stage_with(doc_id, term_counts, true)
     }
 
     /// Stages the signatures of a document known not to be signed yet (a full re-sign into an
     /// empty index): no delete to apply, which saves a term lookup per document.
-    pub(crate) fn stage_new(&self, doc_id: &str, term_counts: &[(String, u32)]) {
-        self.stage_with(doc_id, term_counts, false);
+    pub(crate) fn stage_new(
+        &self,
+        doc_id: &str,
+        term_counts: &[(String, u32)],
+    ) -> Result<(), IndexError> {
+        self.stage_with(doc_id, term_counts, false)
     }
 
-    fn stage_with(&self, doc_id: &str, term_counts: &[(String, u32)], replace: bool) {
+    /// Stages a document's signatures and files their term sets in the candidate map, which
+    /// the next commit makes durable first.
+    fn stage_with(
+        &self,
+        doc_id: &str,
+        term_counts: &[(String, u32)],
+        replace: bool,
+    ) -> Result<(), IndexError> {
         let writer = self.writer.lock();
         if replace {
             writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
         }
-        let (seed, robust) = all_signatures(term_counts, &self.snapshot, self.scheme);
-        let Some(seed) = seed else {
-            return;
+        let ordered = top_terms(weigh_terms(term_counts, &self.snapshot), usize::MAX);
+        let Some(seed) = seed_signature_of(&ordered) else {
+            return Ok(());
         };
+        if let Some(candidates) = &self.candidates {
+            candidates.add_sets(self.generation, &set_keys(&ordered, self.scheme))?;
+        }
         let mut document = TantivyDocument::new();
         document.add_text(self.schema.doc_id, doc_id);
         document.add_u64(self.schema.doc_key, doc_key(doc_id));
         document.add_u64(self.schema.seed, u64::from(seed));
-        for robust in robust {
+        for robust in robust_signatures_of(&ordered, self.scheme) {
             document.add_u64(self.schema.robust, robust);
         }
         document.add_u64(self.schema.generation, self.generation);
         // Adding only fails once the writer has died, which the commit reports.
         let _ = writer.add_document(document);
+        Ok(())
+    }
+
+    /// Files the term sets of a document's signatures in this generation, without staging the
+    /// signatures (they are in the index already).
+    pub(crate) fn file_term_sets(&self, term_counts: &[(String, u32)]) -> Result<(), IndexError> {
+        let Some(candidates) = &self.candidates else {
+            return Ok(());
+        };
+        let ordered = top_terms(weigh_terms(term_counts, &self.snapshot), usize::MAX);
+        candidates.add_sets(self.generation, &set_keys(&ordered, self.scheme))
     }
 
     /// Stages the removal of a document's signatures.
@@ -184,6 +220,9 @@ impl SignatureIndex {
         content_opstamp: u64,
         building: Option<Building>,
     ) -> Result<(), IndexError> {
+        if let Some(candidates) = &self.candidates {
+            candidates.sync()?;
+        }
         let mut writer = self.writer.lock();
         let mut prepared = writer
             .prepare_commit()

@@ -56,7 +56,10 @@ impl LibraryIndex {
             writer
                 .add_document(self.content_document(document))
                 .map_err(IndexError::tantivy(&self.content_path))?;
-            signatures.stage(&document.doc_id, &document.term_counts);
+            if let Some(candidates) = &self.candidates {
+                candidates.add_content(document.content_hash, &document.shingles)?;
+            }
+            signatures.stage(&document.doc_id, &document.term_counts)?;
         }
         self.staged
             .fetch_add(documents.len() as u64, Ordering::Relaxed);
@@ -72,6 +75,9 @@ impl LibraryIndex {
         changed: u64,
     ) -> Result<(), IndexError> {
         let path = &self.content_path;
+        if let Some(candidates) = &self.candidates {
+            candidates.sync()?;
+        }
         let writer = self.content_writer(&mut guard)?;
         let opstamp = writer.commit().map_err(IndexError::tantivy(path))?;
         drop(guard);

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 
+use crate::candidates::{CandidateMap, CandidateProbe};
 use crate::index::{IndexError, IndexOptions, LibraryIndex, PreparedDocument};
 use crate::{
     Backend, BackendError, LibraryId, LibraryRecord, LibraryStore, RecordChange, Registry,
@@ -28,6 +29,8 @@ pub struct TantivyStorage {
     registry: Registry,
     analyzer: Analyzer,
     options: IndexOptions,
+    /// Which libraries may hold a check's candidates.
+    candidates: Arc<CandidateMap>,
     /// Every library's open indexes, by id.
     pub(super) indexes: RwLock<HashMap<String, Arc<LibraryIndex>>>,
     /// Libraries whose index writer failed a write for a cause other than a storage fault
@@ -76,6 +79,7 @@ impl TantivyStorage {
             registry: Registry::open(&data_dir.join("registry.redb"))?,
             analyzer,
             options,
+            candidates: Arc::new(CandidateMap::new()),
             indexes: RwLock::new(HashMap::new()),
             stopped_writers: RwLock::new(HashSet::new()),
             writers_to_reset: RwLock::new(HashSet::new()),
@@ -104,7 +108,12 @@ impl TantivyStorage {
     }
 
     fn open_index(&self, record: &LibraryRecord) -> Result<LibraryIndex, IndexError> {
-        LibraryIndex::open(&self.library_dir(record), &self.analyzer, &self.options)
+        LibraryIndex::open_in(
+            &self.library_dir(record),
+            &self.analyzer,
+            &self.options,
+            Some((&self.candidates, &record.id)),
+        )
     }
 
     /// Removes the folders no library declares: those of libraries deleted while their files
@@ -208,6 +217,7 @@ impl Storage for TantivyStorage {
         self.stopped_writers.write().remove(id);
         self.writers_to_reset.write().remove(id);
         drop(indexes);
+        index.leave_candidates();
         // Requests, jobs and crawls that still hold the index keep reading their view; a write
         // of theirs fails or lands in this folder, which belongs to no library any more, and is
         // answered `NotFound` (see `writes.rs`).
@@ -297,6 +307,10 @@ impl Storage for TantivyStorage {
             copied_registry.remove(&id)?;
         }
         Ok(copied)
+    }
+
+    fn candidate_libraries(&self, probe: &CandidateProbe<'_>) -> Option<HashSet<String>> {
+        Some(self.candidates.libraries(probe))
     }
 
     /// One process owns a data directory: its unfinished re-indexes are resumed at start.

@@ -1,0 +1,280 @@
+//! One library's share of the map and the log that keeps it across restarts.
+//!
+//! The log (`<library dir>/candidates.log`) is a sequence of frames, each
+//! `[kind u8][length u32][payload][crc32 u32]` (little-endian):
+//! - `HEADER`: the format version, first in every log;
+//! - `CONTENT`: one document's content hash and sampled shingles;
+//! - `SETS`: a statistics generation and the signature term sets of one document signed in it;
+//! - `COMPLETE`: every document written before this frame has its keys above it.
+//!
+//! Keys are appended as documents are staged and the log is made durable before the commit that
+//! publishes them (content or signatures), so a committed document always has its keys in the
+//! log. A torn last frame (a kill mid-append) was never synced, so nothing committed needed it:
+//! the log is cut back to its last whole frame. A log without `COMPLETE` (missing, from before
+//! this format, or cut short while it was rebuilt) makes the library unknown — named for every
+//! query — until its keys are read again from the index.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::keys::SetKey;
+use super::map::{CandidateMap, LibraryNo};
+use crate::index::IndexError;
+
+const HEADER: u8 = 0;
+const CONTENT: u8 = 1;
+const SETS: u8 = 2;
+const COMPLETE: u8 = 3;
+const VERSION: u32 = 1;
+/// A frame longer than this is damage, not data (a document has at most a few hundred
+/// thousand shingles).
+const MAX_FRAME: u32 = 64 << 20;
+
+/// The file's name in a library's folder.
+pub(crate) const LOG_FILE: &str = "candidates.log";
+
+/// A library's keys in the map, and their log.
+pub struct CandidateShare {
+    map: Arc<CandidateMap>,
+    library: LibraryNo,
+    log: Mutex<Log>,
+}
+
+struct Log {
+    path: PathBuf,
+    file: BufWriter<File>,
+    /// Frames appended since the last sync.
+    dirty: bool,
+}
+
+impl CandidateShare {
+    /// Joins library `id` (in folder `dir`) to `map` and reads its log into it. Answers whether
+    /// the log was complete; when it was not, the library stays unknown until
+    /// [`CandidateShare::rebuilt`].
+    pub(crate) fn open(
+        map: &Arc<CandidateMap>,
+        id: &str,
+        dir: &Path,
+        generation: u64,
+    ) -> Result<(Arc<CandidateShare>, bool), IndexError> {
+        let path = dir.join(LOG_FILE);
+        let library = map.join(id);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(IndexError::io(&path)(e)),
+        };
+        let (whole, complete) = replay(&bytes, |kind, payload| {
+            apply(map, library, generation, kind, payload)
+        });
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(&path)
+            .map_err(IndexError::io(&path))?;
+        if whole < bytes.len() {
+            tracing::warn!(log = %path.display(), kept = whole, "a candidates log ends in a torn frame; cut back");
+            file.set_len(whole as u64).map_err(IndexError::io(&path))?;
+        }
+        let share = Arc::new(CandidateShare {
+            map: map.clone(),
+            library,
+            log: Mutex::new(Log {
+                path,
+                file: BufWriter::new(file),
+                dirty: false,
+            }),
+        });
+        if whole == 0 {
+            share.append(HEADER, &VERSION.to_le_bytes())?;
+        }
+        if complete {
+            map.known(library);
+        }
+        Ok((share, complete))
+    }
+
+    /// Files one document's content keys and logs them.
+    pub(crate) fn add_content(&self, content_hash: u64, shingles: &[u64]) -> Result<(), IndexError> {
+        let mut payload = Vec::with_capacity(8 * (1 + shingles.len()));
+        payload.extend_from_slice(&content_hash.to_le_bytes());
+        for shingle in shingles {
+            payload.extend_from_slice(&shingle.to_le_bytes());
+        }
+        self.append(CONTENT, &payload)?;
+        self.map.add_content(self.library, content_hash, shingles);
+        Ok(())
+    }
+
+    /// Files the signature term sets of one document signed in `generation` and logs them.
+    pub(crate) fn add_sets(&self, generation: u64, sets: &[SetKey]) -> Result<(), IndexError> {
+        let mut payload = Vec::with_capacity(8 + sets.len() * 25);
+        payload.extend_from_slice(&generation.to_le_bytes());
+        for set in sets {
+            payload.push(set.hashes().len() as u8);
+            for hash in set.hashes() {
+                payload.extend_from_slice(&hash.to_le_bytes());
+            }
+        }
+        self.append(SETS, &payload)?;
+        self.map.add_sets(self.library, sets);
+        Ok(())
+    }
+
+    /// Makes what was logged durable; called before a commit publishes the documents.
+    pub(crate) fn sync(&self) -> Result<(), IndexError> {
+        let mut log = self.log.lock();
+        if !log.dirty {
+            return Ok(());
+        }
+        let path = log.path.clone();
+        log.file.flush().map_err(IndexError::io(&path))?;
+        log.file.get_ref().sync_data().map_err(IndexError::io(&path))?;
+        log.dirty = false;
+        Ok(())
+    }
+
+    /// Every live document's keys were filed since the share was opened: the log says so and
+    /// the library is known from now on.
+    pub(crate) fn rebuilt(&self) -> Result<(), IndexError> {
+        self.append(COMPLETE, &[])?;
+        self.sync()?;
+        self.map.known(self.library);
+        Ok(())
+    }
+
+    /// Rewrites the log without the term sets of generations before `generation` (after a
+    /// re-index made it current). The map keeps the old sets until the process ends.
+    pub(crate) fn compact(&self, generation: u64) -> Result<(), IndexError> {
+        let mut log = self.log.lock();
+        let path = log.path.clone();
+        log.file.flush().map_err(IndexError::io(&path))?;
+        let mut bytes = Vec::new();
+        File::open(&path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map_err(IndexError::io(&path))?;
+        let mut kept = Vec::with_capacity(bytes.len());
+        replay(&bytes, |kind, payload| {
+            let current = kind != SETS
+                || payload
+                    .get(..8)
+                    .is_some_and(|g| u64::from_le_bytes(g.try_into().unwrap()) >= generation);
+            if current {
+                frame(&mut kept, kind, payload);
+            }
+            true
+        });
+        dupfinder_common::durable::write_atomically(&path, &kept).map_err(IndexError::io(&path))?;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(IndexError::io(&path))?;
+        log.file = BufWriter::new(file);
+        log.dirty = false;
+        Ok(())
+    }
+
+    /// The library is deleted: the map stops naming it.
+    pub(crate) fn leave(&self) {
+        self.map.leave(self.library);
+    }
+
+    fn append(&self, kind: u8, payload: &[u8]) -> Result<(), IndexError> {
+        let mut bytes = Vec::with_capacity(payload.len() + 9);
+        frame(&mut bytes, kind, payload);
+        let mut log = self.log.lock();
+        let path = log.path.clone();
+        log.file.write_all(&bytes).map_err(IndexError::io(&path))?;
+        log.dirty = true;
+        Ok(())
+    }
+}
+
+fn frame(out: &mut Vec<u8>, kind: u8, payload: &[u8]) {
+    let start = out.len();
+    out.push(kind);
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(payload);
+    let crc = crc32fast::hash(&out[start..]);
+    out.extend_from_slice(&crc.to_le_bytes());
+}
+
+/// Calls `each` with every whole frame of `bytes` until it answers `false` or a frame is torn
+/// or damaged. Answers the length of the whole frames read and whether a `COMPLETE` frame was
+/// among them.
+fn replay(bytes: &[u8], mut each: impl FnMut(u8, &[u8]) -> bool) -> (usize, bool) {
+    let mut at = 0;
+    let mut complete = false;
+    while let Some(head) = bytes.get(at..at + 5) {
+        let kind = head[0];
+        let len = u32::from_le_bytes(head[1..5].try_into().unwrap());
+        if len > MAX_FRAME {
+            break;
+        }
+        let end = at + 5 + len as usize;
+        let Some(crc) = bytes.get(end..end + 4) else {
+            break;
+        };
+        if crc32fast::hash(&bytes[at..end]) != u32::from_le_bytes(crc.try_into().unwrap()) {
+            break;
+        }
+        if !each(kind, &bytes[at + 5..end]) {
+            break;
+        }
+        complete |= kind == COMPLETE;
+        at = end + 4;
+    }
+    (at, complete)
+}
+
+/// Files one frame's keys; term sets of generations before `generation` are left out (a later
+/// one may be a re-index under way, which can go live).
+fn apply(map: &CandidateMap, library: LibraryNo, generation: u64, kind: u8, payload: &[u8]) -> bool {
+    match kind {
+        HEADER | COMPLETE => true,
+        CONTENT => {
+            let words: Vec<u64> = payload
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            if let Some((hash, shingles)) = words.split_first() {
+                map.add_content(library, *hash, shingles);
+            }
+            true
+        }
+        SETS => {
+            let Some(signed_in) = payload.get(..8) else {
+                return false;
+            };
+            if u64::from_le_bytes(signed_in.try_into().unwrap()) < generation {
+                return true;
+            }
+            let mut sets = Vec::new();
+            let mut rest = &payload[8..];
+            while let Some((&len, tail)) = rest.split_first() {
+                let bytes = usize::from(len) * 4;
+                let Some(hashes) = tail.get(..bytes) else {
+                    return false;
+                };
+                let hashes: Vec<u32> = hashes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                    .collect();
+                let Some(set) = SetKey::from_hashes(&hashes) else {
+                    return false;
+                };
+                sets.push(set);
+                rest = &tail[bytes..];
+            }
+            map.add_sets(library, &sets);
+            true
+        }
+        // A kind this version does not know: the rest is not read.
+        _ => false,
+    }
+}

@@ -1,0 +1,42 @@
+//! A library's keys in the candidate map read again from its index: for a library whose log is
+//! missing (written before the map existed) or was cut short while it was rebuilt.
+
+use tantivy::TantivyDocument;
+use tantivy::schema::Value;
+
+use super::document::decode_shingles;
+use super::{IndexError, LibraryIndex};
+use dupfinder_text::analysis::sampled_shingles;
+
+impl LibraryIndex {
+    /// Files every live document's keys (content hash, sampled shingles, signature term sets of
+    /// the current generation), then marks the library known. Writes wait meanwhile.
+    pub(super) fn rebuild_candidates(&self) -> Result<(), IndexError> {
+        let Some(share) = &self.candidates else {
+            return Ok(());
+        };
+        let _gate = self.write_gate.lock();
+        let signatures = self.signatures();
+        let searcher = self.searcher();
+        let path = self.content_path.as_path();
+        let s = &self.schema;
+        for segment in searcher.segment_readers() {
+            let store = segment.get_store_reader(64).map_err(IndexError::io(path))?;
+            for stored in store.iter::<TantivyDocument>(segment.alive_bitset()) {
+                let stored = stored.map_err(IndexError::tantivy(path))?;
+                let hash = stored
+                    .get_first(s.content_hash)
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or_default();
+                let sequence = stored
+                    .get_first(s.shingle_seq)
+                    .and_then(|v| v.as_bytes())
+                    .and_then(decode_shingles)
+                    .unwrap_or_default();
+                share.add_content(hash, &sampled_shingles(&sequence))?;
+                signatures.file_term_sets(&self.decode_counts(&stored)?)?;
+            }
+        }
+        share.rebuilt()
+    }
+}
