@@ -19,6 +19,7 @@ mod html_bombs;
 mod import;
 mod keys;
 mod limits;
+mod many_libraries;
 mod openapi;
 mod operations;
 mod pdf_bombs;
