@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::gather::{gather, query_signature};
@@ -49,11 +50,45 @@ pub fn check_stores(
     cancel: &CancelFlag,
     started: Instant,
 ) -> Result<CheckReport, CheckError> {
-    let lang = parse_lang(request.lang.as_deref())?;
+    let ids: Vec<&str> = libraries.iter().map(|(id, _)| *id).collect();
+    let open = |i: usize| Ok(Some(StoreRef::Borrowed(libraries[i].1)));
+    check_libraries(checker, &ids, &open, storage, request, cancel, started)
+}
+
+/// A library's store as a check holds it: lent by the caller or opened for the check.
+pub enum StoreRef<'a> {
+    Borrowed(&'a dyn LibraryStore),
+    Shared(Arc<dyn LibraryStore>),
+}
+
+impl<'a> std::ops::Deref for StoreRef<'a> {
+    type Target = dyn LibraryStore + 'a;
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            StoreRef::Borrowed(store) => *store,
+            StoreRef::Shared(store) => store.as_ref(),
+        }
+    }
+}
+
+/// Checks a text against the libraries `ids` like [`check_stores`], opening only those the
+/// check looks in: `open(i)` opens library `ids[i]`, or answers `None` for one deleted since the
+/// list was made (it is passed over).
+pub fn check_libraries<'a, E: From<CheckError>>(
+    checker: &Checker,
+    ids: &[&str],
+    open: &dyn Fn(usize) -> Result<Option<StoreRef<'a>>, E>,
+    storage: Option<&dyn Storage>,
+    request: &CheckRequest,
+    cancel: &CancelFlag,
+    started: Instant,
+) -> Result<CheckReport, E> {
+    let lang = parse_lang(request.lang.as_deref()).map_err(CheckError::from)?;
     // The text's preparation is three steps, each linear in the text (a fraction of a second
     // for the largest text in a release build); a check given up meanwhile stops after the
     // step.
-    let query = analyze(checker, &request.text, lang)?;
+    let query = analyze(checker, &request.text, lang).map_err(CheckError::from)?;
     go_on(cancel)?;
     let structure = Structure::detect(&request.text);
     go_on(cancel)?;
@@ -76,17 +111,23 @@ pub fn check_stores(
     let mut signature = None;
     let mut generations = BTreeMap::new();
     let mut found_matches: Vec<(MatchReport, Vec<KindedRange>)> = Vec::new();
-    for (i, (id, store)) in libraries.iter().enumerate() {
+    for (i, id) in ids.iter().enumerate() {
         go_on(cancel)?;
-        if reach.as_ref().is_some_and(|reach| !reach.contains(*id)) {
-            if i == 0 {
-                signature = query_signature(store.view()?.as_ref(), &query)?;
-            }
+        let looked_in = reach.as_ref().is_none_or(|reach| reach.contains(*id));
+        if !looked_in && i > 0 {
+            continue;
+        }
+        let Some(store) = open(i)? else {
+            continue;
+        };
+        if !looked_in {
+            let view = store.view().map_err(CheckError::from)?;
+            signature = query_signature(view.as_ref(), &query).map_err(CheckError::from)?;
             continue;
         }
         let found = LibraryCheck {
             library: id,
-            store: *store,
+            store: &*store,
             checker,
             query: &query,
             query_text: &request.text,
@@ -163,7 +204,7 @@ pub fn check_stores(
         matches,
         flags: Flag::of(&query.disguises, query.words),
         generations,
-        libraries_checked: libraries.len(),
+        libraries_checked: ids.len(),
         took_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
 }

@@ -28,7 +28,7 @@ mod works;
 pub use config::CheckConfig;
 pub use decide::{Scores, decide, may_match, worth_reading};
 pub use dupfinder_text::analysis::Span;
-pub use engine::{Checker, check_stores, raw_candidates};
+pub use engine::{Checker, StoreRef, check_libraries, check_stores, raw_candidates};
 pub use kinds::{ExcludeRequest, Exclusions, KindedRange, PassageKind, Shares, by_length, figures};
 pub use passages::PassageMatch;
 pub use report::{CheckReport, Flag, MatchReport, Method, Verdict, round};

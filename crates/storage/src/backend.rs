@@ -153,6 +153,12 @@ pub trait Storage: Send + Sync {
         None
     }
 
+    /// Whether library `id` is open in this process now. A library that stayed closed was not
+    /// written meanwhile, so a sweep over every library may pass it over.
+    fn is_open(&self, _id: &str) -> bool {
+        true
+    }
+
     /// Whether other processes may serve the same libraries at once (a database), so that a
     /// re-index one of them left unfinished is to be looked for again and again, not only at
     /// start.

@@ -6,10 +6,9 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use dupfinder_check::{
-    CancelFlag, CheckError, CheckReport, CheckRequest, Checker, Method, check_stores,
+    CancelFlag, CheckError, CheckReport, CheckRequest, Checker, Method, StoreRef, check_libraries,
     raw_candidates as raw_candidates_in,
 };
-use dupfinder_storage::LibraryStore;
 
 use super::{Catalog, LibraryError};
 
@@ -45,22 +44,33 @@ pub fn check_cancellable(
         Some(ids) => ids,
         None => catalog.ids()?,
     };
-    let libraries = ids
-        .iter()
-        .map(|id| catalog.store(id).map(|store| (id.as_str(), store)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let stores: Vec<(&str, &dyn LibraryStore)> = libraries
-        .iter()
-        .map(|(id, store)| (*id, store.as_ref()))
-        .collect();
-    Ok(check_stores(
+    let named = request.distinct_libraries().is_some();
+    if named {
+        // Every library asked for must exist (and its id be valid); with every library, each
+        // is opened only if the check looks in it.
+        for id in &ids {
+            catalog.store(id)?;
+        }
+    }
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let open = |i: usize| -> Result<Option<StoreRef<'_>>, LibraryError> {
+        match catalog.storage().open(ids[i]) {
+            Ok(store) => Ok(store.map(StoreRef::Shared)),
+            // Deleted since the list was made: a library the caller named is missed, one of
+            // every library is not.
+            Err(e) if e.is_not_found() && !named => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    };
+    check_libraries(
         &catalog.checker(),
-        &stores,
+        &ids,
+        &open,
         Some(catalog.storage()),
         request,
         cancel,
         started,
-    )?)
+    )
 }
 
 /// The unverified candidates each method finds for a text in one library: what the methods

@@ -149,6 +149,9 @@ pub struct Jobs {
     /// Set when the server stops: a batch then leaves its files for the next start instead of
     /// listing them as aborted.
     stopping: Arc<AtomicBool>,
+    /// Set after the first drift sweep: later ones look only at the libraries open since (a
+    /// closed library was not written, so its drift stands).
+    drift_swept: AtomicBool,
 }
 
 impl Jobs {
@@ -161,6 +164,7 @@ impl Jobs {
             runner: Arc::new(Mutex::new(())),
             batch_runner: Arc::new(Mutex::new(())),
             stopping: Arc::new(AtomicBool::new(false)),
+            drift_swept: AtomicBool::new(false),
         })
     }
 
@@ -460,7 +464,11 @@ impl Jobs {
         if settings.auto_drift <= 0.0 {
             return;
         }
+        let every = !self.drift_swept.swap(true, Ordering::Relaxed);
         for id in self.library_ids() {
+            if !every && !self.catalog.storage().is_open(&id) {
+                continue;
+            }
             let Ok(store) = self.catalog.store(&id) else {
                 continue;
             };

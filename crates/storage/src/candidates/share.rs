@@ -100,7 +100,11 @@ impl CandidateShare {
     }
 
     /// Files one document's content keys and logs them.
-    pub(crate) fn add_content(&self, content_hash: u64, shingles: &[u64]) -> Result<(), IndexError> {
+    pub(crate) fn add_content(
+        &self,
+        content_hash: u64,
+        shingles: &[u64],
+    ) -> Result<(), IndexError> {
         let mut payload = Vec::with_capacity(8 * (1 + shingles.len()));
         payload.extend_from_slice(&content_hash.to_le_bytes());
         for shingle in shingles {
@@ -134,7 +138,10 @@ impl CandidateShare {
         }
         let path = log.path.clone();
         log.file.flush().map_err(IndexError::io(&path))?;
-        log.file.get_ref().sync_data().map_err(IndexError::io(&path))?;
+        log.file
+            .get_ref()
+            .sync_data()
+            .map_err(IndexError::io(&path))?;
         log.dirty = false;
         Ok(())
     }
@@ -234,7 +241,13 @@ fn replay(bytes: &[u8], mut each: impl FnMut(u8, &[u8]) -> bool) -> (usize, bool
 
 /// Files one frame's keys; term sets of generations before `generation` are left out (a later
 /// one may be a re-index under way, which can go live).
-fn apply(map: &CandidateMap, library: LibraryNo, generation: u64, kind: u8, payload: &[u8]) -> bool {
+fn apply(
+    map: &CandidateMap,
+    library: LibraryNo,
+    generation: u64,
+    kind: u8,
+    payload: &[u8],
+) -> bool {
     match kind {
         HEADER | COMPLETE => true,
         CONTENT => {

@@ -11,7 +11,7 @@ use dupfinder_text::analysis::sampled_shingles;
 impl LibraryIndex {
     /// Files every live document's keys (content hash, sampled shingles, signature term sets of
     /// the current generation), then marks the library known. Writes wait meanwhile.
-    pub(super) fn rebuild_candidates(&self) -> Result<(), IndexError> {
+    pub fn rebuild_candidates(&self) -> Result<(), IndexError> {
         let Some(share) = &self.candidates else {
             return Ok(());
         };

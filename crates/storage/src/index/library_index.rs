@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
 use tantivy::{Index, IndexReader, IndexWriter, Searcher, TantivyDocument};
@@ -71,8 +72,12 @@ pub struct LibraryIndex {
     pub(super) schema: ContentSchema,
     pub(super) index: Index,
     pub(super) reader: IndexReader,
-    /// Always `Some`, except for the moment [`LibraryIndex::optimize`] replaces it.
+    /// Opened by the first write and closed once the library has been idle a while
+    /// ([`LibraryIndex::close_idle_writers`]): a writer holds threads and memory, and a data
+    /// directory holds thousands of libraries.
     pub(super) writer: Mutex<Option<IndexWriter<TantivyDocument>>>,
+    /// When the library was last written (a leaf lock).
+    pub(super) last_write: Mutex<Instant>,
     pub(super) writer_memory: usize,
     /// The current generation: swapped whole by a re-index, cloned by every check.
     pub(super) signatures: RwLock<Arc<SignatureIndex>>,
@@ -140,11 +145,43 @@ impl LibraryIndex {
         }
     }
 
-    /// The library is deleted: the candidate map stops naming it.
-    pub(crate) fn leave_candidates(&self) {
-        if let Some(candidates) = &self.candidates {
-            candidates.leave();
+    /// Closes the writers of a library nobody wrote for `idle` (their merges finish first);
+    /// the next write opens them again. Answers whether it closed them. A library being
+    /// written, re-indexed or holding staged documents is left alone.
+    pub fn close_idle_writers(&self, idle: Duration) -> Result<bool, IndexError> {
+        if self.last_write.lock().elapsed() < idle {
+            return Ok(false);
         }
+        let Some(_rebuild) = self.rebuild_gate.try_lock() else {
+            return Ok(false);
+        };
+        let Some(_gate) = self.write_gate.try_lock() else {
+            return Ok(false);
+        };
+        if self.staged.load(Ordering::Relaxed) > 0 {
+            return Ok(false);
+        }
+        let Some(writer) = self.writer.lock().take() else {
+            return Ok(false);
+        };
+        writer
+            .wait_merging_threads()
+            .map_err(IndexError::tantivy(&self.content_path))?;
+        self.reader
+            .reload()
+            .map_err(IndexError::tantivy(&self.content_path))?;
+        self.signatures().close_writer()?;
+        Ok(true)
+    }
+
+    /// Whether the content writer is open.
+    pub fn has_writer(&self) -> bool {
+        self.writer.lock().is_some()
+    }
+
+    /// Notes a write, for [`LibraryIndex::close_idle_writers`].
+    pub(super) fn wrote(&self) {
+        *self.last_write.lock() = Instant::now();
     }
 
     /// Where the library's files are.

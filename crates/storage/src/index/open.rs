@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use parking_lot::{Mutex, RwLock};
 use tantivy::ReloadPolicy;
@@ -15,7 +16,7 @@ use super::signatures::SignatureIndex;
 use super::stats::{load_snapshot, snapshot_path};
 use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME};
 use super::{ContentSchema, IndexError, IndexOptions, LibraryIndex};
-use crate::candidates::{CandidateMap, CandidateShare};
+use crate::candidates::CandidateShare;
 use dupfinder_signature::StatsSnapshot;
 use dupfinder_text::analysis::Analyzer;
 
@@ -30,14 +31,13 @@ impl LibraryIndex {
         Self::open_in(dir, analyzer, options, None)
     }
 
-    /// Opens the library like [`LibraryIndex::open`], filing its keys under `id` in `map`, the
-    /// candidate map spanning the libraries of a data directory (reading them from the index
-    /// when its log of them is missing).
+    /// Opens the library like [`LibraryIndex::open`], keeping its keys in `candidates`, its
+    /// share of the candidate map spanning the libraries of a data directory.
     pub fn open_in(
         dir: &Path,
         analyzer: &Analyzer,
         options: &IndexOptions,
-        map: Option<(&Arc<CandidateMap>, &str)>,
+        candidates: Option<Arc<CandidateShare>>,
     ) -> Result<Self, IndexError> {
         let schema = ContentSchema::load()?;
         let content_path = dir.join("content");
@@ -50,9 +50,6 @@ impl LibraryIndex {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
-            .map_err(IndexError::tantivy(&content_path))?;
-        let writer = index
-            .writer_with_num_threads(1, options.writer_memory)
             .map_err(IndexError::tantivy(&content_path))?;
 
         let generation = read_current(dir)?;
@@ -71,13 +68,6 @@ impl LibraryIndex {
                 Err(e) => return Err(e),
             },
         };
-        let (candidates, complete) = match map {
-            Some((map, id)) => {
-                let (share, complete) = CandidateShare::open(map, id, dir, generation)?;
-                (Some(share), complete)
-            }
-            None => (None, true),
-        };
         let signatures = SignatureIndex::open(
             &signature_path(dir, generation),
             Arc::new(snapshot),
@@ -90,7 +80,8 @@ impl LibraryIndex {
             schema,
             index,
             reader,
-            writer: Mutex::new(Some(writer)),
+            writer: Mutex::new(None),
+            last_write: Mutex::new(Instant::now()),
             writer_memory: options.writer_memory,
             signatures: RwLock::new(Arc::new(signatures)),
             write_gate: Mutex::new(()),
@@ -105,9 +96,6 @@ impl LibraryIndex {
             library.rebuild_statistics(|_| {})?;
         } else {
             library.repair_signatures()?;
-        }
-        if !complete {
-            library.rebuild_candidates()?;
         }
         library.count_changes_since_snapshot();
         Ok(library)
@@ -143,6 +131,11 @@ impl LibraryIndex {
 
 pub(super) fn signature_path(dir: &Path, generation: u64) -> PathBuf {
     dir.join("signatures").join(format!("gen-{generation}"))
+}
+
+/// The current statistics generation of the library in `dir`, without opening it.
+pub fn current_generation(dir: &Path) -> Result<u64, IndexError> {
+    read_current(dir)
 }
 
 pub(super) fn read_current(dir: &Path) -> Result<u64, IndexError> {

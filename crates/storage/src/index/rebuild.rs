@@ -176,11 +176,11 @@ impl LibraryIndex {
             count_statistics(&searcher, self.schema.body, generation, &self.content_path)?;
         save_snapshot(&stats, &snapshot)?;
         let signatures = SignatureIndex::open(
-                &path,
-                Arc::new(snapshot),
-                self.robust,
-                self.candidates.clone(),
-            )?;
+            &path,
+            Arc::new(snapshot),
+            self.robust,
+            self.candidates.clone(),
+        )?;
         let building = Building { started_at };
         signatures.commit_partial(self.content_opstamp()?, building)?;
         Ok((signatures, building, changes))

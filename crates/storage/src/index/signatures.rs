@@ -60,7 +60,10 @@ pub struct SignatureIndex {
     path: PathBuf,
     index: Index,
     reader: IndexReader,
-    writer: Mutex<IndexWriter<TantivyDocument>>,
+    /// Opened by the first write, closed when the library is idle.
+    writer: Mutex<Option<IndexWriter<TantivyDocument>>>,
+    /// Set by [`SignatureIndex::pause_merges`], for a writer opened after it.
+    merges_paused: std::sync::atomic::AtomicBool,
     /// Where the term sets of the signatures staged here are filed, across libraries.
     candidates: Option<Arc<CandidateShare>>,
 }
@@ -80,9 +83,6 @@ impl SignatureIndex {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(IndexError::tantivy(path))?;
-        let writer = index
-            .writer_with_num_threads(1, WRITER_MEMORY)
-            .map_err(IndexError::tantivy(path))?;
         Ok(SignatureIndex {
             generation: snapshot.generation(),
             snapshot,
@@ -91,9 +91,47 @@ impl SignatureIndex {
             path: path.to_path_buf(),
             index,
             reader,
-            writer: Mutex::new(writer),
+            writer: Mutex::new(None),
+            merges_paused: Default::default(),
             candidates,
         })
+    }
+
+    /// Runs `write` with the writer, opening it when there is none.
+    fn with_writer<R>(
+        &self,
+        write: impl FnOnce(&mut IndexWriter<TantivyDocument>) -> Result<R, IndexError>,
+    ) -> Result<R, IndexError> {
+        let mut guard = self.writer.lock();
+        if guard.is_none() {
+            let writer = self
+                .index
+                .writer_with_num_threads(1, WRITER_MEMORY)
+                .map_err(IndexError::tantivy(&self.path))?;
+            if self
+                .merges_paused
+                .load(std::sync::atomic::Ordering::Relaxed)
+            {
+                writer.set_merge_policy(Box::new(NoMergePolicy));
+            }
+            *guard = Some(writer);
+        }
+        write(guard.as_mut().expect("opened above"))
+    }
+
+    /// Closes the writer once its merges finished (see [`LibraryIndex::close_idle_writers`]).
+    ///
+    /// [`LibraryIndex::close_idle_writers`]: super::LibraryIndex::close_idle_writers
+    pub(crate) fn close_writer(&self) -> Result<(), IndexError> {
+        let Some(writer) = self.writer.lock().take() else {
+            return Ok(());
+        };
+        writer
+            .wait_merging_threads()
+            .map_err(IndexError::tantivy(&self.path))?;
+        self.reader
+            .reload()
+            .map_err(IndexError::tantivy(&self.path))
     }
 
     /// The statistics generation of these signatures.
@@ -156,13 +194,15 @@ impl SignatureIndex {
         term_counts: &[(String, u32)],
         replace: bool,
     ) -> Result<(), IndexError> {
-        let writer = self.writer.lock();
-        if replace {
-            writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
-        }
         let ordered = top_terms(weigh_terms(term_counts, &self.snapshot), usize::MAX);
         let Some(seed) = seed_signature_of(&ordered) else {
-            return Ok(());
+            // No signature; an earlier version's goes all the same.
+            return self.with_writer(|writer| {
+                if replace {
+                    writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
+                }
+                Ok(())
+            });
         };
         if let Some(candidates) = &self.candidates {
             candidates.add_sets(self.generation, &set_keys(&ordered, self.scheme))?;
@@ -175,9 +215,14 @@ impl SignatureIndex {
             document.add_u64(self.schema.robust, robust);
         }
         document.add_u64(self.schema.generation, self.generation);
-        // Adding only fails once the writer has died, which the commit reports.
-        let _ = writer.add_document(document);
-        Ok(())
+        self.with_writer(|writer| {
+            if replace {
+                writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
+            }
+            // Adding only fails once the writer has died, which the commit reports.
+            let _ = writer.add_document(document);
+            Ok(())
+        })
     }
 
     /// Files the term sets of a document's signatures in this generation, without staging the
@@ -191,9 +236,11 @@ impl SignatureIndex {
     }
 
     /// Stages the removal of a document's signatures.
-    pub(crate) fn stage_delete(&self, doc_id: &str) {
-        let writer = self.writer.lock();
-        writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
+    pub(crate) fn stage_delete(&self, doc_id: &str) -> Result<(), IndexError> {
+        self.with_writer(|writer| {
+            writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
+            Ok(())
+        })
     }
 
     /// An unfinished re-index's state, when the last commit was a partial one.
@@ -223,18 +270,18 @@ impl SignatureIndex {
         if let Some(candidates) = &self.candidates {
             candidates.sync()?;
         }
-        let mut writer = self.writer.lock();
-        let mut prepared = writer
-            .prepare_commit()
-            .map_err(IndexError::tantivy(&self.path))?;
-        let payload = CommitPayload {
-            content_opstamp,
-            robust: self.scheme,
-            building,
-        };
-        prepared.set_payload(&serde_json::to_string(&payload).expect("payload serializes"));
-        prepared.commit().map_err(IndexError::tantivy(&self.path))?;
-        drop(writer);
+        self.with_writer(|writer| {
+            let mut prepared = writer
+                .prepare_commit()
+                .map_err(IndexError::tantivy(&self.path))?;
+            let payload = CommitPayload {
+                content_opstamp,
+                robust: self.scheme,
+                building,
+            };
+            prepared.set_payload(&serde_json::to_string(&payload).expect("payload serializes"));
+            prepared.commit().map_err(IndexError::tantivy(&self.path))
+        })?;
         self.reader
             .reload()
             .map_err(IndexError::tantivy(&self.path))
@@ -242,9 +289,14 @@ impl SignatureIndex {
 
     /// Discards what was staged since the last commit (after a failed write).
     pub(crate) fn rollback(&self) -> Result<(), IndexError> {
-        let mut writer = self.writer.lock();
-        writer.rollback().map_err(IndexError::tantivy(&self.path))?;
-        Ok(())
+        match self.writer.lock().as_mut() {
+            Some(writer) => writer
+                .rollback()
+                .map(drop)
+                .map_err(IndexError::tantivy(&self.path)),
+            // Nothing was staged since the writer was opened last.
+            None => Ok(()),
+        }
     }
 
     /// Stops background merges: a re-index writes many segments that [`merge_into_one`] then
@@ -252,27 +304,33 @@ impl SignatureIndex {
     ///
     /// [`merge_into_one`]: SignatureIndex::merge_into_one
     pub(crate) fn pause_merges(&self) {
-        let writer = self.writer.lock();
-        writer.set_merge_policy(Box::new(NoMergePolicy));
+        self.merges_paused
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(writer) = self.writer.lock().as_ref() {
+            writer.set_merge_policy(Box::new(NoMergePolicy));
+        }
     }
 
     /// Merges every committed segment into one, so that each lookup of a check reads one term
     /// dictionary, then lets background merges resume for the writes to come.
     pub(crate) fn merge_into_one(&self) -> Result<(), IndexError> {
-        let mut writer = self.writer.lock();
-        let segments = self
-            .index
-            .searchable_segment_ids()
-            .map_err(IndexError::tantivy(&self.path))?;
-        if segments.len() > 1 {
-            writer
-                .merge(&segments)
-                .wait()
+        self.merges_paused
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+        self.with_writer(|writer| {
+            let segments = self
+                .index
+                .searchable_segment_ids()
                 .map_err(IndexError::tantivy(&self.path))?;
-            let _ = writer.garbage_collect_files().wait();
-        }
-        writer.set_merge_policy(Box::new(LogMergePolicy::default()));
-        drop(writer);
+            if segments.len() > 1 {
+                writer
+                    .merge(&segments)
+                    .wait()
+                    .map_err(IndexError::tantivy(&self.path))?;
+                let _ = writer.garbage_collect_files().wait();
+            }
+            writer.set_merge_policy(Box::new(LogMergePolicy::default()));
+            Ok(())
+        })?;
         self.reader
             .reload()
             .map_err(IndexError::tantivy(&self.path))
@@ -280,11 +338,12 @@ impl SignatureIndex {
 
     /// Removes every staged and committed signature (before a full re-sign).
     pub(crate) fn clear(&self) -> Result<(), IndexError> {
-        let writer = self.writer.lock();
-        writer
-            .delete_all_documents()
-            .map_err(IndexError::tantivy(&self.path))?;
-        Ok(())
+        self.with_writer(|writer| {
+            writer
+                .delete_all_documents()
+                .map(drop)
+                .map_err(IndexError::tantivy(&self.path))
+        })
     }
 
     /// A searcher over the signatures as last committed.
@@ -389,7 +448,7 @@ impl SignatureIndex {
                     .get_first(self.schema.doc_id)
                     .and_then(|v| v.as_str())
                 {
-                    self.stage_delete(doc_id);
+                    self.stage_delete(doc_id)?;
                     removed += 1;
                 }
             }

@@ -116,21 +116,21 @@ impl LibraryIndex {
         Ok(())
     }
 
-    /// The content writer; missing only after [`LibraryIndex::reset_writers`] could not open one.
+    /// The content writer, opened when the library has none (never written since it was opened,
+    /// idle, or [`LibraryIndex::reset_writers`] could not open one).
     fn content_writer<'a>(
         &self,
         guard: &'a mut MutexGuard<'_, Option<IndexWriter<TantivyDocument>>>,
     ) -> Result<&'a mut IndexWriter<TantivyDocument>, IndexError> {
-        guard.as_mut().ok_or_else(|| self.writer_missing())
-    }
-
-    fn writer_missing(&self) -> IndexError {
-        IndexError::Io {
-            path: self.content_path.clone(),
-            source: std::io::Error::other(
-                "the index writer could not be reopened after a failed write",
-            ),
+        self.wrote();
+        if guard.is_none() {
+            let writer = self
+                .index
+                .writer_with_num_threads(1, self.writer_memory)
+                .map_err(IndexError::tantivy(&self.content_path))?;
+            **guard = Some(writer);
         }
+        Ok(guard.as_mut().expect("opened above"))
     }
 
     /// Merges the content index into one segment, so that every term lookup of a check touches
@@ -146,11 +146,10 @@ impl LibraryIndex {
             let mut guard = self.writer.lock();
             // Background merges may hold some of the segments: let them finish first, which
             // consumes the writer; a fresh one then merges everything that is left.
-            let Some(old) = guard.take() else {
-                return Err(self.writer_missing());
-            };
-            old.wait_merging_threads()
-                .map_err(IndexError::tantivy(path))?;
+            if let Some(old) = guard.take() {
+                old.wait_merging_threads()
+                    .map_err(IndexError::tantivy(path))?;
+            }
             let mut writer = self
                 .index
                 .writer_with_num_threads(1, self.writer_memory)
@@ -182,7 +181,7 @@ impl LibraryIndex {
         let mut guard = self.writer.lock();
         let writer = self.content_writer(&mut guard)?;
         writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
-        signatures.stage_delete(doc_id);
+        signatures.stage_delete(doc_id)?;
         self.commit(guard, &signatures, 1)?;
         Ok(true)
     }

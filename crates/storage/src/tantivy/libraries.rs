@@ -1,20 +1,28 @@
 //! The libraries of a data directory: their records in the registry (`registry.redb`), one
-//! folder of tantivy indexes each under `libraries/`, all opened at start and kept open.
+//! folder of tantivy indexes each under `libraries/`, opened when first needed and closed again
+//! when idle, so that thousands of libraries cost only those in use.
 //!
 //! Each library lives in its own folder `libraries/<id>.<creation time>` (named in its record),
 //! so that a handle still held on a deleted library (a write, a job, a crawl) writes only into
 //! that library's old folder, never into a library created again with the same id; such a
 //! write is answered [`BackendError::NotFound`], and the old folder is removed (or, if busy, on
 //! the next start).
+//!
+//! **One open index per library.** A library's [`Slot`] holds its open [`LibraryIndex`] or
+//! none; it is opened under the slot's lock and closed only while nobody else holds it, so no
+//! two `LibraryIndex`es ever share a folder (tantivy allows one writer per index). Its keys in
+//! the candidate map are read from their log at start and kept while the index is closed.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
 
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 
-use crate::candidates::{CandidateMap, CandidateProbe};
-use crate::index::{IndexError, IndexOptions, LibraryIndex, PreparedDocument};
+use crate::candidates::{CandidateMap, CandidateProbe, CandidateShare};
+use crate::index::{IndexError, IndexOptions, LibraryIndex, PreparedDocument, current_generation};
 use crate::{
     Backend, BackendError, LibraryId, LibraryRecord, LibraryStore, RecordChange, Registry,
     RegistryError, Storage,
@@ -22,8 +30,8 @@ use crate::{
 use dupfinder_common::clock::unix_now;
 use dupfinder_text::analysis::Analyzer;
 
-/// The libraries of one data directory, one tantivy index each, opened once per process (an
-/// index has one writer).
+/// The libraries of one data directory, each opened at most once per process (an index has one
+/// writer).
 pub struct TantivyStorage {
     data_dir: PathBuf,
     registry: Registry,
@@ -31,8 +39,8 @@ pub struct TantivyStorage {
     options: IndexOptions,
     /// Which libraries may hold a check's candidates.
     candidates: Arc<CandidateMap>,
-    /// Every library's open indexes, by id.
-    pub(super) indexes: RwLock<HashMap<String, Arc<LibraryIndex>>>,
+    /// Every library's slot, by id.
+    pub(super) indexes: Arc<Slots>,
     /// Libraries whose index writer failed a write for a cause other than a storage fault
     /// (damage, or a cause not known): they refuse writes until an operator reopens the writer
     /// ([`Storage::reopen_writer`]) or the process restarts.
@@ -44,6 +52,148 @@ pub struct TantivyStorage {
     pub(super) writers_to_reset: RwLock<HashSet<String>>,
 }
 
+/// Every library's slot, by id, and how many are open.
+#[derive(Default)]
+pub(super) struct Slots {
+    pub(super) by_id: RwLock<HashMap<String, Arc<Slot>>>,
+    open: AtomicUsize,
+}
+
+/// One library: its folder, its keys in the candidate map, and its indexes while open.
+pub(super) struct Slot {
+    dir: PathBuf,
+    candidates: Arc<CandidateShare>,
+    index: Mutex<Option<Arc<LibraryIndex>>>,
+    /// When the library was last handed out (a leaf lock).
+    used: Mutex<Instant>,
+}
+
+impl Slot {
+    /// Whether `index` is this slot's open index.
+    fn holds(&self, index: &Arc<LibraryIndex>) -> bool {
+        self.index
+            .lock()
+            .as_ref()
+            .is_some_and(|open| Arc::ptr_eq(open, index))
+    }
+}
+
+/// At most this many libraries stay open; past it, the least recently used that nobody holds
+/// are closed as others open.
+const MAX_OPEN: usize = 256;
+
+/// A library nobody used for this long is closed; its writers close after a shorter while.
+const IDLE_INDEX: Duration = Duration::from_secs(120);
+const IDLE_WRITERS: Duration = Duration::from_secs(30);
+
+/// Closes idle writers and idle libraries every few seconds while the storage is open.
+fn close_idle(slots: Weak<Slots>) {
+    let sweep = move || {
+        loop {
+            std::thread::sleep(IDLE_WRITERS / 3);
+            let Some(slots) = slots.upgrade() else {
+                return;
+            };
+            slots.close_idle();
+        }
+    };
+    if let Err(e) = std::thread::Builder::new()
+        .name("idle-libraries".to_string())
+        .spawn(sweep)
+    {
+        tracing::warn!(error = %e, "could not start closing idle libraries; they stay open");
+    }
+}
+
+impl Slots {
+    fn get(&self, id: &str) -> Option<Arc<Slot>> {
+        self.by_id.read().get(id).cloned()
+    }
+
+    /// The slot's index, opened now when it is closed.
+    fn index(
+        &self,
+        slot: &Slot,
+        open: impl FnOnce(&Slot) -> Result<LibraryIndex, IndexError>,
+    ) -> Result<Arc<LibraryIndex>, IndexError> {
+        *slot.used.lock() = Instant::now();
+        let mut index = slot.index.lock();
+        if let Some(index) = index.as_ref() {
+            return Ok(index.clone());
+        }
+        let opened = Arc::new(open(slot)?);
+        *index = Some(opened.clone());
+        drop(index);
+        if self.open.fetch_add(1, Ordering::Relaxed) + 1 > MAX_OPEN {
+            self.close_least_used();
+        }
+        Ok(opened)
+    }
+
+    /// Closes `slot`'s index if nobody holds it (its writers close first, their merges done).
+    fn close(&self, slot: &Slot) -> bool {
+        let mut index = slot.index.lock();
+        let Some(open) = index.as_ref() else {
+            return false;
+        };
+        if Arc::strong_count(open) > 1 {
+            return false;
+        }
+        match open.close_idle_writers(Duration::ZERO) {
+            Ok(_) if !open.has_writer() => {}
+            // Being written: it stays.
+            Ok(_) => return false,
+            Err(e) => {
+                tracing::warn!(dir = %slot.dir.display(), error = %e, "could not close a library's writers");
+                return false;
+            }
+        }
+        *index = None;
+        self.open.fetch_sub(1, Ordering::Relaxed);
+        true
+    }
+
+    /// Closes the least recently used libraries nobody holds until at most [`MAX_OPEN`] are open.
+    fn close_least_used(&self) {
+        let mut open: Vec<(Instant, Arc<Slot>)> = self
+            .by_id
+            .read()
+            .values()
+            .filter(|slot| slot.index.lock().is_some())
+            .map(|slot| (*slot.used.lock(), slot.clone()))
+            .collect();
+        open.sort_by_key(|(used, _)| *used);
+        let mut excess = self.open.load(Ordering::Relaxed).saturating_sub(MAX_OPEN);
+        for (_, slot) in open {
+            if excess == 0 {
+                break;
+            }
+            if self.close(&slot) {
+                excess -= 1;
+            }
+        }
+    }
+
+    /// Closes the writers of libraries idle for [`IDLE_WRITERS`] and the libraries idle for
+    /// [`IDLE_INDEX`].
+    fn close_idle(&self) {
+        let slots: Vec<Arc<Slot>> = self.by_id.read().values().cloned().collect();
+        for slot in slots {
+            let idle = slot.used.lock().elapsed();
+            if idle >= IDLE_INDEX {
+                self.close(&slot);
+                continue;
+            }
+            let open = slot.index.lock().clone();
+            if let Some(index) = open
+                && let Err(e) = index.close_idle_writers(IDLE_WRITERS)
+            {
+                tracing::warn!(dir = %slot.dir.display(), error = %e, "could not close an idle library's writers");
+            }
+        }
+    }
+}
+
 /// A folder name for a library created now: its id and the time, so that it differs from the
 /// folder of any earlier library of the same id.
 fn new_folder_name(id: &str) -> String {
@@ -53,21 +203,21 @@ fn new_folder_name(id: &str) -> String {
     format!("{id}.{nanos:x}")
 }
 
-/// Whether `index` is still the open index of library `id` in `indexes` (not deleted, not
+/// Whether `index` is still the open index of library `id` in `slots` (not deleted, not
 /// created anew since it was looked up).
 pub(super) fn is_current(
-    indexes: &HashMap<String, Arc<LibraryIndex>>,
+    slots: &HashMap<String, Arc<Slot>>,
     id: &str,
     index: &Arc<LibraryIndex>,
 ) -> bool {
-    indexes
-        .get(id)
-        .is_some_and(|current| Arc::ptr_eq(current, index))
+    slots.get(id).is_some_and(|slot| slot.holds(index))
 }
 
 impl TantivyStorage {
-    /// Opens the data directory `data_dir` (creating it when missing) and every library its
-    /// registry declares, and removes the folders no library declares.
+    /// Opens the data directory `data_dir` (creating it when missing): every library its
+    /// registry declares gets a slot and its keys in the candidate map (read from their log, or
+    /// from the index for a library whose log is missing), and the folders no library declares
+    /// are removed. Indexes open when first used.
     pub fn open(
         data_dir: &Path,
         analyzer: Analyzer,
@@ -80,20 +230,42 @@ impl TantivyStorage {
             analyzer,
             options,
             candidates: Arc::new(CandidateMap::new()),
-            indexes: RwLock::new(HashMap::new()),
+            indexes: Arc::new(Slots::default()),
             stopped_writers: RwLock::new(HashSet::new()),
             writers_to_reset: RwLock::new(HashSet::new()),
         };
         let records = storage.registry.list()?;
         for record in &records {
-            let index = storage.open_index(record)?;
-            storage
-                .indexes
-                .write()
-                .insert(record.id.clone(), Arc::new(index));
+            storage.add_slot(record)?;
         }
         storage.remove_deleted_folders(&records);
+        close_idle(Arc::downgrade(&storage.indexes));
         Ok(storage)
+    }
+
+    /// Gives library `record` its slot, its keys read into the candidate map.
+    fn add_slot(&self, record: &LibraryRecord) -> Result<Arc<Slot>, IndexError> {
+        let dir = self.library_dir(record);
+        std::fs::create_dir_all(&dir).map_err(IndexError::io(&dir))?;
+        let generation = current_generation(&dir)?;
+        let (candidates, complete) =
+            CandidateShare::open(&self.candidates, &record.id, &dir, generation)?;
+        let slot = Arc::new(Slot {
+            dir,
+            candidates,
+            index: Mutex::new(None),
+            used: Mutex::new(Instant::now()),
+        });
+        if !complete {
+            // A library written before the map existed: its keys are read from its index once.
+            let index = self.indexes.index(&slot, |slot| self.open_index(slot))?;
+            index.rebuild_candidates()?;
+        }
+        self.indexes
+            .by_id
+            .write()
+            .insert(record.id.clone(), slot.clone());
+        Ok(slot)
     }
 
     /// The data directory.
@@ -107,12 +279,12 @@ impl TantivyStorage {
         self.data_dir.join("libraries").join(name)
     }
 
-    fn open_index(&self, record: &LibraryRecord) -> Result<LibraryIndex, IndexError> {
+    fn open_index(&self, slot: &Slot) -> Result<LibraryIndex, IndexError> {
         LibraryIndex::open_in(
-            &self.library_dir(record),
+            &slot.dir,
             &self.analyzer,
             &self.options,
-            Some((&self.candidates, &record.id)),
+            Some(slot.candidates.clone()),
         )
     }
 
@@ -134,14 +306,19 @@ impl TantivyStorage {
         }
     }
 
-    /// The open indexes of library `id`.
+    /// The open indexes of library `id`, opened now if they are closed.
     pub(super) fn opened(&self, id: &str) -> Result<Arc<LibraryIndex>, BackendError> {
         LibraryId::parse(id).map_err(BackendError::InvalidId)?;
-        self.indexes
-            .read()
+        let slot = self
+            .indexes
             .get(id)
-            .cloned()
-            .ok_or_else(|| BackendError::NotFound(id.to_string()))
+            .ok_or_else(|| BackendError::NotFound(id.to_string()))?;
+        Ok(self.indexes.index(&slot, |slot| self.open_index(slot))?)
+    }
+
+    /// Libraries open now, for the figures of a benchmark.
+    pub fn open_libraries(&self) -> usize {
+        self.indexes.open.load(Ordering::Relaxed)
     }
 }
 
@@ -166,22 +343,24 @@ impl Storage for TantivyStorage {
             dir: Some(new_folder_name(&record.id)),
             ..record
         };
-        let mut indexes = self.indexes.write();
         self.registry.insert(&record)?;
-        let index = match self.open_index(&record) {
-            Ok(index) => index,
-            Err(e) => {
-                let _ = self.registry.remove(&record.id);
-                return Err(e.into());
-            }
-        };
-        indexes.insert(record.id, Arc::new(index));
+        let opened = self
+            .add_slot(&record)
+            .and_then(|slot| self.indexes.index(&slot, |slot| self.open_index(slot)));
+        if let Err(e) = opened {
+            self.indexes.by_id.write().remove(&record.id);
+            let _ = self.registry.remove(&record.id);
+            return Err(e.into());
+        }
         Ok(())
     }
 
     fn open(&self, id: &str) -> Result<Option<Arc<dyn LibraryStore>>, BackendError> {
-        let index = self.indexes.read().get(id).cloned();
-        Ok(index.map(|index| index as Arc<dyn LibraryStore>))
+        let Some(slot) = self.indexes.get(id) else {
+            return Ok(None);
+        };
+        let index = self.indexes.index(&slot, |slot| self.open_index(slot))?;
+        Ok(Some(index as Arc<dyn LibraryStore>))
     }
 
     fn record(&self, id: &str) -> Result<Option<LibraryRecord>, BackendError> {
@@ -209,20 +388,23 @@ impl Storage for TantivyStorage {
     }
 
     fn delete(&self, id: &str) -> Result<bool, BackendError> {
-        let mut indexes = self.indexes.write();
-        let Some(index) = indexes.remove(id) else {
+        let mut slots = self.indexes.by_id.write();
+        let Some(slot) = slots.remove(id) else {
             return Ok(false);
         };
         self.registry.remove(id)?;
         self.stopped_writers.write().remove(id);
         self.writers_to_reset.write().remove(id);
-        drop(indexes);
-        index.leave_candidates();
+        drop(slots);
+        slot.candidates.leave();
         // Requests, jobs and crawls that still hold the index keep reading their view; a write
         // of theirs fails or lands in this folder, which belongs to no library any more, and is
         // answered `NotFound` (see `writes.rs`).
-        let dir = index.dir().to_path_buf();
-        drop(index);
+        if slot.index.lock().take().is_some() {
+            self.indexes.open.fetch_sub(1, Ordering::Relaxed);
+        }
+        let dir = slot.dir.clone();
+        drop(slot);
         if let Err(e) = std::fs::remove_dir_all(&dir) {
             // The folder is removed on the next start.
             tracing::warn!(dir = %dir.display(), error = %e, "could not remove a deleted library's files");
@@ -231,7 +413,7 @@ impl Storage for TantivyStorage {
     }
 
     fn list(&self) -> Result<Vec<String>, BackendError> {
-        let mut ids: Vec<String> = self.indexes.read().keys().cloned().collect();
+        let mut ids: Vec<String> = self.indexes.by_id.read().keys().cloned().collect();
         ids.sort();
         Ok(ids)
     }
@@ -257,11 +439,11 @@ impl Storage for TantivyStorage {
     }
 
     fn disk_bytes(&self, id: &str) -> Option<u64> {
-        let Ok(index) = self.opened(id) else {
+        let Some(slot) = self.indexes.get(id) else {
             return Some(0);
         };
         let mut total = 0;
-        let mut pending = vec![index.dir().to_path_buf()];
+        let mut pending = vec![slot.dir.clone()];
         while let Some(dir) = pending.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
@@ -307,6 +489,12 @@ impl Storage for TantivyStorage {
             copied_registry.remove(&id)?;
         }
         Ok(copied)
+    }
+
+    fn is_open(&self, id: &str) -> bool {
+        self.indexes
+            .get(id)
+            .is_some_and(|slot| slot.index.lock().is_some())
     }
 
     fn candidate_libraries(&self, probe: &CandidateProbe<'_>) -> Option<HashSet<String>> {

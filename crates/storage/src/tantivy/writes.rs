@@ -31,8 +31,8 @@ impl TantivyStorage {
         {
             // Under the lock of the open indexes, so that a delete cannot come between the
             // question and the stop.
-            let indexes = self.indexes.read();
-            if !is_current(&indexes, id, &index) {
+            let slots = self.indexes.by_id.read();
+            if !is_current(&slots, id, &index) {
                 // Deleted (and perhaps created again) while this wrote into the old folder.
                 return Err(BackendError::NotFound(id.to_string()));
             }
@@ -51,8 +51,8 @@ impl TantivyStorage {
         self.ready_to_write(id, &index)?;
         let deleted = index.delete(doc_id);
         {
-            let indexes = self.indexes.read();
-            if !is_current(&indexes, id, &index) {
+            let slots = self.indexes.by_id.read();
+            if !is_current(&slots, id, &index) {
                 return Err(BackendError::NotFound(id.to_string()));
             }
         }
