@@ -681,3 +681,76 @@ async fn start_urls_on_private_addresses_are_refused_without_the_setting() {
     let service = CrawlService::open(catalog).unwrap();
     assert_eq!(service.enqueue("named").await.unwrap(), 0);
 }
+
+/// Libraries declared in bulk with schedules: a due one is queued (and shown in the queue), a
+/// paused one and one without a schedule are not; once harvested it is not due again until its
+/// interval has passed, and then its re-harvest asks the repository only for what changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheduled_oai_pmh_re_harvest_is_queued_when_due_and_asks_only_for_changes() {
+    let server = FixtureServer::start(HashMap::new()).await;
+    let record = |n: u64| oai_record(&server, n, &synthetic_text(5000 + n, 60));
+    server.set(
+        "/oai?verb=Identify",
+        xml(r#"<OAI-PMH><Identify><repositoryName>Fixture</repositoryName><granularity>YYYY-MM-DD</granularity></Identify></OAI-PMH>"#.to_string()),
+    );
+    server.set(
+        "/oai?verb=ListRecords&metadataPrefix=oai_dc",
+        oai_page(&(1..=3).map(record).collect::<String>(), None),
+    );
+    let (_dir, catalog) = crawl_catalog(test_crawl_config());
+    let oai = server.url("/oai");
+    let registry = [
+        format!(r#"{{"id":"weekly","oai_pmh":"{oai}","schedule":{{"every_hours":168}}}}"#),
+        format!(
+            r#"{{"id":"resting","oai_pmh":"{oai}","schedule":{{"every_hours":1}},"paused":true}}"#
+        ),
+        format!(r#"{{"id":"by-hand","oai_pmh":"{oai}"}}"#),
+    ];
+    let imported = catalog
+        .import_libraries(
+            registry
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (i + 1, l.as_str())),
+        )
+        .unwrap();
+    assert_eq!(imported.created, 3, "{imported:?}");
+    let service = CrawlService::open(catalog.clone()).unwrap();
+
+    let now = dupfinder::clock::unix_now();
+    assert_eq!(service.queue_due(now).await.unwrap(), ["weekly"]);
+    let queue: Vec<String> = service.queue().unwrap().into_iter().map(|e| e.id).collect();
+    assert_eq!(queue, ["weekly"]);
+    // Queued already: not queued twice.
+    assert!(service.queue_due(now).await.unwrap().is_empty());
+    let report = crawl(&service, "weekly").await;
+    assert_eq!(report.outcome, Outcome::Done);
+    assert_eq!(doc_ids(&catalog, "weekly").len(), 3);
+    assert!(service.queue().unwrap().is_empty());
+
+    // Harvested just now: due again only a week later.
+    let finished = dupfinder::clock::unix_now();
+    assert!(service.queue_due(finished + 3600).await.unwrap().is_empty());
+    server.set(
+        "/oai?verb=ListRecords&metadataPrefix=oai_dc&from=2024-06-01",
+        oai_page(&record(4), None),
+    );
+    server.clear_log();
+    assert_eq!(
+        service.queue_due(finished + 168 * 3600).await.unwrap(),
+        ["weekly"]
+    );
+    let report = crawl(&service, "weekly").await;
+    assert_eq!(report.outcome, Outcome::Done);
+    let requested = server.requested();
+    assert!(
+        requested
+            .contains(&"/oai?verb=ListRecords&metadataPrefix=oai_dc&from=2024-06-01".to_string()),
+        "{requested:?}"
+    );
+    assert!(
+        !requested.contains(&"/oai?verb=ListRecords&metadataPrefix=oai_dc".to_string()),
+        "{requested:?}"
+    );
+    assert_eq!(doc_ids(&catalog, "weekly").len(), 4);
+}

@@ -90,7 +90,8 @@ pub async fn serve(
     // Queued libraries are crawled in the background; a crawl interrupted by the shutdown stays
     // queued and resumes on the next start.
     let stop_crawling = CancellationToken::new();
-    let crawler = tokio::spawn(crawl.run_queue(stop_crawling.clone()));
+    let crawler = tokio::spawn(crawl.clone().run_queue(stop_crawling.clone()));
+    let schedules = tokio::spawn(crawl.queue_due_forever(stop_crawling.clone()));
     on_ready(bound);
     serve_connections(listener, router(state), header_read_timeout, async move {
         shutdown_signal().await;
@@ -106,6 +107,7 @@ pub async fn serve(
     }
     retention.abort();
     deliveries.abort();
+    schedules.abort();
     if crawler.await.is_err() {
         tracing::error!("the crawl queue stopped with a panic");
     }

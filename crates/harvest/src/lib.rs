@@ -23,6 +23,7 @@ mod pattern;
 mod politeness;
 mod queue;
 mod robots;
+mod schedule;
 mod sitemap;
 mod sources;
 mod store;

@@ -253,6 +253,21 @@ impl CrawlService {
         Ok(())
     }
 
+    /// The catalog crawled into.
+    pub(super) fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The ids in the queue, the running crawl's first.
+    pub(super) fn queued_ids(&self) -> Result<Vec<String>, CrawlError> {
+        Ok(self.store.queue()?)
+    }
+
+    /// When the library's last crawl finished, if it ever did.
+    pub(super) fn finished_at(&self, id: &str) -> Result<Option<u64>, CrawlError> {
+        Ok(self.store.job(id)?.and_then(|job| job.finished_at))
+    }
+
     /// Appends a library to the queue (a library already queued keeps its place); returns its
     /// position.
     pub async fn enqueue(&self, id: &str) -> Result<usize, CrawlError> {

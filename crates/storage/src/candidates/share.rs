@@ -49,6 +49,27 @@ struct Log {
     file: BufWriter<File>,
     /// Frames appended since the last sync.
     dirty: bool,
+    /// The file's length at the last sync: what a failed append or sync is cut back to.
+    synced: u64,
+}
+
+impl Log {
+    /// After a failed append or sync the file may end in a torn frame, after which nothing
+    /// would be read: cut it back to its last synced length, dropping what was appended since
+    /// (it belonged to a write that fails with this error).
+    fn cut_back(&mut self) {
+        let reopened = OpenOptions::new().append(true).open(&self.path);
+        let Ok(file) = reopened else {
+            return;
+        };
+        let old = std::mem::replace(&mut self.file, BufWriter::new(file));
+        // Dropped without flushing what it still buffers.
+        drop(old.into_parts());
+        if let Err(e) = self.file.get_ref().set_len(self.synced) {
+            tracing::warn!(log = %self.path.display(), error = %e, "could not cut a candidates log back");
+        }
+        self.dirty = false;
+    }
 }
 
 impl CandidateShare {
@@ -88,10 +109,12 @@ impl CandidateShare {
                 path,
                 file: BufWriter::new(file),
                 dirty: false,
+                synced: whole as u64,
             }),
         });
         if whole == 0 {
             share.append(HEADER, &VERSION.to_le_bytes())?;
+            share.sync()?;
         }
         if complete {
             map.known(library);
@@ -183,6 +206,7 @@ impl CandidateShare {
             .map_err(IndexError::io(&path))?;
         log.file = BufWriter::new(file);
         log.dirty = false;
+        log.synced = kept.len() as u64;
         Ok(())
     }
 
@@ -196,7 +220,10 @@ impl CandidateShare {
         frame(&mut bytes, kind, payload);
         let mut log = self.log.lock();
         let path = log.path.clone();
-        log.file.write_all(&bytes).map_err(IndexError::io(&path))?;
+        if let Err(e) = log.file.write_all(&bytes) {
+            log.cut_back();
+            return Err(IndexError::io(&path)(e));
+        }
         log.dirty = true;
         Ok(())
     }

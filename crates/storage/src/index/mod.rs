@@ -29,7 +29,7 @@ pub use document::{
 pub(crate) use document::{decode_shingles, encode_shingles, encode_term_counts};
 pub use error::IndexError;
 pub use library_index::{IndexOptions, IndexSummary, LibraryIndex};
-pub use open::current_generation;
+pub use open::{current_generation, prepare_schema};
 pub use query::{QueryError, translate_query};
 pub(crate) use rebuild::pace;
 pub use rebuild::{RebuildControl, RebuildOutcome};

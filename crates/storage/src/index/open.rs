@@ -133,6 +133,14 @@ pub(super) fn signature_path(dir: &Path, generation: u64) -> PathBuf {
     dir.join("signatures").join(format!("gen-{generation}"))
 }
 
+/// Brings the schema of the library in `dir` up to date, or refuses it when it is no older
+/// version of ours ([`IndexError::SchemaMismatch`]), without opening the library: a data
+/// directory's libraries are looked at this way at start and opened when first used.
+pub fn prepare_schema(dir: &Path) -> Result<(), IndexError> {
+    let schema = ContentSchema::load()?;
+    open_or_create(&dir.join("content"), schema.schema).map(drop)
+}
+
 /// The current statistics generation of the library in `dir`, without opening it.
 pub fn current_generation(dir: &Path) -> Result<u64, IndexError> {
     read_current(dir)

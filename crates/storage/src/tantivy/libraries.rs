@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 use parking_lot::{Mutex, RwLock};
 
 use crate::candidates::{CandidateMap, CandidateProbe, CandidateShare};
-use crate::index::{IndexError, IndexOptions, LibraryIndex, PreparedDocument, current_generation};
+use crate::index::{
+    IndexError, IndexOptions, LibraryIndex, PreparedDocument, current_generation, prepare_schema,
+};
 use crate::{
     Backend, BackendError, LibraryId, LibraryRecord, LibraryStore, RecordChange, Registry,
     RegistryError, Storage,
@@ -247,6 +249,7 @@ impl TantivyStorage {
     fn add_slot(&self, record: &LibraryRecord) -> Result<Arc<Slot>, IndexError> {
         let dir = self.library_dir(record);
         std::fs::create_dir_all(&dir).map_err(IndexError::io(&dir))?;
+        prepare_schema(&dir)?;
         let generation = current_generation(&dir)?;
         let (candidates, complete) =
             CandidateShare::open(&self.candidates, &record.id, &dir, generation)?;
