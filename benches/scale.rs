@@ -40,6 +40,7 @@
 //! structure): ones that copy a paragraph from each of three library papers, and novel ones
 //! that share only front-matter wording and references with the library. It reports ingest,
 //! index and JSON bytes per document, check p50 and p99, and what was found.
+//! `fulltext-corpus SIZE PATH` only writes such papers as JSON Lines (for `benches/libraries.rs`).
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -134,6 +135,10 @@ fn main() {
             }
         }
         Some("one-fulltext") => measure_full_text(positional[1].parse().expect("a size"), &options),
+        Some("fulltext-corpus") => write_full_papers(
+            positional[1].parse().expect("a size"),
+            Path::new(positional.get(2).expect("a path to write")),
+        ),
         Some("one-synthetic") => {
             let size: u64 = positional[1].parse().expect("a size");
             measure(synthetic_workload(size, &options), &options);
@@ -141,7 +146,7 @@ fn main() {
         Some("one-acl") => measure(acl_workload(Path::new(&positional[1]), &options), &options),
         _ => {
             eprintln!(
-                "usage: scale (synthetic SIZE… | acl PATH | dedup SIZE… | fulltext SIZE…) [--dir D] [--queries N] [--load-secs S] [--concurrency C]"
+                "usage: scale (synthetic SIZE… | acl PATH | dedup SIZE… | fulltext SIZE… | fulltext-corpus SIZE PATH) [--dir D] [--queries N] [--load-secs S] [--concurrency C]"
             );
             std::process::exit(2);
         }
@@ -827,6 +832,17 @@ impl FullPapers {
         }
         text
     }
+}
+
+/// Writes `size` synthetic full papers as JSON Lines to `path` (for other benches to read).
+fn write_full_papers(size: u64, path: &Path) {
+    let papers = FullPapers::new(SyntheticCorpus::new(VOCABULARY, 1.0, 42));
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for n in 0..size {
+        let line = json!({"id": format!("p{n}"), "title": papers.corpus.title(n), "text": papers.paper(n, &[]), "lang": "en"});
+        writeln!(out, "{line}").unwrap();
+    }
+    out.flush().unwrap();
 }
 
 /// A library of `size` full papers: ingest, bytes per document, and checks of 5,000-word

@@ -29,17 +29,7 @@ impl SetKey {
         }
     }
 
-    /// The smallest hash: where the set is filed.
-    pub(crate) fn anchor(&self) -> u32 {
-        self.hashes[0]
-    }
-
-    /// The other hashes.
-    pub(crate) fn rest(&self) -> &[u32] {
-        &self.hashes[1..usize::from(self.len)]
-    }
-
-    /// The hashes, for the log.
+    /// The hashes, ascending.
     pub(crate) fn hashes(&self) -> &[u32] {
         &self.hashes[..usize::from(self.len)]
     }
@@ -78,11 +68,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_set_is_filed_under_its_smallest_hash_and_read_back_alike() {
+    fn a_set_keeps_its_hashes_sorted_and_reads_back_alike() {
         let key = SetKey::of(&["parsing", "grammar", "treebank"]);
         assert_eq!(key.hashes().len(), 3);
-        assert_eq!(key.anchor(), *key.hashes().iter().min().unwrap());
-        assert_eq!(key.rest().len(), 2);
+        assert!(key.hashes().is_sorted());
         assert_eq!(SetKey::from_hashes(key.hashes()), Some(key));
         assert_eq!(SetKey::from_hashes(&[]), None);
         assert_eq!(SetKey::from_hashes(&[1; 7]), None);

@@ -28,8 +28,12 @@ struct Inner {
     hashes: HashMap<u64, Vec<LibraryNo>>,
     /// Sampled shingles to the libraries holding them, ascending.
     shingles: HashMap<u64, Vec<LibraryNo>>,
-    /// Signature term sets, filed under their smallest term hash.
+    /// Signature term sets, each filed under one of its terms: the one in the fewest sets when
+    /// it was filed, so that a query's common terms do not lead to long lists. (A query looks
+    /// under every one of its terms, so any choice finds every set inside it.)
     sets: HashMap<u32, Vec<(LibraryNo, SetKey)>>,
+    /// How many filed sets hold each term.
+    term_sets: HashMap<u32, u32>,
     /// Libraries named for every query (their keys are being read).
     unknown: HashSet<LibraryNo>,
 }
@@ -87,7 +91,13 @@ impl CandidateMap {
     pub(crate) fn add_sets(&self, library: LibraryNo, sets: &[SetKey]) {
         let mut inner = self.inner.write();
         for set in sets {
-            let list = inner.sets.entry(set.anchor()).or_default();
+            let mut anchor = (u32::MAX, 0);
+            for term in set.hashes() {
+                let count = inner.term_sets.entry(*term).or_default();
+                *count += 1;
+                anchor = anchor.min((*count, *term));
+            }
+            let list = inner.sets.entry(anchor.1).or_default();
             if !list.iter().rev().take(8).any(|e| *e == (library, *set)) {
                 list.push((library, *set));
             }
@@ -123,10 +133,14 @@ impl CandidateMap {
                 .map(|(l, _)| l),
         );
         // A signature is shared only where every term of its set is in the query.
-        let terms: HashSet<u32> = probe.terms.iter().map(|(t, _)| term_hash(t)).collect();
+        let mut terms: Vec<u32> = probe.terms.iter().map(|(t, _)| term_hash(t)).collect();
+        terms.sort_unstable();
+        terms.dedup();
         for term in &terms {
             for (library, set) in inner.sets.get(term).into_iter().flatten() {
-                if !found.contains(library) && set.rest().iter().all(|h| terms.contains(h)) {
+                if !found.contains(library)
+                    && set.hashes().iter().all(|h| terms.binary_search(h).is_ok())
+                {
                     found.insert(*library);
                 }
             }

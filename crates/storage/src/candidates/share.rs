@@ -44,9 +44,11 @@ pub struct CandidateShare {
     log: Mutex<Log>,
 }
 
+/// The log file, open only between an append and the sync that follows it: a data directory
+/// holds thousands of libraries, and an idle one holds no descriptor.
 struct Log {
     path: PathBuf,
-    file: BufWriter<File>,
+    file: Option<BufWriter<File>>,
     /// Frames appended since the last sync.
     dirty: bool,
     /// The file's length at the last sync: what a failed append or sync is cut back to.
@@ -54,21 +56,72 @@ struct Log {
 }
 
 impl Log {
+    /// The file, opened for appending when it is closed.
+    fn file(&mut self) -> std::io::Result<&mut BufWriter<File>> {
+        if self.file.is_none() {
+            let file = OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&self.path)?;
+            self.file = Some(BufWriter::new(file));
+        }
+        Ok(self.file.as_mut().expect("opened above"))
+    }
+
+    fn append(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let appended = self.file().and_then(|file| file.write_all(bytes));
+        match appended {
+            Ok(()) => {
+                self.dirty = true;
+                Ok(())
+            }
+            Err(e) => {
+                self.cut_back();
+                Err(e)
+            }
+        }
+    }
+
+    /// Flushes and syncs what was appended, then closes the file.
+    fn sync(&mut self) -> std::io::Result<()> {
+        if !self.dirty {
+            return Ok(());
+        }
+        let synced = self.file().and_then(|file| {
+            file.flush()?;
+            file.get_ref().sync_data()?;
+            file.get_ref().metadata()
+        });
+        match synced {
+            Ok(meta) => {
+                self.synced = meta.len();
+                self.dirty = false;
+                self.file = None;
+                Ok(())
+            }
+            Err(e) => {
+                self.cut_back();
+                Err(e)
+            }
+        }
+    }
+
     /// After a failed append or sync the file may end in a torn frame, after which nothing
     /// would be read: cut it back to its last synced length, dropping what was appended since
     /// (it belonged to a write that fails with this error).
     fn cut_back(&mut self) {
-        let reopened = OpenOptions::new().append(true).open(&self.path);
-        let Ok(file) = reopened else {
-            return;
-        };
-        let old = std::mem::replace(&mut self.file, BufWriter::new(file));
-        // Dropped without flushing what it still buffers.
-        drop(old.into_parts());
-        if let Err(e) = self.file.get_ref().set_len(self.synced) {
-            tracing::warn!(log = %self.path.display(), error = %e, "could not cut a candidates log back");
+        if let Some(file) = self.file.take() {
+            // Dropped without flushing what it still buffers.
+            drop(file.into_parts());
         }
         self.dirty = false;
+        let cut = OpenOptions::new()
+            .write(true)
+            .open(&self.path)
+            .and_then(|file| file.set_len(self.synced));
+        if let Err(e) = cut {
+            tracing::warn!(log = %self.path.display(), error = %e, "could not cut a candidates log back");
+        }
     }
 }
 
@@ -92,22 +145,20 @@ impl CandidateShare {
         let (whole, complete) = replay(&bytes, |kind, payload| {
             apply(map, library, generation, kind, payload)
         });
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .read(true)
-            .open(&path)
-            .map_err(IndexError::io(&path))?;
         if whole < bytes.len() {
             tracing::warn!(log = %path.display(), kept = whole, "a candidates log ends in a torn frame; cut back");
-            file.set_len(whole as u64).map_err(IndexError::io(&path))?;
+            OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .and_then(|file| file.set_len(whole as u64))
+                .map_err(IndexError::io(&path))?;
         }
         let share = Arc::new(CandidateShare {
             map: map.clone(),
             library,
             log: Mutex::new(Log {
                 path,
-                file: BufWriter::new(file),
+                file: None,
                 dirty: false,
                 synced: whole as u64,
             }),
@@ -156,17 +207,8 @@ impl CandidateShare {
     /// Makes what was logged durable; called before a commit publishes the documents.
     pub(crate) fn sync(&self) -> Result<(), IndexError> {
         let mut log = self.log.lock();
-        if !log.dirty {
-            return Ok(());
-        }
         let path = log.path.clone();
-        log.file.flush().map_err(IndexError::io(&path))?;
-        log.file
-            .get_ref()
-            .sync_data()
-            .map_err(IndexError::io(&path))?;
-        log.dirty = false;
-        Ok(())
+        log.sync().map_err(IndexError::io(&path))
     }
 
     /// Every live document's keys were filed since the share was opened: the log says so and
@@ -183,7 +225,7 @@ impl CandidateShare {
     pub(crate) fn compact(&self, generation: u64) -> Result<(), IndexError> {
         let mut log = self.log.lock();
         let path = log.path.clone();
-        log.file.flush().map_err(IndexError::io(&path))?;
+        log.sync().map_err(IndexError::io(&path))?;
         let mut bytes = Vec::new();
         File::open(&path)
             .and_then(|mut f| f.read_to_end(&mut bytes))
@@ -200,12 +242,6 @@ impl CandidateShare {
             true
         });
         dupfinder_common::durable::write_atomically(&path, &kept).map_err(IndexError::io(&path))?;
-        let file = OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .map_err(IndexError::io(&path))?;
-        log.file = BufWriter::new(file);
-        log.dirty = false;
         log.synced = kept.len() as u64;
         Ok(())
     }
@@ -220,12 +256,7 @@ impl CandidateShare {
         frame(&mut bytes, kind, payload);
         let mut log = self.log.lock();
         let path = log.path.clone();
-        if let Err(e) = log.file.write_all(&bytes) {
-            log.cut_back();
-            return Err(IndexError::io(&path)(e));
-        }
-        log.dirty = true;
-        Ok(())
+        log.append(&bytes).map_err(IndexError::io(&path))
     }
 }
 
