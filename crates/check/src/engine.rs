@@ -14,8 +14,8 @@ use super::verify::{
     Query, Verified, covered, distinct_without, for_each_read, token_spans, verify,
 };
 use super::{
-    CancelFlag, CheckError, CheckReport, CheckRequest, Exclusions, Flag, MatchReport, Method, Span,
-    Verdict,
+    CancelFlag, CheckError, CheckReport, CheckRequest, Exclusions, Flag, MatchReport, Method,
+    NotCounted, Span, Verdict,
 };
 use crate::CheckConfig;
 use dupfinder_storage::{LibraryStore, ReadView, phrases};
@@ -85,6 +85,7 @@ pub fn check_stores(
     for (report, _) in &mut found_matches {
         if !exclusions.counts_source(&report.library, &report.doc_id) {
             report.counted = false;
+            report.not_counted = Some(NotCounted::SourceExcluded);
         }
     }
     found_matches.sort_by(|(a, _), (b, _)| {
@@ -127,6 +128,7 @@ pub fn check_stores(
         signature,
         query_coverage: round(ratio(covered(&copied, tokens), tokens)),
         similarity_index: round(similarity_index),
+        words: tokens,
         shares: super::Shares {
             copied: round(shares.copied),
             quoted: round(shares.quoted),
