@@ -67,6 +67,19 @@ impl Output {
     }
 }
 
+/// A progress bar's style from `template`, where `{rate}` is items per second as a whole
+/// number (`190/s`; indicatif's own `{per_sec}` prints `189.6861/s`).
+pub(crate) fn progress_style(template: &str) -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(template)
+        .expect("valid template")
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0}/s", state.per_sec());
+            },
+        )
+}
+
 /// A check answer in a few lines: the verdict, the similarity index and the words it is a
 /// share of, then one line per source with its share of the manuscript and what was found in
 /// it — the figures the report page and the PDF show.

@@ -176,8 +176,9 @@ async function showReport(results, text, report) {
       t('check.checked_file', { name: report.document.name, format: report.document.format.toUpperCase() }),
       report.document.pages ? `, ${tn('unit.pages', report.document.pages)}` : '') : null,
     h('p', { class: 'index-line' },
-      h('strong', {}, t('check.index_line', { index: percent(report.similarity_index ?? 0, 1) })),
-      h('span', { class: 'muted' }, ` · ${t('reports.words', { n: number(reportWords(report)) })} · ${tn('unit.matches', report.matches.length)}`)),
+      h('strong', { id: 'check-index' }, t('check.index_line', { index: percent(report.similarity_index ?? 0, 1) })),
+      h('span', { class: 'muted' }, ' · ', h('span', { id: 'check-words' }, t('reports.words', { n: number(reportWords(report)) })),
+        ` · ${tn('unit.matches', report.matches.length)}`)),
     report.report_id ? reportLinks(report.report_id) : h('p', { class: 'muted small' }, t('check.not_kept')));
   fill(results, summary);
   if (report.matches.length === 0) {
