@@ -66,6 +66,12 @@ async function shootBoth(name) {
   await shoot(`${name}-desktop`);
   await page.setViewportSize(PHONE);
   await shoot(`${name}-phone`);
+  // Nothing is wider than a phone's screen: no table header or label runs past its edge.
+  const wide = await page.evaluate(() => [...document.querySelectorAll('main *')]
+    .filter((el) => el.getClientRects().length && !el.closest('thead, .visually-hidden'))
+    .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+    .map((el) => `${el.tagName.toLowerCase()}.${el.className} “${el.textContent.trim().slice(0, 30)}”`));
+  assert.deepEqual(wide.slice(0, 5), [], `${name}: wider than ${PHONE.width} px`);
   await page.setViewportSize(DESKTOP);
 }
 
@@ -675,6 +681,19 @@ describe('the web UI', () => {
     await page.getByText('No library’s identifier or name holds “nothing like this”.').waitFor();
     await page.getByRole('link', { name: 'Show all' }).first().click();
     await caption.filter({ hasText: `Libraries 1–50 of ${total}.` }).waitFor();
+  });
+
+  it('checks many files and lists them readably on a phone, in Russian', async () => {
+    await page.goto(`${base}/?lang=ru#/batch`);
+    await page.locator('#batch-passages').waitFor();
+    await page.setInputFiles('input[type=file]', ['quoted.docx', 'manuscript.txt'].map((f) => resolve(here, '../fixtures/files', f)));
+    await page.getByRole('button', { name: 'Проверить файлы' }).click();
+    await page.locator('#batch-items tbody tr').nth(1).waitFor({ timeout: 60_000 });
+    const cells = await page.locator('#batch-items tbody td[data-label]').count();
+    assert.ok(cells >= 10, `${cells} labelled cells`);
+    await shootBoth('22-ru-batch');
+    await page.goto(`${base}/?lang=en#/check`);
+    await page.locator('nav a[data-nav=reports]', { hasText: 'Reports' }).waitFor();
   });
 
   it('opens in the language the address asks for (?lang=)', async () => {
