@@ -171,6 +171,35 @@ impl<'a> Written<'a> {
         }
     }
 
+    /// A source's number in its colour, its name, where it is (with its address when
+    /// `with_url`), its share of the manuscript and what was found in it.
+    fn source_heading(&self, pages: &mut Pages<'_>, number: usize, m: &Value, with_url: bool) {
+        let l = self.labels;
+        pages.swatch(MARGIN, pages.y + 1.0, number);
+        pages.left = MARGIN + 26.0;
+        let name: String = source_name(m).chars().take(200).collect();
+        pages.paragraph(&name, Style::bold(BODY_SIZE));
+        let mut place = format!(
+            "{} · {}",
+            m["library"].as_str().unwrap_or("?"),
+            m["doc_id"].as_str().unwrap_or("?")
+        );
+        if let Some(url) = m["url"].as_str().filter(|_| with_url) {
+            place.push_str(&format!(" · {url}"));
+        }
+        pages.paragraph(&place, Style::regular(8.5).colour(GREY));
+        pages.paragraph(
+            &format!(
+                "{} {} · {}",
+                l.share,
+                l.percent(self.figure(&m["share"]), 1),
+                self.finding(m)
+            ),
+            Style::regular(BODY_SIZE),
+        );
+        pages.left = MARGIN;
+    }
+
     fn sources(&self, pages: &mut Pages<'_>) {
         let l = self.labels;
         self.heading(pages, l.sources);
@@ -179,28 +208,7 @@ impl<'a> Written<'a> {
         }
         for (n, m) in self.matches.iter().enumerate() {
             pages.room(LINE * 3.0);
-            pages.swatch(MARGIN, pages.y + 1.0, n + 1);
-            pages.left = MARGIN + 26.0;
-            let name: String = source_name(m).chars().take(200).collect();
-            pages.paragraph(&name, Style::bold(BODY_SIZE));
-            pages.paragraph(
-                &format!(
-                    "{} · {}",
-                    m["library"].as_str().unwrap_or("?"),
-                    m["doc_id"].as_str().unwrap_or("?")
-                ),
-                Style::regular(8.5).colour(GREY),
-            );
-            pages.paragraph(
-                &format!(
-                    "{} {} · {}",
-                    l.share,
-                    l.percent(self.figure(&m["share"]), 1),
-                    self.finding(m)
-                ),
-                Style::regular(BODY_SIZE),
-            );
-            pages.left = MARGIN;
+            self.source_heading(pages, n + 1, m, false);
             pages.gap(4.0);
         }
         let hidden = self.answer()["hidden_matches"].as_u64().unwrap_or(0);
@@ -356,28 +364,7 @@ impl<'a> Written<'a> {
             let number = n + 1;
             pages.room(LINE * 5.0);
             pages.gap(10.0);
-            pages.swatch(MARGIN, pages.y + 1.0, number);
-            pages.left = MARGIN + 26.0;
-            pages.paragraph(&source_name(m), Style::bold(BODY_SIZE + 1.0));
-            let mut place = format!(
-                "{} · {}",
-                m["library"].as_str().unwrap_or("?"),
-                m["doc_id"].as_str().unwrap_or("?")
-            );
-            if let Some(url) = m["url"].as_str() {
-                place.push_str(&format!(" · {url}"));
-            }
-            pages.paragraph(&place, Style::regular(8.5).colour(GREY));
-            pages.paragraph(
-                &format!(
-                    "{} {} · {}",
-                    l.share,
-                    l.percent(self.figure(&m["share"]), 1),
-                    self.finding(m)
-                ),
-                Style::regular(9.0),
-            );
-            pages.left = MARGIN;
+            self.source_heading(pages, number, m, true);
             let source = source_text(
                 m["library"].as_str().unwrap_or_default(),
                 m["doc_id"].as_str().unwrap_or_default(),
