@@ -298,3 +298,32 @@ fn run_remote(args: DedupArgs, remote: &Remote, global: &GlobalArgs) -> Result<E
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `dedup` on a terminal printed JSON; its table reads as one line per document.
+    #[test]
+    fn the_table_has_a_line_per_document_and_readable_figures() {
+        let clusters = vec![serde_json::json!({
+            "id": 1, "canonical": "paper-a",
+            "members": [{"doc_id": "paper-a-v2", "verdict": "duplicate", "similarity": 0.9731, "relation": "version"}],
+        })];
+        let mut out = Vec::new();
+        print_table(&clusters, 3, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(lines[0].starts_with("cluster  document"), "{text}");
+        assert!(lines[1].contains("paper-a (canonical)"), "{text}");
+        assert!(
+            lines[2].contains("paper-a-v2") && lines[2].contains("97.3\u{a0}%"),
+            "{text}"
+        );
+        assert_eq!(
+            lines[3],
+            "1 clusters; 3 related pairs (shared passages, not duplicates)"
+        );
+    }
+}

@@ -246,6 +246,23 @@ mod tests {
         flags.iter().map(|f| f.kind).collect()
     }
 
+    /// A source whose only counted passage is too short for a verdict was labelled as holding
+    /// "only left-out passages": the reason must say what happened.
+    #[test]
+    fn a_match_that_does_not_count_says_why() {
+        use super::super::PassageKind::{Copied, Quoted};
+        let exclusions =
+            super::super::ExcludeRequest::default().resolve(&crate::CheckConfig::default());
+        assert_eq!(
+            NotCounted::of(&[Quoted, Quoted], &exclusions),
+            NotCounted::LeftOutKinds
+        );
+        assert_eq!(
+            NotCounted::of(&[Quoted, Copied], &exclusions),
+            NotCounted::TooLittle
+        );
+    }
+
     #[test]
     fn an_honest_text_has_no_flags() {
         assert!(Flag::of(&Disguises::default(), 1_000).is_empty());
