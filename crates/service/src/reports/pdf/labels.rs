@@ -129,16 +129,17 @@ pub(super) const EN: Labels = Labels {
     without_passages: "This check was made without passages: only the figures are known.",
     page: "page",
     of: "of",
+    // The page's words (`verdict.*` and `decision.*` in the web UI's dictionaries).
     verdicts: [
-        ("original", "no copying found"),
-        ("partial", "partly copied"),
-        ("duplicate", "duplicate"),
+        ("original", "Original"),
+        ("partial", "Partial copy"),
+        ("duplicate", "Duplicate"),
     ],
     decisions: [
-        ("not_checked", "not checked yet"),
-        ("candidate", "needs a closer look"),
-        ("unique", "original"),
-        ("duplicate", "duplicate"),
+        ("not_checked", "Not checked yet"),
+        ("candidate", "Needs a closer look"),
+        ("unique", "Original"),
+        ("duplicate", "Duplicate"),
     ],
 };
 
@@ -218,15 +219,15 @@ pub(super) const RU: Labels = Labels {
     page: "стр.",
     of: "из",
     verdicts: [
-        ("original", "заимствований не найдено"),
-        ("partial", "частичное заимствование"),
-        ("duplicate", "дубликат"),
+        ("original", "Оригинальный текст"),
+        ("partial", "Частичное заимствование"),
+        ("duplicate", "Дубликат"),
     ],
     decisions: [
-        ("not_checked", "ещё не рассмотрен"),
-        ("candidate", "требует внимания"),
-        ("unique", "оригинальный"),
-        ("duplicate", "дубликат"),
+        ("not_checked", "Ещё не рассмотрен"),
+        ("candidate", "Требует проверки"),
+        ("unique", "Оригинальный"),
+        ("duplicate", "Дубликат"),
     ],
 };
 
@@ -263,6 +264,23 @@ impl Labels {
         numbers::percent(x, digits, self.lang)
     }
 
+    /// `n` words, the noun agreeing with the number: `1 word`, `21 слово`, `3 слова`,
+    /// `26 слов`.
+    pub(super) fn words_n(&self, n: u64) -> String {
+        let noun = if self.lang == "ru" {
+            match (n % 10, n % 100) {
+                (1, rest) if rest != 11 => "слово",
+                (2..=4, rest) if !(12..=14).contains(&rest) => "слова",
+                _ => "слов",
+            }
+        } else if n == 1 {
+            "word"
+        } else {
+            "words"
+        };
+        format!("{} {noun}", self.count(n))
+    }
+
     /// A count with its thousands marked, as the page writes it.
     pub(super) fn count(&self, n: u64) -> String {
         numbers::count(n, self.lang)
@@ -274,4 +292,27 @@ fn lookup(table: &[(&'static str, &'static str)], key: &str) -> &'static str {
         .iter()
         .find(|(k, _)| *k == key)
         .map_or("", |(_, label)| label)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_count_of_words_agrees_with_its_number() {
+        let ru = |n| RU.words_n(n);
+        assert_eq!(
+            [ru(1), ru(21), ru(3), ru(11), ru(14), ru(26), ru(1_549)],
+            [
+                "1 слово",
+                "21 слово",
+                "3 слова",
+                "11 слов",
+                "14 слов",
+                "26 слов",
+                "1\u{a0}549 слов"
+            ]
+        );
+        assert_eq!([EN.words_n(1), EN.words_n(40)], ["1 word", "40 words"]);
+    }
 }

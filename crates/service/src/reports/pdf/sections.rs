@@ -393,11 +393,10 @@ impl<'a> Written<'a> {
         pages.gap(6.0);
         pages.paragraph(
             &format!(
-                "{} {number}.{nth} · {} · {} {} · {status}",
+                "{} {number}.{nth} · {} · {} · {status}",
                 l.passage,
                 l.kind(kind),
-                l.count(words),
-                l.words.to_lowercase()
+                l.words_n(words),
             ),
             Style::bold(9.0),
         );
