@@ -16,7 +16,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::config::{GlobalArgs, configure, open_catalog};
-use super::output::check_summary;
+use super::output::{Output, check_summary};
 use super::remote::{Remote, segment};
 use dupfinder::batch::{BatchItem, items_csv};
 use dupfinder::cancel::CancelFlag;
@@ -46,9 +46,15 @@ pub(crate) struct CheckArgs {
     /// comes from `[check]`.
     #[arg(long)]
     exclude: Option<String>,
-    /// How a batch's summary is printed: a line per file, JSON (also `--json`) or CSV.
-    #[arg(long, value_enum, default_value = "text")]
-    format: BatchFormat,
+    /// Keep no report of the check: a server is sent `"store": false` (a check on a data
+    /// directory is never kept as a report).
+    #[arg(long)]
+    no_store: bool,
+    /// How the answer is printed: `text` (the summary, also when the output is not a
+    /// terminal), `json` (also `--json`) or, for a batch, `csv`. Default: the summary on a
+    /// terminal, JSON otherwise; a batch's line per file.
+    #[arg(long, value_enum)]
+    format: Option<BatchFormat>,
     /// A file (`-` for standard input); several files, a folder or a `.zip` make a batch.
     #[arg(required = true)]
     path: Vec<PathBuf>,
@@ -112,7 +118,12 @@ pub(crate) fn run(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
             answer
         }
     };
-    global.output().print(&answer, check_summary);
+    let output = match args.format {
+        Some(BatchFormat::Text) => Output::human(),
+        Some(BatchFormat::Json) => Output::new(true),
+        _ => global.output(),
+    };
+    output.print(&answer, check_summary);
     Ok(exit_code(args.fail_on, &answer))
 }
 
@@ -122,6 +133,9 @@ fn options(args: &CheckArgs) -> Result<Value> {
         "passages": args.passages,
         "min_similarity": args.min_similarity,
     });
+    if args.no_store {
+        options["store"] = json!(false);
+    }
     if !args.library.is_empty() {
         options["libraries"] = json!(args.library);
     }
@@ -213,7 +227,7 @@ fn run_batch(args: CheckArgs, global: &GlobalArgs) -> Result<ExitCode> {
     let format = if global.json {
         BatchFormat::Json
     } else {
-        args.format
+        args.format.unwrap_or(BatchFormat::Text)
     };
     match format {
         BatchFormat::Json => outln!(

@@ -1,15 +1,17 @@
 //! `dupfinder dedup`: every document of a library checked against the library, the duplicates
-//! clustered, the clusters printed as JSON or CSV; a progress bar on standard error, and Ctrl-C
-//! stops keeping what was checked (the next run resumes).
+//! clustered, the clusters printed as a table (on a terminal), JSON (otherwise, or `--json`,
+//! `--format json`) or CSV; a progress bar on standard error, and Ctrl-C stops keeping what was
+//! checked (the next run resumes).
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 
 use super::config::{GlobalArgs, configure, open_catalog};
+use super::output::progress_style;
 use super::remote::{Remote, segment};
 use dupfinder::batch::csv_field as csv;
 use dupfinder::dedup::{ClusterSet, DedupControl, DedupOutcome, DedupStore, run_dedup};
@@ -18,9 +20,10 @@ use dupfinder::dedup::{ClusterSet, DedupControl, DedupOutcome, DedupStore, run_d
 pub(crate) struct DedupArgs {
     #[arg(long)]
     library: String,
-    /// How the clusters are printed on standard output.
-    #[arg(long, value_enum, default_value = "json")]
-    format: Format,
+    /// How the clusters are printed on standard output. Default: a table on a terminal, JSON
+    /// otherwise (and with `--json`).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
     /// Score the clusters against planted truth (OUT/truth.jsonl of `gen-tests
     /// --planted-groups`) and print the scores as JSON instead of the clusters.
     #[arg(long)]
@@ -29,13 +32,96 @@ pub(crate) struct DedupArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
+    Table,
     Json,
     Csv,
 }
 
+impl DedupArgs {
+    fn format(&self, global: &GlobalArgs) -> Format {
+        use std::io::IsTerminal;
+        match self.format {
+            Some(format) => format,
+            None if global.json || !std::io::stdout().is_terminal() => Format::Json,
+            None => Format::Table,
+        }
+    }
+}
+
+/// The clusters as a table: one line per document, the canonical record first, then its
+/// members with the verdict, the similarity and the relation; the related pairs' count.
+fn print_table(clusters: &[serde_json::Value], related: usize, out: &mut impl Write) -> Result<()> {
+    let mut rows = vec![[
+        "cluster".to_string(),
+        "document".to_string(),
+        "verdict".to_string(),
+        "similarity".to_string(),
+        "relation".to_string(),
+    ]];
+    for cluster in clusters {
+        let id = match &cluster["id"] {
+            serde_json::Value::String(id) => id.clone(),
+            other => other.to_string(),
+        };
+        rows.push([
+            id,
+            format!(
+                "{} (canonical)",
+                cluster["canonical"].as_str().unwrap_or("?")
+            ),
+            String::new(),
+            String::new(),
+            String::new(),
+        ]);
+        for member in cluster["members"].as_array().into_iter().flatten() {
+            rows.push([
+                String::new(),
+                member["doc_id"].as_str().unwrap_or("?").to_string(),
+                member["verdict"].as_str().unwrap_or_default().to_string(),
+                dupfinder::reports::numbers::percent(
+                    member["similarity"].as_f64().unwrap_or(0.0),
+                    1,
+                    "en",
+                ),
+                member["relation"].as_str().unwrap_or_default().to_string(),
+            ]);
+        }
+    }
+    let mut widths = [0usize; 5];
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    for row in &rows {
+        let line: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        writeln!(out, "{}", line.join("  ").trim_end())?;
+    }
+    writeln!(
+        out,
+        "{} clusters; {related} related pairs (shared passages, not duplicates)",
+        clusters.len()
+    )?;
+    Ok(())
+}
+
+/// A cluster as JSON, as the API lists it.
+fn cluster_json(c: &dupfinder::dedup::Cluster) -> serde_json::Value {
+    serde_json::json!({
+        "id": c.id,
+        "canonical": c.canonical,
+        "size": c.size(),
+        "members": c.members,
+    })
+}
+
 pub(crate) fn run(args: DedupArgs, global: &GlobalArgs) -> Result<ExitCode> {
     if let Some(remote) = global.remote()? {
-        return run_remote(args, &remote);
+        return run_remote(args, &remote, global);
     }
     let catalog = open_catalog(&configure(global, None)?)?;
     let store = catalog.store(&args.library)?;
@@ -43,10 +129,8 @@ pub(crate) fn run(args: DedupArgs, global: &GlobalArgs) -> Result<ExitCode> {
     if dupfinder::dedup::has_unfinished(store.as_ref()) {
         eprintln!("resuming the unfinished dedup of `{}`", args.library);
     }
-    let bar = ProgressBar::new(0).with_style(
-        ProgressStyle::with_template("checking {msg} {bar:40} {pos}/{len} {per_sec}")
-            .expect("valid template"),
-    );
+    let bar = ProgressBar::new(0)
+        .with_style(progress_style("checking {msg} {bar:40} {pos}/{len} {rate}"));
     bar.set_message(args.library.clone());
     let started = std::time::Instant::now();
     let control = DedupControl {
@@ -92,7 +176,11 @@ pub(crate) fn run(args: DedupArgs, global: &GlobalArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match args.format {
+    match args.format(global) {
+        Format::Table => {
+            let clusters: Vec<serde_json::Value> = set.clusters.iter().map(cluster_json).collect();
+            print_table(&clusters, set.related.len(), &mut out)?
+        }
         Format::Json => print_json(&set, &mut out)?,
         Format::Csv => print_csv(&set, &mut out)?,
     }
@@ -101,18 +189,7 @@ pub(crate) fn run(args: DedupArgs, global: &GlobalArgs) -> Result<ExitCode> {
 }
 
 fn print_json(set: &ClusterSet, out: &mut impl Write) -> Result<()> {
-    let clusters: Vec<serde_json::Value> = set
-        .clusters
-        .iter()
-        .map(|c| {
-            serde_json::json!({
-                "id": c.id,
-                "canonical": c.canonical,
-                "size": c.size(),
-                "members": c.members,
-            })
-        })
-        .collect();
+    let clusters: Vec<serde_json::Value> = set.clusters.iter().map(cluster_json).collect();
     let body = serde_json::json!({
         "total": clusters.len(),
         "clusters": clusters,
@@ -155,7 +232,7 @@ fn print_csv(set: &ClusterSet, out: &mut impl Write) -> Result<()> {
 
 /// The dedup as a job of the running server, followed until it ends; the clusters then read
 /// page by page from `GET /api/v1/libraries/{id}/duplicates`.
-fn run_remote(args: DedupArgs, remote: &Remote) -> Result<ExitCode> {
+fn run_remote(args: DedupArgs, remote: &Remote, global: &GlobalArgs) -> Result<ExitCode> {
     if args.truth.is_some() {
         anyhow::bail!("--truth scores clusters on a data directory; run it without --server");
     }
@@ -175,7 +252,7 @@ fn run_remote(args: DedupArgs, remote: &Remote) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     let mut clusters = Vec::new();
-    loop {
+    let related = loop {
         let page = remote.get(&format!(
             "/api/v1/libraries/{library}/duplicates?limit=100&offset={}",
             clusters.len()
@@ -185,11 +262,12 @@ fn run_remote(args: DedupArgs, remote: &Remote) -> Result<ExitCode> {
         let empty = items.is_empty();
         clusters.extend(items);
         if empty || clusters.len() >= total {
-            break;
+            break page["related"].as_u64().unwrap_or(0) as usize;
         }
-    }
+    };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match args.format {
+    match args.format(global) {
+        Format::Table => print_table(&clusters, related, &mut out)?,
         Format::Json => {
             let body = serde_json::json!({ "total": clusters.len(), "clusters": clusters });
             serde_json::to_writer_pretty(&mut out, &body)?;
@@ -219,4 +297,33 @@ fn run_remote(args: DedupArgs, remote: &Remote) -> Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `dedup` on a terminal printed JSON; its table reads as one line per document.
+    #[test]
+    fn the_table_has_a_line_per_document_and_readable_figures() {
+        let clusters = vec![serde_json::json!({
+            "id": 1, "canonical": "paper-a",
+            "members": [{"doc_id": "paper-a-v2", "verdict": "duplicate", "similarity": 0.9731, "relation": "version"}],
+        })];
+        let mut out = Vec::new();
+        print_table(&clusters, 3, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(lines[0].starts_with("cluster  document"), "{text}");
+        assert!(lines[1].contains("paper-a (canonical)"), "{text}");
+        assert!(
+            lines[2].contains("paper-a-v2") && lines[2].contains("97.3\u{a0}%"),
+            "{text}"
+        );
+        assert_eq!(
+            lines[3],
+            "1 clusters; 3 related pairs (shared passages, not duplicates)"
+        );
+    }
 }

@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
 use super::config::{GlobalArgs, configure, open_catalog};
+use super::output::progress_style;
 use super::remote::{Remote, ServerError, segment};
 use dupfinder::error_code::ErrorCode;
 use dupfinder::library::{FileSource, ImportProgress, import_file, import_files};
@@ -127,9 +128,7 @@ fn run_remote(args: ImportArgs, remote: &Remote) -> Result<ExitCode> {
         Err(e) => return Err(e),
     }
     let url = format!("/api/v1/libraries/{}/documents", segment(&library));
-    let bar = ProgressBar::new_spinner().with_style(
-        ProgressStyle::with_template("importing {pos} lines {per_sec}").expect("valid template"),
-    );
+    let bar = ProgressBar::new_spinner().with_style(progress_style("importing {pos} lines {rate}"));
     let (mut accepted, mut rejected) = (0u64, Vec::<Value>::new());
     let (mut batch, mut batch_lines, mut first_line) = (String::new(), 0usize, 1usize);
     let mut send = |batch: &mut String, first_line: usize| -> Result<()> {
@@ -208,10 +207,9 @@ fn import_file_collection(
     if source.is_empty() {
         anyhow::bail!("{} holds no files", path.display());
     }
-    let read = ProgressBar::new(source.len() as u64).with_style(
-        ProgressStyle::with_template("importing {bar:40} {pos}/{len} files {per_sec} eta {eta}")
-            .expect("valid template"),
-    );
+    let read = ProgressBar::new(source.len() as u64).with_style(progress_style(
+        "importing {bar:40} {pos}/{len} files {rate} eta {eta}",
+    ));
     let bars = Bars {
         read,
         sign: ProgressBar::hidden(),

@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 
 use serde_json::Value;
 
-use dupfinder::reports::match_similarity;
+use dupfinder::reports::numbers;
 
 /// `println!` for the commands' answers: a reader that went away (`dupfinder … | head`) ends
 /// the process quietly instead of a panic (see [`write_stdout`]).
@@ -49,6 +49,11 @@ impl Output {
         }
     }
 
+    /// The human-readable form whatever standard output is (asked for by name).
+    pub(crate) fn human() -> Output {
+        Output { json: false }
+    }
+
     /// Prints `value` as JSON, or as `human` renders it.
     pub(crate) fn print(self, value: &Value, human: impl FnOnce(&Value) -> String) {
         if self.json {
@@ -62,23 +67,67 @@ impl Output {
     }
 }
 
-/// A check answer in a few lines: the verdict, then one line per match.
+/// A progress bar's style from `template`, where `{rate}` is items per second as a whole
+/// number (`190/s`; indicatif's own `{per_sec}` prints `189.6861/s`).
+pub(crate) fn progress_style(template: &str) -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(template)
+        .expect("valid template")
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0}/s", state.per_sec());
+            },
+        )
+}
+
+/// A check answer in a few lines: the verdict, the similarity index and the words it is a
+/// share of, then one line per source with its share of the manuscript and what was found in
+/// it — the figures the report page and the PDF show.
 pub(crate) fn check_summary(answer: &Value) -> String {
-    let mut lines = vec![format!(
-        "verdict: {}",
-        answer["verdict"].as_str().unwrap_or("?")
-    )];
-    for m in answer["matches"].as_array().into_iter().flatten() {
+    let percent = |x: &Value| numbers::percent(x.as_f64().unwrap_or(0.0), 1, "en");
+    let mut head = format!(
+        "verdict: {} · similarity index {} · {} words",
+        answer["verdict"].as_str().unwrap_or("?"),
+        percent(&answer["similarity_index"]),
+        numbers::count(answer["words"].as_u64().unwrap_or(0), "en"),
+    );
+    if let Some(id) = answer["report_id"].as_str() {
+        head.push_str(&format!(" · report {id}"));
+    }
+    let mut lines = vec![head];
+    for (n, m) in answer["matches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         lines.push(format!(
-            "  {:<9} {:>5.1} %  {}/{}  {}",
-            m["verdict"].as_str().unwrap_or("?"),
-            match_similarity(m) * 100.0,
+            "  {:>2}. {:>7}  {:<44} {}/{}  {}",
+            n + 1,
+            percent(&m["share"]),
+            finding(m),
             m["library"].as_str().unwrap_or("?"),
             m["doc_id"].as_str().unwrap_or("?"),
             m["title"].as_str().unwrap_or_default(),
         ));
     }
     lines.join("\n")
+}
+
+/// What was found in a source, as the report page says it.
+fn finding(m: &Value) -> String {
+    if m["counted"] == false {
+        return match m["not_counted"].as_str() {
+            Some("source_excluded") => "not counted: the source is left out",
+            Some("too_little") => "not counted: too little in common",
+            _ => "not counted: only left-out passages",
+        }
+        .to_string();
+    }
+    format!(
+        "{} of this source reused",
+        numbers::percent(m["containment_doc"].as_f64().unwrap_or(0.0), 0, "en")
+    )
 }
 
 /// Libraries in a few lines: id, documents, words, generation, whether paused; how many of how

@@ -81,8 +81,7 @@ impl Remote {
     pub(crate) fn follow_job(&self, job: &Value, label: &str) -> Result<Value> {
         let id = job["job"].as_str().unwrap_or_default().to_string();
         let bar = indicatif::ProgressBar::new(job["total"].as_u64().unwrap_or(0)).with_style(
-            indicatif::ProgressStyle::with_template("{msg} {bar:40} {pos}/{len} {per_sec}")
-                .expect("valid template"),
+            super::output::progress_style("{msg} {bar:40} {pos}/{len} {rate}"),
         );
         bar.set_message(label.to_string());
         let finished = loop {

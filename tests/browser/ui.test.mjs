@@ -66,6 +66,12 @@ async function shootBoth(name) {
   await shoot(`${name}-desktop`);
   await page.setViewportSize(PHONE);
   await shoot(`${name}-phone`);
+  // Nothing is wider than a phone's screen: no table header or label runs past its edge.
+  const wide = await page.evaluate(() => [...document.querySelectorAll('main *')]
+    .filter((el) => el.getClientRects().length && !el.closest('thead, .visually-hidden'))
+    .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+    .map((el) => `${el.tagName.toLowerCase()}.${el.className} “${el.textContent.trim().slice(0, 30)}”`));
+  assert.deepEqual(wide.slice(0, 5), [], `${name}: wider than ${PHONE.width} px`);
   await page.setViewportSize(DESKTOP);
 }
 
@@ -480,6 +486,9 @@ describe('the web UI', () => {
     await page.locator('#pane-query mark.passage').first().waitFor();
     const copied = await page.locator('#pane-query mark.passage').allTextContents();
     assert.ok(copied.some((t) => t.includes('признают такие меры законными')), copied.join(' | '));
+    // The check page's figures, which the report page must show alike.
+    const checkIndex = percentOf(await page.locator('#check-index').textContent());
+    const checkWords = (await page.locator('#check-words').textContent()).replace(/\D/g, '');
 
     // The check leads to its report, at a permalink.
     await page.getByRole('link', { name: words.openReport }).click();
@@ -495,6 +504,12 @@ describe('the web UI', () => {
     assert.ok(await page.locator('#pane-query mark.passage.kind-copied:not(.muted) sup.source-mark').count() >= 1, 'copied passages carry their source number');
     const before = await reportFigures();
     assert.ok(before.index > 0);
+    assert.equal(before.index, checkIndex, 'the check page and the report page show one index');
+    assert.equal((await page.locator('#report-words').textContent()).replace(/\D/g, ''), checkWords,
+      'the check page and the report page count the words alike');
+    // What was found in each source says how much of it was reused, never more.
+    const findings = await page.locator('#sources tbody td[data-label]:nth-child(4)').allTextContents();
+    assert.ok(findings.every((f) => !/Copied whole|целиком/.test(f)), findings.join(' | '));
     // No internal jargon on the page.
     const body = await page.locator('main').textContent();
     for (const jargon of ['shingles', 'Found by', 'Drift', 'generation', 'containment', 'resemblance']) {
@@ -666,6 +681,33 @@ describe('the web UI', () => {
     await page.getByText('No library’s identifier or name holds “nothing like this”.').waitFor();
     await page.getByRole('link', { name: 'Show all' }).first().click();
     await caption.filter({ hasText: `Libraries 1–50 of ${total}.` }).waitFor();
+  });
+
+  it('checks many files and lists them readably on a phone, in Russian', async () => {
+    await page.goto(`${base}/?lang=ru#/batch`);
+    await page.locator('#batch-passages').waitFor();
+    await page.setInputFiles('input[type=file]', ['quoted.docx', 'manuscript.txt'].map((f) => resolve(here, '../fixtures/files', f)));
+    await page.getByRole('button', { name: 'Проверить файлы' }).click();
+    await page.locator('#batch-items tbody tr').nth(1).waitFor({ timeout: 60_000 });
+    const cells = await page.locator('#batch-items tbody td[data-label]').count();
+    assert.ok(cells >= 10, `${cells} labelled cells`);
+    await shootBoth('22-ru-batch');
+    await page.goto(`${base}/?lang=en#/check`);
+    await page.locator('nav a[data-nav=reports]', { hasText: 'Reports' }).waitFor();
+  });
+
+  it('opens in the language the address asks for (?lang=)', async () => {
+    await page.goto(`${base}/?lang=ru#/check`);
+    await page.locator('nav a[data-nav=reports]', { hasText: 'Отчёты' }).waitFor();
+    assert.equal(new URL(page.url()).searchParams.get('lang'), 'ru');
+    await page.goto(`${base}/?lang=en#/reports`);
+    await page.locator('nav a[data-nav=reports]', { hasText: 'Reports' }).waitFor();
+    await page.locator('#reports tbody tr').first().waitFor();
+    // Switching the language writes it into the address, for a link to be sent.
+    await page.locator('#language').selectOption('ru');
+    await page.waitForURL(/lang=ru/);
+    await page.locator('#language').selectOption('en');
+    await page.waitForURL(/lang=en/);
   });
 
   it('raised no script errors', () => {

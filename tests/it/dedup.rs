@@ -133,6 +133,15 @@ async fn clusters_survive_a_restart_and_are_listed_over_http() {
     assert_eq!(first["size"], 3, "the largest first: {page}");
     assert_eq!(first["members"].as_array().unwrap().len(), 2);
     assert_eq!(first["members"][0]["verdict"], "duplicate");
+    // The related pairs are listed beside their count (the page once gave the count alone).
+    let related = page["related"].as_u64().unwrap() as usize;
+    let pairs = page["related_pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), related.min(100), "{page}");
+    assert!(
+        pairs
+            .iter()
+            .all(|p| p["a"].is_string() && p["b"].is_string())
+    );
     let (_, mine) = json_request(
         &app,
         "GET",

@@ -26,6 +26,7 @@ mod pdf_bombs;
 mod phrases;
 mod registry;
 mod reindex;
+mod report_figures;
 mod reports;
 mod search;
 mod shutdown;

@@ -259,12 +259,14 @@ async fn the_pdf_report_carries_the_index_the_sources_and_the_cyrillic_text() {
             .as_f64()
             .or(answer["query_coverage"].as_f64())
             .unwrap();
-        let index = format!("{:.1} %", index * 100.0);
+        // As the page writes it: `62.9 %` or `62,9 %`, a no-break space before `%`.
+        let index = dupfinder::reports::numbers::percent(index, 1, lang).replace('\u{a0}', " ");
         for (reader, text) in pdf_texts(&path) {
+            let text = text.replace('\u{a0}', " ");
             assert!(text.contains(&index), "{reader}: {index} in:\n{text}");
             assert!(text.contains(id), "{reader}: the report id in:\n{text}");
             for m in answer["matches"].as_array().unwrap() {
-                let source = format!("ru/{}", m["doc_id"].as_str().unwrap());
+                let source = format!("ru · {}", m["doc_id"].as_str().unwrap());
                 assert!(text.contains(&source), "{reader}: {source} in:\n{text}");
             }
             let words: String = text.split_whitespace().collect::<Vec<_>>().join(" ");

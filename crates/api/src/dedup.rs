@@ -15,7 +15,7 @@ use super::auth::{Identity, require_library};
 use super::params::{page_limit, page_offset, query_params};
 use super::path::Path;
 use super::{ApiError, AppState, ErrorCode};
-use dupfinder_service::dedup::{Cluster, DedupError, DedupStore};
+use dupfinder_service::dedup::{Cluster, DedupError, DedupStore, Link};
 use dupfinder_service::library::{JobStatus, JobTrigger, LibraryError};
 use dupfinder_storage::index::DocKey;
 
@@ -65,6 +65,9 @@ fn cluster_json(cluster: &Cluster) -> Value {
     })
 }
 
+/// Related pairs listed with a library's clusters, at most (the most similar).
+const RELATED_PAIRS: usize = 100;
+
 pub(super) async fn list_duplicates(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -84,6 +87,7 @@ pub(super) async fn list_duplicates(
             "total": 0,
             "clusters": [],
             "related": 0,
+            "related_pairs": [],
             "updated_at": null,
         })));
     };
@@ -94,10 +98,23 @@ pub(super) async fn list_duplicates(
         .take(limit)
         .map(cluster_json)
         .collect();
+    // The related pairs themselves, most similar first: the page lists them beside the count.
+    let mut related: Vec<&Link> = set.related.iter().collect();
+    related.sort_by(|x, y| y.similarity.total_cmp(&x.similarity));
+    let related_pairs: Vec<Value> = related
+        .into_iter()
+        .take(RELATED_PAIRS)
+        .map(|link| {
+            json!({
+                "a": link.a, "b": link.b, "verdict": link.verdict, "similarity": link.similarity,
+            })
+        })
+        .collect();
     Ok(Json(json!({
         "total": set.clusters.len(),
         "clusters": clusters,
         "related": set.related.len(),
+        "related_pairs": related_pairs,
         "updated_at": set.updated_at,
         "rule": set.rule,
     })))

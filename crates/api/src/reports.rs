@@ -285,9 +285,18 @@ pub(super) async fn report_pdf(
     }
     let report = visible_with_exclusions(&state, &identity, id, &raw).await?;
     let name = format!("dupfinder-report-{}.pdf", report.report_id);
-    let pdf = tokio::task::spawn_blocking(move || render_pdf(&report, &lang))
-        .await?
-        .map_err(ApiError::internal)?;
+    let catalog = state.catalog.clone();
+    let pdf = tokio::task::spawn_blocking(move || {
+        // Each source's side of its passages, read from its library as it is now.
+        let source_text = |library: &str, doc_id: &str| {
+            let store = catalog.store(library).ok()?;
+            let document = store.view().ok()?.document(doc_id).ok()??;
+            Some(document.text)
+        };
+        render_pdf(&report, &lang, &source_text)
+    })
+    .await?
+    .map_err(ApiError::internal)?;
     Ok((
         [
             (header::CONTENT_TYPE, "application/pdf".to_string()),

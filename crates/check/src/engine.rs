@@ -15,8 +15,8 @@ use super::verify::{
     Query, Verified, covered, distinct_without, for_each_read, token_spans, verify,
 };
 use super::{
-    CancelFlag, CheckError, CheckReport, CheckRequest, Exclusions, Flag, MatchReport, Method, Span,
-    Verdict,
+    CancelFlag, CheckError, CheckReport, CheckRequest, Exclusions, Flag, MatchReport, Method,
+    NotCounted, Span, Verdict,
 };
 use crate::CheckConfig;
 use dupfinder_storage::candidates::CandidateProbe;
@@ -149,6 +149,7 @@ pub fn check_libraries<'a, E: From<CheckError>>(
     for (report, _) in &mut found_matches {
         if !exclusions.counts_source(&report.library, &report.doc_id) {
             report.counted = false;
+            report.not_counted = Some(NotCounted::SourceExcluded);
         }
     }
     found_matches.sort_by(|(a, _), (b, _)| {
@@ -191,6 +192,7 @@ pub fn check_libraries<'a, E: From<CheckError>>(
         signature,
         query_coverage: round(ratio(covered(&copied, tokens), tokens)),
         similarity_index: round(similarity_index),
+        words: tokens,
         shares: super::Shares {
             copied: round(shares.copied),
             quoted: round(shares.quoted),

@@ -104,8 +104,11 @@ impl Exclusions {
     }
 }
 
-/// Shares of the query's words in passages of each kind (a word in passages of two kinds
-/// counts in both).
+/// Shares of the query's words in passages of each kind, each word in one kind only: the kind
+/// of the counted passage it is credited to, else (a word in left-out passages alone) the kind
+/// of the first left-out passage that holds it. The counted kinds' shares thus add up to the
+/// similarity index, and a word in a counted passage of a source that does not count is in
+/// none of them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Shares {
     pub copied: f64,
@@ -182,9 +185,11 @@ pub fn by_length(words: usize, exclusions: &Exclusions) -> PassageKind {
 pub type KindedRange = (Range<usize>, PassageKind);
 
 /// The figures of a check: `similarity_index` (query words in counted passages of counted
-/// matches, each once), `shares` per kind, and each match's `share` (each counted word credited
-/// to the first match, in answer order, whose counted passages hold it). A check and a stored
-/// report whose exclusions change both compute their figures here.
+/// matches, each once), `shares` per kind (each word in one kind, see [`Shares`]), and each
+/// match's `share` (each counted word credited to the first match, in answer order, whose
+/// counted passages hold it). The matches' shares and the counted kinds' shares both add up to
+/// the index. A check and a stored report whose exclusions change both compute their figures
+/// here.
 pub fn figures(
     matches: &[(bool, Vec<KindedRange>)],
     exclusions: &Exclusions,
@@ -197,28 +202,23 @@ pub fn figures(
             n as f64 / tokens as f64
         }
     };
-    let mut credited = vec![false; tokens];
+    // The kind each word is given: a counted passage's first, else a left-out passage's.
+    let mut credited: Vec<Option<PassageKind>> = vec![None; tokens];
+    let mut left_out: Vec<Option<PassageKind>> = vec![None; tokens];
     let mut per_match = Vec::with_capacity(matches.len());
-    let mut kinds: Vec<(PassageKind, Vec<bool>)> = Vec::new();
     for (counted, ranges) in matches {
         let mut mine = 0;
         for (range, kind) in ranges {
-            let slot = match kinds.iter().position(|(k, _)| k == kind) {
-                Some(i) => i,
-                None => {
-                    kinds.push((*kind, vec![false; tokens]));
-                    kinds.len() - 1
-                }
-            };
             let end = range.end.min(tokens);
             let start = range.start.min(end);
-            for flag in &mut kinds[slot].1[start..end] {
-                *flag = true;
-            }
-            if *counted && exclusions.counts(*kind) {
-                for flag in &mut credited[start..end] {
-                    if !*flag {
-                        *flag = true;
+            if !exclusions.counts(*kind) {
+                for slot in &mut left_out[start..end] {
+                    slot.get_or_insert(*kind);
+                }
+            } else if *counted {
+                for slot in &mut credited[start..end] {
+                    if slot.is_none() {
+                        *slot = Some(*kind);
                         mine += 1;
                     }
                 }
@@ -226,20 +226,23 @@ pub fn figures(
         }
         per_match.push(share(mine));
     }
-    let mut shares = Shares::default();
-    for (kind, flags) in &kinds {
-        let value = share(flags.iter().filter(|f| **f).count());
-        let slot = match kind {
-            PassageKind::Copied => &mut shares.copied,
-            PassageKind::Quoted => &mut shares.quoted,
-            PassageKind::Bibliography => &mut shares.bibliography,
-            PassageKind::FrontMatter => &mut shares.front_matter,
-            PassageKind::Boilerplate => &mut shares.boilerplate,
-            PassageKind::Small => &mut shares.small,
-        };
-        *slot = value;
+    let mut counts = [0usize; 6];
+    for kind in credited
+        .iter()
+        .zip(&left_out)
+        .filter_map(|(credited, left_out)| credited.or(*left_out))
+    {
+        counts[kind as usize] += 1;
     }
-    let index = share(credited.iter().filter(|f| **f).count());
+    let shares = Shares {
+        copied: share(counts[PassageKind::Copied as usize]),
+        quoted: share(counts[PassageKind::Quoted as usize]),
+        bibliography: share(counts[PassageKind::Bibliography as usize]),
+        front_matter: share(counts[PassageKind::FrontMatter as usize]),
+        boilerplate: share(counts[PassageKind::Boilerplate as usize]),
+        small: share(counts[PassageKind::Small as usize]),
+    };
+    let index = share(credited.iter().flatten().count());
     (index, shares, per_match)
 }
 
@@ -335,8 +338,19 @@ mod tests {
         assert_eq!(per_match, [0.10, 0.05, 0.0]);
         assert!((index - 0.15).abs() < 1e-9);
         assert!((per_match.iter().sum::<f64>() - index).abs() < 1e-9);
-        assert!((shares.copied - 0.25).abs() < 1e-9);
+        // The copied passage of the source that does not count is in no kind's share: the
+        // counted kinds add up to the index.
+        assert!((shares.copied - 0.15).abs() < 1e-9);
         assert!((shares.quoted - 0.10).abs() < 1e-9);
+        // A word both quoted (left out) and copied (counted) is copied only.
+        let both = vec![
+            (true, vec![(0..10, PassageKind::Quoted)]),
+            (true, vec![(5..15, PassageKind::Copied)]),
+        ];
+        let (index, shares, _) = figures(&both, &ex, 100);
+        assert!((index - 0.10).abs() < 1e-9);
+        assert!((shares.copied - 0.10).abs() < 1e-9);
+        assert!((shares.quoted - 0.05).abs() < 1e-9);
         let keep_quotes = Exclusions {
             quotes: false,
             ..ex

@@ -31,7 +31,7 @@ pub use dupfinder_text::analysis::Span;
 pub use engine::{Checker, StoreRef, check_libraries, check_stores, raw_candidates};
 pub use kinds::{ExcludeRequest, Exclusions, KindedRange, PassageKind, Shares, by_length, figures};
 pub use passages::PassageMatch;
-pub use report::{CheckReport, Flag, MatchReport, Method, Verdict, round};
+pub use report::{CheckReport, Flag, MatchReport, Method, NotCounted, Verdict, round};
 pub use request::{CancelFlag, CancelOnDrop, CheckError, CheckRequest};
 pub use similarity::{Similarity, bag_similarity, sorted_intersection};
 pub use stored::{StoredCheck, check_stored};

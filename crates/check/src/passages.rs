@@ -219,7 +219,10 @@ pub(super) struct Side<'a> {
     pub(super) tokens: &'a [Token],
 }
 
-/// The chains as passages with code point offsets in both texts.
+/// The chains as passages with code point offsets in both texts. A passage begins and ends at
+/// the words analysis keeps, and then takes in the words it drops (stop words, one-letter words,
+/// numbers) that stand next to it alike in both texts: a copy of "В докладе" is marked from
+/// "В", not from "докладе".
 pub(super) fn passages(chains: &[Chain], query: &Side<'_>, doc: &Side<'_>) -> Vec<PassageMatch> {
     let (query_chars, doc_chars) = (CharOffsets::new(query.text), CharOffsets::new(doc.text));
     chains
@@ -228,14 +231,26 @@ pub(super) fn passages(chains: &[Chain], query: &Side<'_>, doc: &Side<'_>) -> Ve
         .map(|c| {
             let q_end = (c.last.0 + SHINGLE_WORDS - 1).min(query.tokens.len() - 1);
             let d_end = (c.last.1 + SHINGLE_WORDS - 1).min(doc.tokens.len() - 1);
+            let (q_start, d_start) = widen_back(
+                (
+                    query.text,
+                    query.floor(c.first.0),
+                    query.tokens[c.first.0].start,
+                ),
+                (doc.text, doc.floor(c.first.1), doc.tokens[c.first.1].start),
+            );
+            let (q_stop, d_stop) = widen_forward(
+                (query.text, query.tokens[q_end].end, query.ceiling(q_end)),
+                (doc.text, doc.tokens[d_end].end, doc.ceiling(d_end)),
+            );
             PassageMatch {
                 query: Span {
-                    start: query_chars.of(query.tokens[c.first.0].start),
-                    end: query_chars.of(query.tokens[q_end].end),
+                    start: query_chars.of(q_start),
+                    end: query_chars.of(q_stop),
                 },
                 doc: Span {
-                    start: doc_chars.of(doc.tokens[c.first.1].start),
-                    end: doc_chars.of(doc.tokens[d_end].end),
+                    start: doc_chars.of(d_start),
+                    end: doc_chars.of(d_stop),
                 },
                 words: q_end + 1 - c.first.0,
                 shared_shingles: c.matched,
@@ -244,6 +259,90 @@ pub(super) fn passages(chains: &[Chain], query: &Side<'_>, doc: &Side<'_>) -> Ve
             }
         })
         .collect()
+}
+
+impl Side<'_> {
+    /// Where the text before token `i` begins: the end of the token before it.
+    fn floor(&self, i: usize) -> usize {
+        i.checked_sub(1).map_or(0, |before| self.tokens[before].end)
+    }
+
+    /// Where the text after token `i` ends: the start of the token after it.
+    fn ceiling(&self, i: usize) -> usize {
+        self.tokens.get(i + 1).map_or(self.text.len(), |t| t.start)
+    }
+}
+
+/// A side's text, and the bytes `from..to` of it between two kept tokens.
+type Gap<'a> = (&'a str, usize, usize);
+
+/// The last word of `gap` and where it starts, when only white space follows it.
+fn last_word(gap: &str) -> Option<(usize, &str)> {
+    let trimmed = gap.trim_end();
+    if trimmed.len() == gap.len() {
+        return None;
+    }
+    let start = trimmed
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !c.is_alphanumeric())
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    (start < trimmed.len()).then(|| (start, &trimmed[start..]))
+}
+
+/// The first word of `gap` and where it ends, when only white space precedes it.
+fn first_word(gap: &str) -> Option<(usize, &str)> {
+    let trimmed = gap.trim_start();
+    if trimmed.len() == gap.len() {
+        return None;
+    }
+    let end = trimmed
+        .find(|c: char| !c.is_alphanumeric())
+        .unwrap_or(trimmed.len());
+    let skipped = gap.len() - trimmed.len();
+    (end > 0).then(|| (skipped + end, &trimmed[..end]))
+}
+
+fn same_word(a: &str, b: &str) -> bool {
+    a.chars()
+        .flat_map(char::to_lowercase)
+        .eq(b.chars().flat_map(char::to_lowercase))
+}
+
+/// The passage's starts moved back over the dropped words before them that both texts share.
+fn widen_back(
+    (q_text, q_floor, q_start): Gap<'_>,
+    (d_text, d_floor, d_start): Gap<'_>,
+) -> (usize, usize) {
+    let (mut q, mut d) = (q_start, d_start);
+    while let (Some((qs, qw)), Some((ds, dw))) = (
+        last_word(&q_text[q_floor..q]),
+        last_word(&d_text[d_floor..d]),
+    ) {
+        if !same_word(qw, dw) {
+            break;
+        }
+        (q, d) = (q_floor + qs, d_floor + ds);
+    }
+    (q, d)
+}
+
+/// The passage's ends moved forward over the dropped words after them that both texts share.
+fn widen_forward(
+    (q_text, q_end, q_ceiling): Gap<'_>,
+    (d_text, d_end, d_ceiling): Gap<'_>,
+) -> (usize, usize) {
+    let (mut q, mut d) = (q_end, d_end);
+    while let (Some((qe, qw)), Some((de, dw))) = (
+        first_word(&q_text[q..q_ceiling]),
+        first_word(&d_text[d..d_ceiling]),
+    ) {
+        if !same_word(qw, dw) {
+            break;
+        }
+        (q, d) = (q + qe, d + de);
+    }
+    (q, d)
 }
 
 #[cfg(test)]
@@ -303,6 +402,38 @@ mod tests {
         doc.extend(shingles(1..11));
         let found = chains(&query, &doc, &HashSet::new(), 6, 5);
         assert_eq!(query_spans(&found), [(0, 9), (50, 59)]);
+    }
+
+    /// Highlights began a word late: "В |докладе", "8 |декабря" — the stop word or number
+    /// before the first kept word was left out although both texts have it.
+    #[test]
+    fn a_passage_takes_in_the_dropped_words_both_texts_share_at_its_ends() {
+        let query = "Итак. В докладе 8 декабря был отчёт, а потом";
+        let doc = "Раньше: в докладе 8 декабря был отчёт, и потом";
+        let q = query.find("докладе").unwrap();
+        let d = doc.find("докладе").unwrap();
+        let (qs, ds) = widen_back(
+            (query, query.find('.').unwrap(), q),
+            (doc, doc.find(':').unwrap(), d),
+        );
+        assert_eq!(&query[qs..q], "В ");
+        assert_eq!(&doc[ds..d], "в ");
+        // A word only one text has stops the widening.
+        let other = "Раньше: на докладе";
+        let (qs, _) = widen_back((query, 0, q), (other, 0, other.find("докладе").unwrap()));
+        assert_eq!(qs, q);
+        // Forward: "а" and "и" differ, so the end stays; shared trailing words are taken in.
+        let qe = query.find("отчёт").unwrap() + "отчёт".len();
+        let de = doc.find("отчёт").unwrap() + "отчёт".len();
+        assert_eq!(
+            widen_forward((query, qe, query.len()), (doc, de, doc.len())),
+            (qe, de)
+        );
+        let (a, b) = ("слова и 5", "слова и 5");
+        assert_eq!(
+            widen_forward((a, 10, a.len()), (b, 10, b.len())),
+            (a.len(), b.len())
+        );
     }
 
     #[test]

@@ -69,12 +69,38 @@ pub struct MatchReport {
     /// source only (the first in answer order): the matches' shares add up to the check's
     /// `similarity_index` (hidden matches included).
     pub share: f64,
-    /// Whether the match counts: `false` when every passage is of an excluded kind or the
-    /// source is excluded; such a match is listed but enters neither the figures nor the
-    /// verdict.
+    /// Whether the match counts: `false` when the source is excluded, when every passage is of
+    /// a left-out kind, or when its counted passages are too little for a verdict; such a
+    /// match is listed but enters neither the figures nor the verdict.
     pub counted: bool,
+    /// Why the match does not count (absent when it counts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_counted: Option<NotCounted>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub passages: Option<Vec<PassageMatch>>,
+}
+
+/// Why a match is listed but does not count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotCounted {
+    /// The request's exclusions name the source.
+    SourceExcluded,
+    /// Every passage is of a left-out kind (quotations, bibliography, …).
+    LeftOutKinds,
+    /// The counted passages are too short or too few to show copying.
+    TooLittle,
+}
+
+impl NotCounted {
+    /// Why a match whose source counts does not: every passage left out, or too little left.
+    pub fn of(kinds: &[super::PassageKind], exclusions: &Exclusions) -> NotCounted {
+        if kinds.iter().all(|k| !exclusions.counts(*k)) {
+            NotCounted::LeftOutKinds
+        } else {
+            NotCounted::TooLittle
+        }
+    }
 }
 
 impl MatchReport {
@@ -96,6 +122,9 @@ pub struct CheckReport {
     pub query_coverage: f64,
     /// Share of the query's words inside counted passages of counted matches, each word once.
     pub similarity_index: f64,
+    /// The words of the text the figures are shares of: its words after analysis (stop words
+    /// and one-letter words aside), as every passage's `words` counts them.
+    pub words: usize,
     /// Shares of the query's words in passages of each kind.
     pub shares: Shares,
     /// The exclusions applied.
@@ -218,6 +247,23 @@ mod tests {
 
     fn kinds(flags: &[Flag]) -> Vec<&str> {
         flags.iter().map(|f| f.kind).collect()
+    }
+
+    /// A source whose only counted passage is too short for a verdict was labelled as holding
+    /// "only left-out passages": the reason must say what happened.
+    #[test]
+    fn a_match_that_does_not_count_says_why() {
+        use super::super::PassageKind::{Copied, Quoted};
+        let exclusions =
+            super::super::ExcludeRequest::default().resolve(&crate::CheckConfig::default());
+        assert_eq!(
+            NotCounted::of(&[Quoted, Quoted], &exclusions),
+            NotCounted::LeftOutKinds
+        );
+        assert_eq!(
+            NotCounted::of(&[Quoted, Copied], &exclusions),
+            NotCounted::TooLittle
+        );
     }
 
     #[test]

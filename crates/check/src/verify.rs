@@ -10,7 +10,7 @@ use super::passages::{Chain, Side, chains, passages};
 use super::report::{ratio, round};
 use super::similarity::{bag_similarity, sorted_intersection};
 use super::works;
-use super::{Exclusions, MatchReport, Method, PassageMatch, Span};
+use super::{Exclusions, MatchReport, Method, NotCounted, PassageMatch, Span};
 use crate::CheckConfig;
 use dupfinder_storage::ReadView;
 use dupfinder_storage::index::{DocKey, IndexError, StoredDocument, StoredForCheck};
@@ -168,6 +168,10 @@ pub(super) fn verify(
         coverage: round(ratio(covered(&plain, tokens), tokens)),
         share: 0.0,
         counted: counted_verdict.is_some(),
+        not_counted: counted_verdict.is_none().then(|| {
+            let kinds: Vec<_> = kinds.iter().map(|k| k.kind).collect();
+            NotCounted::of(&kinds, query.exclusions)
+        }),
         passages,
     };
     Ok(Some((report, ranges)))

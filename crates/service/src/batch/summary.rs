@@ -33,7 +33,8 @@ impl BatchItem {
             report_id: None,
             verdict: Some(checked.report.verdict.as_str().to_string()),
             similarity_index: Some(checked.report.similarity_index),
-            words: Some(checked.request.text.split_whitespace().count()),
+            // The words the index is a share of, as the report shows them.
+            words: Some(checked.report.words),
             error: None,
         }
     }

@@ -5,6 +5,7 @@
 //! `[reports] keep_days`.
 
 mod decision;
+pub mod numbers;
 mod pdf;
 mod reapply;
 mod report;

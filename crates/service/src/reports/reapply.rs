@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use crate::config::CheckConfig;
 use dupfinder_check::{
-    Exclusions, KindedRange, PassageKind, Scores, Span, Verdict, by_length, decide, figures, round,
-    token_spans,
+    Exclusions, KindedRange, NotCounted, PassageKind, Scores, Span, Verdict, by_length, decide,
+    figures, round, token_spans,
 };
 use dupfinder_text::analysis::Analyzer;
 
@@ -123,6 +123,20 @@ pub fn reapply(
             )
         };
         m["counted"] = json!(counted);
+        let not_counted = if counted {
+            None
+        } else if !source_counts {
+            Some(NotCounted::SourceExcluded)
+        } else {
+            Some(NotCounted::of(&kinds, exclusions))
+        };
+        match (not_counted, m.as_object_mut()) {
+            (Some(why), _) => m["not_counted"] = json!(why),
+            (None, Some(fields)) => {
+                fields.remove("not_counted");
+            }
+            (None, None) => {}
+        }
         m["verdict"] = json!(verdict);
         if counted {
             verdicts.push(verdict);
@@ -152,6 +166,7 @@ pub fn reapply(
         "small": round(shares.small),
     });
     answer["similarity_index"] = json!(round(index));
+    answer["words"] = json!(tokens.len());
     answer["shares"] = shares;
     answer["exclusions"] = json!(exclusions);
     answer["verdict"] = json!(verdicts.into_iter().max().unwrap_or(Verdict::Original));

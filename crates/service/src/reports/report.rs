@@ -62,7 +62,7 @@ pub struct ReportSummary {
     /// The check's similarity index: the share of the text's words in counted passages.
     #[serde(default)]
     pub similarity_index: f64,
-    /// Words of the checked text.
+    /// Words of the checked text: the answer's `words`, which its figures are shares of.
     pub words: usize,
 }
 
@@ -104,6 +104,14 @@ impl Report {
             .flat_map(|generations| generations.keys().map(String::as_str))
     }
 
+    /// The words the report's figures are shares of: the answer's `words` (for a report kept
+    /// before answers carried it, the words of the text split at white space).
+    pub fn words(&self) -> usize {
+        self.answer["words"]
+            .as_u64()
+            .map_or_else(|| self.text.split_whitespace().count(), |n| n as usize)
+    }
+
     /// The report's line in a list.
     pub fn summary(&self) -> ReportSummary {
         let matches = self.answer["matches"].as_array();
@@ -127,7 +135,7 @@ impl Report {
             matches: matches.map_or(0, Vec::len),
             similarity,
             similarity_index: self.answer["similarity_index"].as_f64().unwrap_or(0.0),
-            words: self.text.split_whitespace().count(),
+            words: self.words(),
         }
     }
 

@@ -23,6 +23,8 @@ function route() {
   const [pathPart, query = ''] = hash.split('?');
   const parts = pathPart.split('/').filter(Boolean).map(decodeURIComponent);
   const params = new URLSearchParams(query);
+  // The language is the page's, not the view's (see `languageFromAddress`).
+  params.delete('lang');
   if (parts.length === 0 || (parts[0] === 'libraries' && parts.length === 1)) {
     return { nav: 'libraries', title: t('nav.libraries'), show: () => librariesView(view, params) };
   }
@@ -91,16 +93,35 @@ function setUpLanguage() {
   }));
   select.addEventListener('change', () => {
     setLang(select.value);
+    showLanguageInAddress();
     translatePage();
     document.getElementById('token-button').textContent = token() ? t('token.button_set') : t('token.button');
     render();
   });
 }
 
+// `?lang=ru` in the address (before the fragment, or in the fragment's query) chooses the
+// language, so a link opens in the language it was sent in; the address then keeps the
+// language shown.
+function languageFromAddress() {
+  const inFragment = new URLSearchParams(location.hash.split('?')[1] || '').get('lang');
+  const asked = new URLSearchParams(location.search).get('lang') || inFragment;
+  if (LANGUAGES.includes(asked)) setLang(asked);
+}
+
+function showLanguageInAddress() {
+  const url = new URL(location.href);
+  if (url.searchParams.get('lang') === lang()) return;
+  url.searchParams.set('lang', lang());
+  history.replaceState(history.state, '', url);
+}
+
 window.addEventListener('hashchange', () => {
   render().then(() => view.focus({ preventScroll: true }));
   window.scrollTo(0, 0);
 });
+languageFromAddress();
+showLanguageInAddress();
 translatePage();
 setUpLanguage();
 setUpToken();

@@ -89,16 +89,18 @@ export function batchView(view, signal) {
 
 function table(items) {
   const rows = items.map((item) => h('tr', {},
-    h('td', {}, item.file),
+    h('td', { 'data-label': TEXT.file }, item.file),
     item.error
       ? h('td', { colspan: 4, class: 'error-text' }, `${item.error.code}: ${item.error.message}`)
       : [
-        h('td', {}, TEXT.verdicts[item.verdict] || item.verdict),
-        h('td', { class: 'num' }, percent(item.similarity_index || 0)),
-        h('td', { class: 'num' }, number(item.words || 0)),
-        h('td', {}, item.report_id ? h('a', { href: `#/reports/${path(item.report_id)}` }, TEXT.open) : ''),
+        h('td', { 'data-label': TEXT.verdict }, TEXT.verdicts[item.verdict] || item.verdict),
+        h('td', { class: 'num', 'data-label': TEXT.index }, percent(item.similarity_index || 0, 1)),
+        h('td', { class: 'num', 'data-label': TEXT.words }, number(item.words || 0)),
+        h('td', { 'data-label': TEXT.report }, item.report_id ? h('a', { href: `#/reports/${path(item.report_id)}` }, TEXT.open) : ''),
       ]));
-  return h('table', {},
-    h('thead', {}, h('tr', {}, [TEXT.file, TEXT.verdict, TEXT.index, TEXT.words, TEXT.report].map((t) => h('th', {}, t)))),
-    h('tbody', {}, rows));
+  // A table of the page's own kind: on a phone each file is a card, its labels beside its
+  // figures, so no header runs past the screen.
+  return h('div', { class: 'table-wrap' }, h('table', { class: 'data batch', id: 'batch-items' },
+    h('thead', {}, h('tr', {}, [TEXT.file, TEXT.verdict, TEXT.index, TEXT.words, TEXT.report].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', {}, rows)));
 }

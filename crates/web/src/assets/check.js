@@ -8,7 +8,7 @@ import { api, download, path } from './api.js';
 import { badge, emptyState, errorNotice, field, fill, h, heading, htmlToText, loading, number, percent } from './dom.js';
 import { renderMarked, reveal, sourceClass } from './highlight.js';
 import { errorText, lang, t, tn } from './i18n.js';
-import { passageCounts } from './report.js';
+import { finding, passageCounts, reportWords } from './report.js';
 
 // The files the server reads, for the file chooser.
 const ACCEPTED = [
@@ -174,11 +174,11 @@ async function showReport(results, text, report) {
     h('p', {}, t(`check.verdict_${report.verdict}`)),
     report.document ? h('p', { class: 'muted checked-file' },
       t('check.checked_file', { name: report.document.name, format: report.document.format.toUpperCase() }),
-      report.document.pages ? `, ${tn('unit.pages', report.document.pages)}` : '',
-      `, ${t('reports.words', { n: number(report.document.words) })}`) : null,
+      report.document.pages ? `, ${tn('unit.pages', report.document.pages)}` : '') : null,
     h('p', { class: 'index-line' },
-      h('strong', {}, t('check.index_line', { index: percent(report.similarity_index ?? 0, 1) })),
-      h('span', { class: 'muted' }, ` · ${tn('unit.matches', report.matches.length)}`)),
+      h('strong', { id: 'check-index' }, t('check.index_line', { index: percent(report.similarity_index ?? 0, 1) })),
+      h('span', { class: 'muted' }, ' · ', h('span', { id: 'check-words' }, t('reports.words', { n: number(reportWords(report)) })),
+        ` · ${tn('unit.matches', report.matches.length)}`)),
     report.report_id ? reportLinks(report.report_id) : h('p', { class: 'muted small' }, t('check.not_kept')));
   fill(results, summary);
   if (report.matches.length === 0) {
@@ -200,9 +200,7 @@ async function showReport(results, text, report) {
         h('a', { href: `#/libraries/${path(m.library)}/documents/${path(m.doc_id)}` }, m.title || m.doc_id),
         h('div', { class: 'muted small' }, `${m.library} · ${m.doc_id}`)),
       h('td', { class: 'num', 'data-label': t('report.share') }, percent(m.share || 0, 1)),
-      h('td', { 'data-label': t('report.finding') }, m.counted === false
-        ? h('span', { class: 'muted' }, t('report.not_counted'))
-        : badge(m.verdict, t(`match.${m.verdict}`))),
+      h('td', { 'data-label': t('report.finding') }, finding(m)),
       h('td', {}, h('button', { type: 'button', class: 'small', onclick: () => select(m.index, true) }, t('report.compare')))))));
   results.append(h('div', { class: 'table-wrap' }, table), compare);
 

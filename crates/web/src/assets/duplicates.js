@@ -41,11 +41,12 @@ function showClusters(list, compare, id, page, offset) {
     fill(list, emptyState(t('duplicates.not_yet'), h('p', {}, t('duplicates.not_yet_hint'))));
     return;
   }
+  const doc = (docId) => h('a', { href: `#/libraries/${path(id)}/documents/${path(docId)}`, class: 'mono' }, docId);
+  const related = relatedPairs(compare, id, page, doc);
   if (page.total === 0) {
-    fill(list, emptyState(t('duplicates.none'), h('p', {}, t('duplicates.related', { n: number(page.related) }))));
+    fill(list, emptyState(t('duplicates.none'), h('p', {}, t('duplicates.related', { n: number(page.related) }))), related);
     return;
   }
-  const doc = (docId) => h('a', { href: `#/libraries/${path(id)}/documents/${path(docId)}`, class: 'mono' }, docId);
   const rows = [];
   for (const cluster of page.clusters) {
     cluster.members.forEach((m, i) => rows.push(h('tr', {},
@@ -62,7 +63,30 @@ function showClusters(list, compare, id, page, offset) {
   const pager = h('nav', { class: 'pager', 'aria-label': t('reports.pages') },
     offset > 0 ? h('a', { href: `#/libraries/${path(id)}/duplicates?offset=${Math.max(0, offset - PAGE)}` }, t('library.previous')) : null, ' ',
     offset + PAGE < page.total ? h('a', { href: `#/libraries/${path(id)}/duplicates?offset=${offset + PAGE}` }, t('library.next')) : null);
-  fill(list, h('div', { class: 'table-wrap' }, table), pager);
+  fill(list, h('div', { class: 'table-wrap' }, table), pager, related);
+}
+
+// The pairs that share passages without being duplicates, most similar first, each with a
+// button that shows the two side by side.
+function relatedPairs(compare, id, page, doc) {
+  const pairs = page.related_pairs || [];
+  if (pairs.length === 0) return null;
+  return h('section', { id: 'related-pairs' },
+    h('h2', {}, t('duplicates.related_title')),
+    h('p', { class: 'hint' }, pairs.length < page.related
+      ? t('duplicates.related_shown', { n: number(pairs.length), total: number(page.related) })
+      : t('duplicates.related', { n: number(page.related) })),
+    h('div', { class: 'table-wrap' }, h('table', { class: 'data', id: 'related' },
+      h('thead', {}, h('tr', {},
+        h('th', { scope: 'col' }, t('duplicates.document')),
+        h('th', { scope: 'col' }, t('duplicates.document')),
+        h('th', { scope: 'col', class: 'num' }, t('duplicates.similarity')),
+        h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, t('report.compare'))))),
+      h('tbody', {}, pairs.map((pair) => h('tr', {},
+        h('td', { 'data-label': t('duplicates.document') }, doc(pair.a)),
+        h('td', { 'data-label': t('duplicates.document') }, doc(pair.b)),
+        h('td', { class: 'num', 'data-label': t('duplicates.similarity') }, percent(pair.similarity)),
+        h('td', {}, h('button', { type: 'button', class: 'small', onclick: () => sideBySide(compare, id, pair.a, pair.b) }, t('report.compare')))))))));
 }
 
 // Two documents side by side, the passages they share highlighted in both.
@@ -80,7 +104,7 @@ async function sideBySide(compare, id, leftId, rightId) {
     const rightPane = h('div', { class: 'pane-text', id: 'pane-right', tabindex: 0, 'aria-label': rightId });
     fill(compare, h('h2', {}, t('duplicates.side_by_side')),
       h('p', { class: 'hint' }, match
-        ? t('duplicates.pair', { verdict: t(`match.${match.verdict}`), resemblance: percent(match.resemblance), words: percent(match.word_similarity) })
+        ? t('duplicates.pair', { verdict: t('report.reused', { share: percent(match.containment_doc) }), resemblance: percent(match.resemblance), words: percent(match.word_similarity) })
         : t('duplicates.gone')),
       h('div', { class: 'panes' },
         h('div', { class: 'pane' }, h('h3', {}, left.title || leftId), leftPane),

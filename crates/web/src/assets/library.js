@@ -125,9 +125,9 @@ function searchForm(id, q, params) {
       q ? h('a', { class: 'button', href: `#/libraries/${path(id)}` }, t('library.clear')) : null),
     h('details', { class: 'syntax' }, h('summary', {}, t('library.how')),
       h('ul', {},
-        h('li', {}, t('library.how_words'), h('code', {}, 'glaciers'), t('library.how_stem')),
-        h('li', {}, h('code', {}, '"word sense disambiguation"'), t('library.how_phrase'), h('code', {}, '-survey'), t('library.how_not'), h('code', {}, 'OR'), t('library.how_or')),
-        h('li', {}, t('library.how_fields'), h('code', {}, 'title:parsing'), ', ', h('code', {}, 'author:smith'), ', ', h('code', {}, 'lang:en'), ', ', h('code', {}, 'year:2019'), ', ', h('code', {}, 'year:2015..2020'), ', ', h('code', {}, 'year:..1990'), '.'))));
+        h('li', {}, t('library.how_words'), h('code', {}, t('library.example_word')), t('library.how_stem')),
+        h('li', {}, h('code', {}, t('library.example_phrase')), t('library.how_phrase'), h('code', {}, t('library.example_not')), t('library.how_not'), h('code', {}, 'OR'), t('library.how_or')),
+        h('li', {}, t('library.how_fields'), h('code', {}, t('library.example_title')), ', ', h('code', {}, t('library.example_author')), ', ', h('code', {}, t('library.example_lang')), ', ', h('code', {}, 'year:2019'), ', ', h('code', {}, 'year:2015..2020'), ', ', h('code', {}, 'year:..1990'), '.'))));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const next = new URLSearchParams();

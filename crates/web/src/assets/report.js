@@ -47,6 +47,21 @@ export function reportName(report) {
   return t('report.text_named', { start: words.slice(0, 8).join(' ') + (words.length > 8 ? '…' : '') });
 }
 
+// The words a report's figures are shares of: the answer's own `words` (a report kept before
+// answers carried it: the text split at white space).
+export function reportWords(report) {
+  return report.words ?? (report.text || '').split(/\s+/).filter(Boolean).length;
+}
+
+// What the check found in a source, in words that say no more than happened: how much of the
+// source was reused, or why it does not count.
+export function finding(m) {
+  if (m.counted === false) {
+    return h('span', { class: 'muted' }, t(`report.not_counted_${m.not_counted || 'left_out_kinds'}`));
+  }
+  return badge(m.verdict, t('report.reused', { share: percent(m.containment_doc ?? 0, 0) }));
+}
+
 // A match's title as the page shows it.
 function sourceName(m) {
   return m.title || m.doc_id;
@@ -114,7 +129,7 @@ class ReportPage {
         h('dt', {}, t('report.checked_on')), h('dd', {}, date(r.created)),
         r.document ? [h('dt', {}, t('report.file')), h('dd', {}, `${r.document.name} — ${r.document.format.toUpperCase()}`,
           r.document.pages ? `, ${tn('unit.pages', r.document.pages)}` : '')] : null,
-        h('dt', {}, t('report.words')), h('dd', {}, number((r.text || '').split(/\s+/).filter(Boolean).length)),
+        h('dt', {}, t('report.words')), h('dd', { id: 'report-words' }, number(reportWords(r))),
         h('dt', {}, t('report.libraries')),
         h('dd', {}, libraries.length === 0 ? t('report.no_libraries')
           : libraries.map(([lib, generation], i) => [i ? ', ' : '', h('span', { class: 'library-name' }, lib),
@@ -130,8 +145,6 @@ class ReportPage {
     const r = this.report;
     const matches = r.matches.map((m, i) => ({ ...m, index: i, number: i + 1 }));
     this.matches = matches;
-    const counted = matches.filter((m) => m.counted !== false);
-    const sum = counted.reduce((total, m) => total + (m.share || 0), 0);
     const index = r.similarity_index ?? 0;
     const verdict = r.verdict;
     const indexBox = h('div', { class: `index-box verdict-${verdict}` },
@@ -155,14 +168,12 @@ class ReportPage {
             h('a', { href: `#/libraries/${path(m.library)}/documents/${path(m.doc_id)}` }, sourceName(m)),
             h('div', { class: 'muted small' }, `${m.library} · ${m.doc_id}`)),
           h('td', { class: 'num share', 'data-label': t('report.share') }, percent(m.share || 0, 1)),
-          h('td', { 'data-label': t('report.finding') }, m.counted === false
-            ? h('span', { class: 'muted' }, t('report.not_counted'))
-            : badge(m.verdict, t(`match.${m.verdict}`))),
+          h('td', { 'data-label': t('report.finding') }, finding(m)),
           h('td', { class: 'no-print' }, h('button', { type: 'button', class: 'small', onclick: () => this.select(m.index, true) }, t('report.compare')))))),
         h('tfoot', {}, h('tr', {},
           h('td', {}, ''),
           h('th', { scope: 'row' }, t('report.sources_total')),
-          h('td', { class: 'num', id: 'shares-total' }, percent(sum, 1)),
+          h('td', { class: 'num', id: 'shares-total' }, percent(index, 1)),
           h('td', { colspan: 2, class: 'muted small' }, t('report.sources_total_note'))))));
     fill(this.figures,
       h('div', { class: 'report-summary' }, indexBox,
