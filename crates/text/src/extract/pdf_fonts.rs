@@ -1,0 +1,179 @@
+//! Glyph widths as the file gives them, made readable for `pdf-extract`.
+//!
+//! A composite (CID) font lists its glyphs' widths in a `W` array of two forms (PDF 32000-1,
+//! 9.7.4.3): `c [w1 w2 …]`, widths of consecutive glyphs from `c`, and `c_first c_last w`, one
+//! width for a range. `pdf-extract` 0.10 reads only the first form: a glyph of a range gets
+//! the font's default width (`DW`, often 250 of 1000) instead of its own. Its position is still
+//! right (the content stream places it), but where it ends is computed too short, and the gap
+//! to the next glyph, which decides a word space, reads as a space: Chromium and Skia write
+//! ranges for runs of equal widths, and «Проблема» came out as «Проб лема». Before the pages
+//! are interpreted, every range is written in the first form, so that each glyph has its own
+//! width.
+
+use lopdf::{Document, Object, ObjectId};
+
+use super::budget::Budget;
+use super::error::ExtractError;
+
+/// The most glyphs one range may widen: a CID is 16 bits, so no honest range is longer.
+const MAX_RANGE: i64 = 65_536;
+
+/// The most widths written for one font, ranges and lists together.
+const MAX_WIDTHS: usize = 200_000;
+
+/// Rewrites the `W` arrays of every CID font of the document in the list form.
+pub(super) fn repair_widths(document: &mut Document, budget: &Budget) -> Result<(), ExtractError> {
+    let fonts: Vec<ObjectId> = document
+        .objects
+        .iter()
+        .filter(|(_, object)| is_cid_font(object))
+        .map(|(id, _)| *id)
+        .collect();
+    for id in fonts {
+        budget.go_on()?;
+        let Some(widths) = font_widths(document, id) else {
+            continue;
+        };
+        let Some(listed) = listed_widths(document, &widths) else {
+            continue;
+        };
+        if let Ok(Object::Dictionary(dict)) = document.get_object_mut(id) {
+            dict.set("W", Object::Array(listed));
+        }
+    }
+    Ok(())
+}
+
+fn is_cid_font(object: &Object) -> bool {
+    let Object::Dictionary(dict) = object else {
+        return false;
+    };
+    dict.get(b"Subtype")
+        .and_then(Object::as_name)
+        .is_ok_and(|name| name == b"CIDFontType0" || name == b"CIDFontType2")
+}
+
+/// The font's `W` array, resolved, when it has a range to rewrite.
+fn font_widths(document: &Document, id: ObjectId) -> Option<Vec<Object>> {
+    let dict = document.get_dictionary(id).ok()?;
+    let widths = resolve(document, dict.get(b"W").ok()?)?.as_array().ok()?;
+    let widths: Vec<Object> = widths
+        .iter()
+        .map(|item| resolve(document, item).cloned())
+        .collect::<Option<_>>()?;
+    let has_range = widths
+        .windows(2)
+        .any(|pair| number(&pair[0]).is_some() && number(&pair[1]).is_some());
+    has_range.then_some(widths)
+}
+
+/// `W` in the list form only: each range `c_first c_last w` becomes `c_first [w w … w]`.
+/// `None` for an array that does not follow the grammar or would grow past the bounds: it is
+/// left as it was.
+fn listed_widths(document: &Document, widths: &[Object]) -> Option<Vec<Object>> {
+    let mut out = Vec::new();
+    let mut count = 0usize;
+    let mut i = 0;
+    while i < widths.len() {
+        let first = widths[i].as_i64().ok()?;
+        match widths.get(i + 1)? {
+            Object::Array(list) => {
+                let list: Vec<Object> = list
+                    .iter()
+                    .map(|w| resolve(document, w).cloned())
+                    .collect::<Option<_>>()?;
+                count += list.len();
+                out.push(Object::Integer(first));
+                out.push(Object::Array(list));
+                i += 2;
+            }
+            last => {
+                let last = last.as_i64().ok()?;
+                let width = widths.get(i + 2).and_then(number)?;
+                let length = last.checked_sub(first)?.checked_add(1)?;
+                if !(1..=MAX_RANGE).contains(&length) {
+                    return None;
+                }
+                count += usize::try_from(length).ok()?;
+                out.push(Object::Integer(first));
+                out.push(Object::Array(vec![Object::Real(width); length as usize]));
+                i += 3;
+            }
+        }
+        if count > MAX_WIDTHS {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+fn resolve<'a>(document: &'a Document, object: &'a Object) -> Option<&'a Object> {
+    match object {
+        Object::Reference(id) => document.get_object(*id).ok(),
+        other => Some(other),
+    }
+}
+
+fn number(object: &Object) -> Option<f32> {
+    match object {
+        Object::Integer(n) => Some(*n as f32),
+        Object::Real(r) => Some(*r),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use lopdf::dictionary;
+
+    use super::*;
+    use crate::extract::ExtractLimits;
+
+    #[test]
+    fn ranges_of_widths_become_lists_and_lists_stay() {
+        let mut document = Document::with_version("1.7");
+        let font = document.add_object(dictionary! {
+            "Type" => "Font",
+            "Subtype" => "CIDFontType2",
+            "DW" => 250,
+            "W" => vec![
+                0.into(), vec![Object::Real(365.2)].into(),
+                441.into(), 443.into(), Object::Real(777.8),
+                444.into(), vec![610.into(), 722.into()].into(),
+            ],
+        });
+        let budget = Budget::new(
+            &ExtractLimits::default(),
+            dupfinder_common::cancel::CancelFlag::new(),
+        );
+        repair_widths(&mut document, &budget).unwrap();
+        let widths = document
+            .get_dictionary(font)
+            .unwrap()
+            .get(b"W")
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone();
+        assert_eq!(
+            widths,
+            vec![
+                0.into(),
+                vec![Object::Real(365.2)].into(),
+                441.into(),
+                vec![Object::Real(777.8); 3].into(),
+                444.into(),
+                vec![610.into(), 722.into()].into(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_range_past_the_bounds_is_left_alone() {
+        let document = Document::with_version("1.7");
+        let huge = [0.into(), 10_000_000.into(), 500.into()];
+        assert_eq!(listed_widths(&document, &huge), None);
+        let backwards = [10.into(), 5.into(), 500.into()];
+        assert_eq!(listed_widths(&document, &backwards), None);
+    }
+}
