@@ -36,9 +36,9 @@ const MIN_WORDS_PER_PAGE: usize = 3;
 const GLYPHS_PER_STEP: u64 = 4096;
 
 /// Receives glyphs from `pdf-extract` and builds lines: a glyph starts a new line when it
-/// moves down (or back left and down) by more than half its size, and is preceded by a space
-/// when it starts further right than the previous glyph ended. These are `pdf-extract`'s own
-/// plain-text rules, kept with the positions.
+/// moves down by most of its size (or back left and down by more than half of it), and is
+/// preceded by a space when it starts more than a tenth of its size right of where the
+/// previous glyph ended.
 struct PageCollector<'a> {
     budget: &'a Budget,
     /// Why the collector stopped pdf-extract (it can only answer a formatting error).
@@ -137,7 +137,10 @@ impl OutputDev for PageCollector<'_> {
         let mut space = false;
         if self.first_glyph_of_word {
             let dy = (y - self.last_y).abs();
-            new_line = dy > size * 1.5 || (x < self.last_end && dy > size * 0.5);
+            // Down by most of a line is a new line wherever it starts (an indented first
+            // line starts right of a short last line); down by half of one, only back to the
+            // left (a subscript goes on with its line).
+            new_line = dy > size * 0.8 || (x < self.last_end && dy > size * 0.5);
             space = x > self.last_end + size * 0.1;
         }
         if new_line && !self.page.lines.is_empty() {

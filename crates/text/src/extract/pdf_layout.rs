@@ -288,7 +288,8 @@ fn edge_lines(page: &Page) -> Vec<usize> {
 
 /// Lines that appear at the top or bottom of at least two pages and two in five of them (with
 /// digits masked, so that «Page 3» and «Page 4» count as one): running headers and footers,
-/// also those that alternate between even and odd pages.
+/// also those that alternate between even and odd pages. The end of a sentence carried over to
+/// the top of a page is not one, however often it repeats.
 fn running_lines(pages: &[Page]) -> Vec<String> {
     if pages.len() < 2 {
         return Vec::new();
@@ -297,6 +298,7 @@ fn running_lines(pages: &[Page]) -> Vec<String> {
     for page in pages {
         let mut keys: Vec<String> = edge_lines(page)
             .into_iter()
+            .filter(|&i| !ends_a_sentence(&page.lines[i].text))
             .map(|i| furniture_key(&page.lines[i].text))
             .filter(|k| !k.is_empty())
             .collect();
@@ -311,6 +313,14 @@ fn running_lines(pages: &[Page]) -> Vec<String> {
         .filter(|(_, count)| *count >= threshold)
         .map(|(key, _)| key)
         .collect()
+}
+
+/// A line that begins in lowercase and ends a sentence: the last words of a paragraph carried
+/// over to the top of a page, which two pages may share («дикальцийфосфата.»), not a header.
+fn ends_a_sentence(text: &str) -> bool {
+    let text = text.trim();
+    text.chars().next().is_some_and(char::is_lowercase)
+        && text.ends_with(['.', '!', '?', '»', '"', ')'])
 }
 
 fn furniture_key(text: &str) -> String {
@@ -418,6 +428,21 @@ mod tests {
         let mut running = running_lines(&pages);
         running.sort();
         assert_eq!(running, ["#", "proceedingsofacl####,page#"]);
+        // The last word of a paragraph carried over to the top of two pages is no header.
+        let carried: Vec<Page> = (1..=4)
+            .map(|n| {
+                page(
+                    n,
+                    vec![
+                        short("дикальцийфосфата.", 40.0, 10.0),
+                        line(&format!("body {n}"), 52.0, 10.0),
+                        line(&format!("more {n}"), 64.0, 10.0),
+                        line(&format!("end {n}"), 76.0, 10.0),
+                    ],
+                )
+            })
+            .collect();
+        assert!(running_lines(&carried).is_empty());
     }
 
     #[test]
