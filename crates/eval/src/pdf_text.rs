@@ -214,18 +214,36 @@ fn measure(
     figures
 }
 
-/// A word broken by a hyphen at a line's end made whole («приме-\nнения»), as a reader does.
+/// A word broken by a hyphen at a line's end made whole («приме-\nнения»), as a reader does;
+/// the hyphen kept where the text writes the word with it elsewhere («сервис-ориентированный»).
 fn join_line_end_hyphens(text: &str) -> String {
+    let hyphenated: std::collections::HashSet<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| w.contains('-'))
+        .collect();
     let mut out = String::with_capacity(text.len());
     let mut lines = text.split('\n').peekable();
     while let Some(line) = lines.next() {
-        let next_lower = lines
-            .peek()
-            .and_then(|l| l.trim_start().chars().next())
-            .is_some_and(char::is_lowercase);
+        let next = lines.peek().copied().unwrap_or_default().trim_start();
+        let next_lower = next.chars().next().is_some_and(char::is_lowercase);
         match line.strip_suffix('-') {
             Some(head) if next_lower && head.chars().last().is_some_and(char::is_alphabetic) => {
-                out.push_str(head);
+                let last = head.rsplit(char::is_whitespace).next().unwrap_or_default();
+                let first = next
+                    .split(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .unwrap_or_default();
+                let compound = format!("{last}-{first}").to_lowercase();
+                let compound = compound.trim_start_matches(|c: char| !c.is_alphanumeric());
+                if hyphenated.contains(compound) {
+                    out.push_str(line);
+                } else {
+                    out.push_str(head);
+                }
             }
             _ => {
                 out.push_str(line);
@@ -279,5 +297,9 @@ mod tests {
         assert_eq!(figures.whole_words + 1, figures.words);
         assert_eq!((figures.paragraphs, figures.whole_paragraphs), (1, 0));
         assert_eq!(join_line_end_hyphens("приме-\nнения"), "применения\n");
+        assert_eq!(
+            join_line_end_hyphens("сервис-ориентированный и сервис-\nориентированный"),
+            "сервис-ориентированный и сервис-ориентированный\n"
+        );
     }
 }

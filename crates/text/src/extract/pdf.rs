@@ -3,7 +3,8 @@
 //! [`PageCollector`], which builds lines in content order: a glyph moving down starts a new
 //! line, and a glyph starting more than a tenth of its size right of where the previous one
 //! ended (its width and character spacing) is preceded by a word space, as poppler decides it.
-//! Widths must be right for that: `pdf_fonts` makes the composite fonts' widths readable first.
+//! Widths and places must be right for that: `pdf_repair` first rewrites what pdf-extract
+//! misreads (composite fonts' width ranges, forms' matrices).
 //! Glyphs too small to read or outside the page are dropped (and counted: hidden text is a
 //! disguise; white and invisible text is counted by `pdf_hidden`). `pdf_layout` makes the
 //! paragraphs, drops running headers, footers and page numbers and joins paragraphs across
@@ -24,7 +25,7 @@ use super::budget::Budget;
 use super::document::{DocumentBuilder, ExtractedDocument, count_words};
 use super::pdf_bounds::{self, PageWork, Stop};
 use super::pdf_layout::{self, Line, Page};
-use super::{ExtractError, Format, pdf_fonts, pdf_scan, poppler};
+use super::{ExtractError, Format, pdf_repair, pdf_scan, poppler};
 
 /// Glyphs smaller than this (in points) are not meant to be read: hidden text.
 const MIN_GLYPH_SIZE: f64 = 1.0;
@@ -268,7 +269,8 @@ fn read_unguarded(bytes: &[u8], budget: &Budget) -> Result<ExtractedDocument, Ex
         });
     }
     pdf_bounds::prepare(&mut document, budget)?;
-    pdf_fonts::repair_widths(&mut document, budget)?;
+    pdf_repair::repair_widths(&mut document, budget)?;
+    pdf_repair::place_forms(&mut document, budget)?;
     let mut work = PageWork::new(&document, budget);
     let mut collector = PageCollector::new(budget);
     let mut failed_pages = 0;

@@ -14,7 +14,7 @@
 //! is no paragraph break. Footnotes (smaller text) between the two halves are kept, after the
 //! joined paragraph.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::BlockKind;
 use super::document::count_words;
@@ -145,13 +145,63 @@ pub(super) fn paragraphs(pages: &[Page]) -> Vec<Paragraph> {
         }
         built.append(&mut footnotes);
     }
+    let hyphenated = hyphenated_words(pages);
     built
         .into_iter()
         .map(|b| {
-            let text = b.lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>();
-            (b.kind, text.join("\n"), b.page)
+            let mut text = String::new();
+            for line in &b.lines {
+                if !text.is_empty() && !joins_at_dash(&text, &line.text, &hyphenated) {
+                    text.push('\n');
+                }
+                text.push_str(&line.text);
+            }
+            (b.kind, text, b.page)
         })
         .collect()
+}
+
+/// The words written with a hyphen inside a line («масс-спектрометра»), lowercase.
+fn hyphenated_words(pages: &[Page]) -> HashSet<String> {
+    pages
+        .iter()
+        .flat_map(|p| &p.lines)
+        .flat_map(|l| l.text.split_whitespace())
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.contains('-'))
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether a line ending in a dash goes on with the next one without a break, the dash kept: a
+/// range of numbers («50–» «60»), or a compound word the document writes with its hyphen
+/// elsewhere («масс-» «спектрометра»). Any other hyphen at a line's end is left to
+/// `join_hyphenated` (a word broken by hyphenation).
+fn joins_at_dash(text: &str, next: &str, hyphenated: &HashSet<String>) -> bool {
+    let mut tail = text.chars().rev();
+    let (Some(dash), Some(before)) = (tail.next(), tail.next()) else {
+        return false;
+    };
+    let Some(first) = next.trim_start().chars().next() else {
+        return false;
+    };
+    if matches!(dash, '-' | '–' | '—') && before.is_ascii_digit() && first.is_ascii_digit() {
+        return true;
+    }
+    if dash != '-' || !before.is_alphabetic() {
+        return false;
+    }
+    let head = text
+        .rsplit(char::is_whitespace)
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches(|c: char| !c.is_alphanumeric());
+    let rest = next
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(|c: char| !c.is_alphanumeric());
+    hyphenated.contains(&format!("{head}{rest}").to_lowercase())
 }
 
 /// Whether `line` goes on with the paragraph `current`: on the same page (`same_page`) only
@@ -435,9 +485,9 @@ mod tests {
                     n,
                     vec![
                         short("дикальцийфосфата.", 40.0, 10.0),
-                        line(&format!("body {n}"), 52.0, 10.0),
-                        line(&format!("more {n}"), 64.0, 10.0),
-                        line(&format!("end {n}"), 76.0, 10.0),
+                        line(["a", "b", "c", "d"][n as usize - 1], 52.0, 10.0),
+                        line(["e", "f", "g", "h"][n as usize - 1], 64.0, 10.0),
+                        line(["i", "j", "k", "l"][n as usize - 1], 76.0, 10.0),
                     ],
                 )
             })
@@ -469,6 +519,25 @@ mod tests {
         assert!(texts[2].starts_with("Second paragraph") && texts[2].ends_with("stopped it."));
         assert!(texts[3].starts_with("Third paragraph"));
         assert_eq!(texts[4], "Fourth, after a gap.");
+    }
+
+    #[test]
+    fn ranges_and_compound_words_keep_their_dash_across_a_line_break() {
+        let lines = vec![
+            line(
+                "Спектры сняты на масс-спектрометре, а затем на масс-",
+                100.0,
+                10.0,
+            ),
+            line("спектрометре другого типа (с. 50–", 112.0, 10.0),
+            line("60) после перена-", 124.0, 10.0),
+            short("стройки.", 136.0, 10.0),
+        ];
+        let blocks = paragraphs(&[page(1, lines)]);
+        assert_eq!(
+            blocks[0].1,
+            "Спектры сняты на масс-спектрометре, а затем на масс-спектрометре другого типа (с. 50–60) после перена-\nстройки."
+        );
     }
 
     #[test]

@@ -1,16 +1,21 @@
-//! Glyph widths as the file gives them, made readable for `pdf-extract`.
+//! What `pdf-extract` 0.10 misreads, rewritten in the document before it interprets a page.
 //!
-//! A composite (CID) font lists its glyphs' widths in a `W` array of two forms (PDF 32000-1,
-//! 9.7.4.3): `c [w1 w2 …]`, widths of consecutive glyphs from `c`, and `c_first c_last w`, one
-//! width for a range. `pdf-extract` 0.10 reads only the first form: a glyph of a range gets
-//! the font's default width (`DW`, often 250 of 1000) instead of its own. Its position is still
-//! right (the content stream places it), but where it ends is computed too short, and the gap
-//! to the next glyph, which decides a word space, reads as a space: Chromium and Skia write
-//! ranges for runs of equal widths, and «Проблема» came out as «Проб лема». Before the pages
-//! are interpreted, every range is written in the first form, so that each glyph has its own
-//! width.
+//! **Glyph widths.** A composite (CID) font lists its glyphs' widths in a `W` array of two
+//! forms (PDF 32000-1, 9.7.4.3): `c [w1 w2 …]`, widths of consecutive glyphs from `c`, and
+//! `c_first c_last w`, one width for a range. `pdf-extract` reads only the first form: a glyph
+//! of a range gets the font's default width (`DW`, often 250 of 1000) instead of its own. Its
+//! position is still right (the content stream places it), but where it ends is computed too
+//! short, and the gap to the next glyph, which decides a word space, reads as a space: Chromium
+//! and Skia write ranges for runs of equal widths, and «Проблема» came out as «Проб лема». Every
+//! range is written in the first form, so that each glyph has its own width.
+//!
+//! **Forms.** `Do` paints a form XObject with its `Matrix` concatenated to the current
+//! transformation, inside a saved graphics state (8.10.1); `pdf-extract` ignores the matrix and
+//! saves nothing, so a diagram placed as a scaled form reads off the page (dropped, and counted
+//! as hidden text) and a form's own `cm` leaks into what follows. Every form's content is
+//! wrapped in `q <Matrix> cm … Q`, which is what `Do` means.
 
-use lopdf::{Document, Object, ObjectId};
+use lopdf::{Document, Object, ObjectId, Stream};
 
 use super::budget::Budget;
 use super::error::ExtractError;
@@ -42,6 +47,62 @@ pub(super) fn repair_widths(document: &mut Document, budget: &Budget) -> Result<
         }
     }
     Ok(())
+}
+
+/// Wraps the content of every form XObject in `q <Matrix> cm … Q`, and drops the matrix.
+pub(super) fn place_forms(document: &mut Document, budget: &Budget) -> Result<(), ExtractError> {
+    let forms: Vec<ObjectId> = document
+        .objects
+        .iter()
+        .filter(|(_, object)| {
+            matches!(object, Object::Stream(stream)
+                if stream.dict.get(b"Subtype").and_then(Object::as_name).is_ok_and(|n| n == b"Form"))
+        })
+        .map(|(id, _)| *id)
+        .collect();
+    for id in forms {
+        budget.go_on()?;
+        let matrix = document
+            .get_object(id)
+            .ok()
+            .and_then(|o| o.as_stream().ok())
+            .and_then(|stream| form_matrix(document, stream));
+        if let Ok(Object::Stream(stream)) = document.get_object_mut(id) {
+            wrap_form(stream, matrix);
+        }
+    }
+    Ok(())
+}
+
+/// A form's `Matrix`, when it has six numbers and is not the identity.
+fn form_matrix(document: &Document, stream: &Stream) -> Option<[f32; 6]> {
+    let matrix = resolve(document, stream.dict.get(b"Matrix").ok()?)?
+        .as_array()
+        .ok()?;
+    let numbers: Vec<f32> = matrix
+        .iter()
+        .map(|n| resolve(document, n).and_then(number))
+        .collect::<Option<_>>()?;
+    let matrix: [f32; 6] = numbers.try_into().ok()?;
+    (matrix != [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]).then_some(matrix)
+}
+
+/// The form's content inside a saved state, its matrix applied first. A stream lopdf could not
+/// decode (its raw bytes kept) is left as it is.
+fn wrap_form(stream: &mut Stream, matrix: Option<[f32; 6]>) {
+    if stream.dict.has(b"Filter") {
+        return;
+    }
+    let mut content = b"q\n".to_vec();
+    if let Some(m) = matrix {
+        content.extend_from_slice(
+            format!("{} {} {} {} {} {} cm\n", m[0], m[1], m[2], m[3], m[4], m[5]).as_bytes(),
+        );
+    }
+    content.extend_from_slice(&stream.content);
+    content.extend_from_slice(b"\nQ\n");
+    stream.set_plain_content(content);
+    stream.dict.remove(b"Matrix");
 }
 
 fn is_cid_font(object: &Object) -> bool {
@@ -166,6 +227,30 @@ mod tests {
                 vec![610.into(), 722.into()].into(),
             ]
         );
+    }
+
+    #[test]
+    fn a_form_is_drawn_with_its_matrix_inside_a_saved_state() {
+        let mut stream = Stream::new(
+            dictionary! { "Subtype" => "Form", "Matrix" => vec![
+                Object::Real(0.5), 0.into(), 0.into(), Object::Real(0.5), 10.into(), 20.into(),
+            ] },
+            b"BT (x) Tj ET".to_vec(),
+        );
+        let document = Document::with_version("1.7");
+        let matrix = form_matrix(&document, &stream);
+        wrap_form(&mut stream, matrix);
+        assert_eq!(
+            stream.content,
+            b"q\n0.5 0 0 0.5 10 20 cm\nBT (x) Tj ET\nQ\n"
+        );
+        assert!(!stream.dict.has(b"Matrix"));
+        let mut plain = Stream::new(
+            dictionary! { "Subtype" => "Form" },
+            b"1 0 0 1 5 5 cm".to_vec(),
+        );
+        wrap_form(&mut plain, None);
+        assert_eq!(plain.content, b"q\n1 0 0 1 5 5 cm\nQ\n");
     }
 
     #[test]
