@@ -2,6 +2,7 @@
 """Builds the set on which PDF text is measured (QUALITY.md, "PDF text").
 
     benches/scripts/pdf_text_set.py CORPUS OUT [--ru 24] [--plos 12] [--manuscripts 20]
+                                   [--only text|manuscripts]
 
 CORPUS is the folder holding `ru_sci_480.jsonl.gz` and `jats_plos/`. In OUT it writes:
 
@@ -15,8 +16,8 @@ CORPUS is the folder holding `ru_sci_480.jsonl.gz` and `jats_plos/`. In OUT it w
   `dupfinder eval-pdf-text --set OUT/text` measures them.
 - `manuscripts/library.jsonl`: 95 Russian papers, the library; `manuscripts/mNN.{html,docx,pdf}`:
   20 manuscripts, each 60 % of one library paper, two paragraphs of a second and a «…» [3]
-  quotation of a third, with a reference list, as DOCX (LibreOffice) and as a PDF printed by
-  Chromium. `benches/scripts/pdf_docx_verdicts.sh OUT/manuscripts` checks both against the
+  quotation of a third, with as much text again from a paper outside the library (its own
+  text) and a reference list, as DOCX (LibreOffice) and as a PDF printed by Chromium. `benches/scripts/pdf_docx_verdicts.sh OUT/manuscripts` checks both against the
   library and compares.
 
 Needs `chromium` and `soffice` (Debian: chromium, libreoffice-writer-nogui). Deterministic
@@ -149,7 +150,9 @@ def sentences(paragraph):
 def manuscripts(corpus, out, count):
     folder = os.path.join(out, "manuscripts")
     os.makedirs(folder, exist_ok=True)
-    library = [p for _, p in zip(range(95), ru_papers(corpus))]
+    papers = [p for _, p in zip(range(95 + count), ru_papers(corpus))]
+    # The library; the papers after it lend the manuscripts text of their own.
+    library, outside = papers[:95], papers[95:]
     with open(os.path.join(folder, "library.jsonl"), "w", encoding="utf-8") as f:
         for id_, title, paragraphs in library:
             record = {"id": str(id_), "title": title, "text": "\n\n".join(paragraphs)}
@@ -167,8 +170,11 @@ def manuscripts(corpus, out, count):
             f"и, как отмечается в литературе, «{quote}» [3]. Мы опираемся на это наблюдение "
             "и развиваем его на новом материале."
         )
-        # The quotation in the middle of the paper, where a page may break it.
-        body = kept[: len(kept) // 2] + [own] + kept[len(kept) // 2 :] + borrowed
+        # As much text of its own as it copies, before and after; the quotation in the middle
+        # of the copied part, where a page may break it.
+        mine = outside[k][2][: len(kept)]
+        half = len(kept) // 2
+        body = mine[: len(mine) // 2] + kept[:half] + [own] + kept[half:] + mine[len(mine) // 2 :] + borrowed
         references = [
             f"1. {a[1]} // Научный журнал. 2020. № 1. С. 10–20.",
             f"2. {b[1]} // Научный журнал. 2021. № 2. С. 30–40.",
@@ -191,9 +197,12 @@ def main():
     parser.add_argument("--ru", type=int, default=24)
     parser.add_argument("--plos", type=int, default=12)
     parser.add_argument("--manuscripts", type=int, default=20)
+    parser.add_argument("--only", choices=["text", "manuscripts"], help="build one half only")
     args = parser.parse_args()
-    text_set(args.corpus, args.out, args.ru, args.plos)
-    manuscripts(args.corpus, args.out, args.manuscripts)
+    if args.only != "manuscripts":
+        text_set(args.corpus, args.out, args.ru, args.plos)
+    if args.only != "text":
+        manuscripts(args.corpus, args.out, args.manuscripts)
 
 
 if __name__ == "__main__":
