@@ -10,15 +10,20 @@
 //! range is written in the first form, so that each glyph has its own width.
 //!
 //! **Forms.** `Do` paints a form XObject with its `Matrix` concatenated to the current
-//! transformation, inside a saved graphics state (8.10.1); `pdf-extract` ignores the matrix and
-//! saves nothing, so a diagram placed as a scaled form reads off the page (dropped, and counted
-//! as hidden text) and a form's own `cm` leaks into what follows. Every form's content is
-//! wrapped in `q <Matrix> cm … Q`, which is what `Do` means.
+//! transformation, inside a saved graphics state (8.10.1); `pdf-extract` interprets the form
+//! with a fresh state, the page's transformation and the form's matrix both lost, so a figure
+//! placed as a scaled form reads off the page (dropped, and counted as hidden text). The
+//! transformation at each form's first `Do` is followed through the pages, and the form's
+//! content wrapped in `q <that transformation> cm … Q`.
 
+use std::collections::HashMap;
+
+use lopdf::content::Content;
 use lopdf::{Document, Object, ObjectId, Stream};
 
 use super::budget::Budget;
 use super::error::ExtractError;
+use super::pdf_bounds;
 
 /// The most glyphs one range may widen: a CID is 16 bits, so no honest range is longer.
 const MAX_RANGE: i64 = 65_536;
@@ -49,8 +54,40 @@ pub(super) fn repair_widths(document: &mut Document, budget: &Budget) -> Result<
     Ok(())
 }
 
-/// Wraps the content of every form XObject in `q <Matrix> cm … Q`, and drops the matrix.
+/// Forms nested deeper than this are left as they are.
+const MAX_FORM_DEPTH: u32 = 12;
+
+/// A transformation `[a b c d e f]`.
+type Matrix = [f32; 6];
+
+const IDENTITY: Matrix = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+
+/// `m` then `n` (PDF's row-vector convention).
+fn multiply(m: &Matrix, n: &Matrix) -> Matrix {
+    [
+        m[0] * n[0] + m[1] * n[2],
+        m[0] * n[1] + m[1] * n[3],
+        m[2] * n[0] + m[3] * n[2],
+        m[2] * n[1] + m[3] * n[3],
+        m[4] * n[0] + m[5] * n[2] + n[4],
+        m[4] * n[1] + m[5] * n[3] + n[5],
+    ]
+}
+
+/// Places every form where `Do` draws it: `pdf-extract` interprets a form with a fresh
+/// graphics state, so its content is wrapped in `q <its Matrix × the transformation at the
+/// first Do that draws it> cm … Q`. A form drawn in several places reads at the first; a form
+/// no page draws gets its own matrix only.
 pub(super) fn place_forms(document: &mut Document, budget: &Budget) -> Result<(), ExtractError> {
+    let mut placed: HashMap<ObjectId, Matrix> = HashMap::new();
+    for page_id in document.get_pages().into_values() {
+        budget.go_on()?;
+        let Ok(content) = document.get_page_content(page_id) else {
+            continue;
+        };
+        let resources = pdf_bounds::page_resources(document, page_id);
+        walk(document, &content, resources, IDENTITY, 0, &mut placed);
+    }
     let forms: Vec<ObjectId> = document
         .objects
         .iter()
@@ -62,20 +99,75 @@ pub(super) fn place_forms(document: &mut Document, budget: &Budget) -> Result<()
         .collect();
     for id in forms {
         budget.go_on()?;
-        let matrix = document
-            .get_object(id)
-            .ok()
-            .and_then(|o| o.as_stream().ok())
-            .and_then(|stream| form_matrix(document, stream));
+        let matrix = match placed.get(&id) {
+            Some(matrix) => Some(*matrix),
+            None => document
+                .get_object(id)
+                .ok()
+                .and_then(|o| o.as_stream().ok())
+                .and_then(|stream| form_matrix(document, stream)),
+        };
         if let Ok(Object::Stream(stream)) = document.get_object_mut(id) {
-            wrap_form(stream, matrix);
+            wrap_form(stream, matrix.filter(|m| *m != IDENTITY));
         }
     }
     Ok(())
 }
 
+/// Follows the transformation through a content stream (`q`, `Q`, `cm`) and records, for each
+/// form it draws first, the transformation the form's content is drawn with.
+fn walk(
+    document: &Document,
+    content: &[u8],
+    resources: Option<&lopdf::Dictionary>,
+    start: Matrix,
+    depth: u32,
+    placed: &mut HashMap<ObjectId, Matrix>,
+) {
+    let Ok(content) = Content::decode(content) else {
+        return;
+    };
+    let mut ctm = start;
+    let mut saved = Vec::new();
+    for operation in &content.operations {
+        match operation.operator.as_str() {
+            "q" => saved.push(ctm),
+            "Q" => ctm = saved.pop().unwrap_or(start),
+            "cm" => {
+                let numbers: Option<Vec<f32>> = operation.operands.iter().map(number).collect();
+                if let Some(Ok(m)) = numbers.map(Matrix::try_from) {
+                    ctm = multiply(&m, &ctm);
+                }
+            }
+            "Do" => {
+                let Some(name) = operation.operands.first().and_then(|o| o.as_name().ok()) else {
+                    continue;
+                };
+                let Some((id, own, stream)) = pdf_bounds::form(document, resources, name) else {
+                    continue;
+                };
+                if placed.contains_key(&id) || depth >= MAX_FORM_DEPTH {
+                    continue;
+                }
+                let matrix = form_matrix(document, stream).unwrap_or(IDENTITY);
+                let at = multiply(&matrix, &ctm);
+                placed.insert(id, at);
+                walk(
+                    document,
+                    &stream.content,
+                    own.or(resources),
+                    at,
+                    depth + 1,
+                    placed,
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
 /// A form's `Matrix`, when it has six numbers and is not the identity.
-fn form_matrix(document: &Document, stream: &Stream) -> Option<[f32; 6]> {
+fn form_matrix(document: &Document, stream: &Stream) -> Option<Matrix> {
     let matrix = resolve(document, stream.dict.get(b"Matrix").ok()?)?
         .as_array()
         .ok()?;
@@ -83,13 +175,13 @@ fn form_matrix(document: &Document, stream: &Stream) -> Option<[f32; 6]> {
         .iter()
         .map(|n| resolve(document, n).and_then(number))
         .collect::<Option<_>>()?;
-    let matrix: [f32; 6] = numbers.try_into().ok()?;
-    (matrix != [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]).then_some(matrix)
+    let matrix: Matrix = numbers.try_into().ok()?;
+    (matrix != IDENTITY).then_some(matrix)
 }
 
 /// The form's content inside a saved state, its matrix applied first. A stream lopdf could not
 /// decode (its raw bytes kept) is left as it is.
-fn wrap_form(stream: &mut Stream, matrix: Option<[f32; 6]>) {
+fn wrap_form(stream: &mut Stream, matrix: Option<Matrix>) {
     if stream.dict.has(b"Filter") {
         return;
     }
