@@ -35,12 +35,12 @@ pub(super) struct HiddenText {
 }
 
 /// A transformation `[a b c d e f]`, as PDF writes it.
-type Matrix = [f64; 6];
+pub(super) type Matrix = [f64; 6];
 
-const IDENTITY: Matrix = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+pub(super) const IDENTITY: Matrix = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
 
 /// `m` then `n`: the product `m × n` of PDF's row-vector convention.
-fn multiply(m: &Matrix, n: &Matrix) -> Matrix {
+pub(super) fn multiply(m: &Matrix, n: &Matrix) -> Matrix {
     [
         m[0] * n[0] + m[1] * n[2],
         m[0] * n[1] + m[1] * n[3],
@@ -509,6 +509,10 @@ pub(super) mod tests {
     #[test]
     fn white_text_on_a_coloured_shape_or_an_image_is_seen() {
         // A white label on a dark box of a diagram, and a white footnote mark alone.
+        let text_at = |x: i64, y: i64| {
+            let matrix = [1, 0, 0, 1, x, y].map(Object::Integer).to_vec();
+            Operation::new("Tm", matrix)
+        };
         let operations = vec![
             Operation::new("q", vec![]),
             Operation::new(
@@ -524,29 +528,9 @@ pub(super) mod tests {
             Operation::new("Q", vec![]),
             Operation::new("BT", vec![]),
             Operation::new("g", vec![1.into()]),
-            Operation::new(
-                "Tm",
-                vec![
-                    1.into(),
-                    0.into(),
-                    0.into(),
-                    1.into(),
-                    226.into(),
-                    456.into(),
-                ],
-            ),
+            text_at(226, 456),
             Operation::new("Tj", vec![Object::string_literal("label")]),
-            Operation::new(
-                "Tm",
-                vec![
-                    1.into(),
-                    0.into(),
-                    0.into(),
-                    1.into(),
-                    301.into(),
-                    700.into(),
-                ],
-            ),
+            text_at(301, 700),
             Operation::new("Tj", vec![Object::string_literal("1")]),
             Operation::new("TL", vec![14.into()]),
             Operation::new("T*", vec![]),

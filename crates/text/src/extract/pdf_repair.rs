@@ -24,6 +24,7 @@ use lopdf::{Document, Object, ObjectId, Stream};
 use super::budget::Budget;
 use super::error::ExtractError;
 use super::pdf_bounds;
+use super::pdf_hidden::{IDENTITY, Matrix, multiply};
 
 /// The most glyphs one range may widen: a CID is 16 bits, so no honest range is longer.
 const MAX_RANGE: i64 = 65_536;
@@ -56,23 +57,6 @@ pub(super) fn repair_widths(document: &mut Document, budget: &Budget) -> Result<
 
 /// Forms nested deeper than this are left as they are.
 const MAX_FORM_DEPTH: u32 = 12;
-
-/// A transformation `[a b c d e f]`.
-type Matrix = [f32; 6];
-
-const IDENTITY: Matrix = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
-
-/// `m` then `n` (PDF's row-vector convention).
-fn multiply(m: &Matrix, n: &Matrix) -> Matrix {
-    [
-        m[0] * n[0] + m[1] * n[2],
-        m[0] * n[1] + m[1] * n[3],
-        m[2] * n[0] + m[3] * n[2],
-        m[2] * n[1] + m[3] * n[3],
-        m[4] * n[0] + m[5] * n[2] + n[4],
-        m[4] * n[1] + m[5] * n[3] + n[5],
-    ]
-}
 
 /// Places every form where `Do` draws it: `pdf-extract` interprets a form with a fresh
 /// graphics state, so its content is wrapped in `q <its Matrix × the transformation at the
@@ -134,7 +118,11 @@ fn walk(
             "q" => saved.push(ctm),
             "Q" => ctm = saved.pop().unwrap_or(start),
             "cm" => {
-                let numbers: Option<Vec<f32>> = operation.operands.iter().map(number).collect();
+                let numbers: Option<Vec<f64>> = operation
+                    .operands
+                    .iter()
+                    .map(|n| number(n).map(f64::from))
+                    .collect();
                 if let Some(Ok(m)) = numbers.map(Matrix::try_from) {
                     ctm = multiply(&m, &ctm);
                 }
@@ -171,9 +159,9 @@ fn form_matrix(document: &Document, stream: &Stream) -> Option<Matrix> {
     let matrix = resolve(document, stream.dict.get(b"Matrix").ok()?)?
         .as_array()
         .ok()?;
-    let numbers: Vec<f32> = matrix
+    let numbers: Vec<f64> = matrix
         .iter()
-        .map(|n| resolve(document, n).and_then(number))
+        .map(|n| resolve(document, n).and_then(number).map(f64::from))
         .collect::<Option<_>>()?;
     let matrix: Matrix = numbers.try_into().ok()?;
     (matrix != IDENTITY).then_some(matrix)
