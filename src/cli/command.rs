@@ -7,8 +7,8 @@ use clap::{Parser, Subcommand};
 
 use super::config::{self, GlobalArgs, LogFormat};
 use super::{
-    backup, check, crawl, dedup, delete, eval, eval_extract, import, keys, libraries, phrases,
-    reindex, search, serve, stats,
+    backup, check, crawl, dedup, delete, eval, eval_extract, eval_pdf_text, import, keys,
+    libraries, phrases, reindex, search, serve, stats,
 };
 
 #[derive(Parser)]
@@ -63,6 +63,10 @@ enum Command {
     /// Measure PDF text extraction against reference texts: word and 4-gram recall, pages
     /// per second, per extractor (dupfinder, pdf-extract, pdftotext).
     EvalExtract(eval_extract::EvalExtractArgs),
+    /// Measure whether PDFs read as written: the share of the source's words of six letters or
+    /// more found whole, and of its paragraphs found whole, per language and producer (files
+    /// `<stem>.<producer>.pdf` beside `<stem>.txt`; a PDF without one against pdftotext).
+    EvalPdfText(eval_pdf_text::EvalPdfTextArgs),
     /// Measure section detection on tagged articles: each JATS article is read as plain text,
     /// its structure detected and compared with the tags; prints precision and recall.
     EvalSections(eval::EvalSectionsArgs),
@@ -124,5 +128,6 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::Backup(args) => backup::backup(args, global),
         Command::Restore(args) => backup::restore_command(args, global),
         Command::EvalExtract(args) => eval_extract::run(args),
+        Command::EvalPdfText(args) => eval_pdf_text::run(args),
     }
 }

@@ -17,6 +17,7 @@ mod delete;
 mod eval;
 mod eval_extract;
 mod eval_methods;
+mod eval_pdf_text;
 mod import;
 mod keys;
 mod libraries;

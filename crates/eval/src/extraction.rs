@@ -38,7 +38,8 @@ impl Extractor {
         }
     }
 
-    fn run(self, path: &Path, bytes: &[u8]) -> Result<String, String> {
+    /// The text the extractor reads from a PDF, or why it read none.
+    pub(crate) fn text(self, path: &Path, bytes: &[u8]) -> Result<String, String> {
         match self {
             Extractor::Dupfinder => extract(bytes, &ExtractLimits::default())
                 .map(|d| d.text)
@@ -149,7 +150,7 @@ pub fn evaluate_extraction(
         let bytes = std::fs::read(path)?;
         let (pages, ocr_layer) = page_facts(&bytes);
         let started = Instant::now();
-        let outcome = extractor.run(path, &bytes);
+        let outcome = extractor.text(path, &bytes);
         let seconds = started.elapsed().as_secs_f64();
         let reference = reference_for(path, txt_dir)
             .map(|p| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).into_owned()))

@@ -8,6 +8,7 @@ pub mod generate;
 mod jats;
 pub mod methods;
 mod pan;
+pub mod pdf_text;
 mod planted;
 pub mod plots;
 mod quality;

@@ -1,18 +1,20 @@
 //! Born-digital PDF: `lopdf` parses the file, `pdf-extract` interprets each page's content
 //! stream (fonts, encodings, ToUnicode maps) and hands every glyph with its position to
-//! [`PageCollector`], which builds lines in content order. Then, per page: glyphs too small to
-//! read or outside the page are dropped (and counted: hidden text is a disguise; white and
-//! invisible text is counted by `pdf_hidden`); lines separated by more than a line's spacing, or
-//! set in another size, start a new paragraph. Across pages: lines at the top or bottom of
-//! pages that repeat on many pages (running headers and footers, digits ignored) and bare page
-//! numbers are dropped. The title is the largest text on the first page unless the file's
-//! metadata names one.
+//! [`PageCollector`], which builds lines in content order: a glyph moving down starts a new
+//! line, and a glyph starting more than a tenth of its size right of where the previous one
+//! ended (its width and character spacing) is preceded by a word space, as poppler decides it.
+//! Widths and places must be right for that: `pdf_repair` first rewrites what pdf-extract
+//! misreads (composite fonts' width ranges, forms' matrices).
+//! Glyphs too small to read or outside the page are dropped (and counted: hidden text is a
+//! disguise; white and invisible text is counted by `pdf_hidden`). `pdf_layout` makes the
+//! paragraphs, drops running headers, footers and page numbers and joins paragraphs across
+//! page breaks. The title is the largest text on the first page unless the file's metadata
+//! names one.
 //!
 //! The parsers are third-party code facing hostile input: everything runs under
 //! `catch_unwind`, and a panic is an [`ExtractError::Unreadable`].
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
 
@@ -22,7 +24,8 @@ use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
 use super::budget::Budget;
 use super::document::{DocumentBuilder, ExtractedDocument, count_words};
 use super::pdf_bounds::{self, PageWork, Stop};
-use super::{BlockKind, ExtractError, Format, pdf_scan, poppler};
+use super::pdf_layout::{self, Line, Page};
+use super::{ExtractError, Format, pdf_repair, pdf_scan, poppler};
 
 /// Glyphs smaller than this (in points) are not meant to be read: hidden text.
 const MIN_GLYPH_SIZE: f64 = 1.0;
@@ -30,30 +33,13 @@ const MIN_GLYPH_SIZE: f64 = 1.0;
 /// A page with fewer words than this on average is an image: a scan without a text layer.
 const MIN_WORDS_PER_PAGE: usize = 3;
 
-/// One line of a page, as the content stream draws it.
-#[derive(Debug, Clone)]
-struct Line {
-    text: String,
-    /// The baseline, from the top of the page.
-    y: f64,
-    size: f64,
-}
-
 /// Glyphs drawn between two looks at the budget (whether the extraction must stop).
 const GLYPHS_PER_STEP: u64 = 4096;
 
-/// One page's lines.
-#[derive(Debug, Default)]
-struct Page {
-    number: u32,
-    height: f64,
-    lines: Vec<Line>,
-}
-
 /// Receives glyphs from `pdf-extract` and builds lines: a glyph starts a new line when it
-/// moves down (or back left and down) by more than half its size, and is preceded by a space
-/// when it starts further right than the previous glyph ended. These are `pdf-extract`'s own
-/// plain-text rules, kept with the positions.
+/// moves down by most of its size (or back left and down by more than half of it), and is
+/// preceded by a space when it starts more than a tenth of its size right of where the
+/// previous glyph ended.
 struct PageCollector<'a> {
     budget: &'a Budget,
     /// Why the collector stopped pdf-extract (it can only answer a formatting error).
@@ -86,13 +72,9 @@ impl<'a> PageCollector<'a> {
         }
     }
 
-    fn line_mut(&mut self, y: f64, size: f64) -> &mut Line {
+    fn line_mut(&mut self, x: f64, y: f64, size: f64) -> &mut Line {
         if self.page.lines.is_empty() {
-            self.page.lines.push(Line {
-                text: String::new(),
-                y,
-                size,
-            });
+            self.page.lines.push(Line::at(x, y, size));
         }
         self.page.lines.last_mut().expect("a line was pushed")
     }
@@ -125,7 +107,7 @@ impl OutputDev for PageCollector<'_> {
         &mut self,
         trm: &Transform,
         width: f64,
-        _spacing: f64,
+        spacing: f64,
         font_size: f64,
         text: &str,
     ) -> Result<(), OutputError> {
@@ -156,26 +138,36 @@ impl OutputDev for PageCollector<'_> {
         let mut space = false;
         if self.first_glyph_of_word {
             let dy = (y - self.last_y).abs();
-            new_line = dy > size * 1.5 || (x < self.last_end && dy > size * 0.5);
+            // Down by most of a line is a new line wherever it starts (an indented first
+            // line starts right of a short last line); down by half of one, only back to the
+            // left (a subscript goes on with its line).
+            new_line = dy > size * 0.8 || (x < self.last_end && dy > size * 0.5);
             space = x > self.last_end + size * 0.1;
         }
         if new_line && !self.page.lines.is_empty() {
-            self.page.lines.push(Line {
-                text: String::new(),
-                y,
-                size,
-            });
+            self.page.lines.push(Line::at(x, y, size));
         } else if space {
-            self.line_mut(y, size).text.push(' ');
+            self.line_mut(x, y, size).text.push(' ');
         }
-        let line = self.line_mut(y, size);
+        // Where the glyph ends: its width, and the character spacing (`Tc`, and `Tw` after a
+        // space) the interpreter adds to it, in the glyph's scale.
+        let scale = if font_size.abs() > f64::EPSILON {
+            size / font_size.abs()
+        } else {
+            0.0
+        };
+        let end = x + width * size + spacing * scale;
+        let line = self.line_mut(x, y, size);
         line.text.push_str(text);
         if text.chars().any(char::is_alphanumeric) {
             line.size = line.size.max(size);
         }
+        if !text.trim().is_empty() {
+            line.right = line.right.max(end);
+        }
         self.first_glyph_of_word = false;
         self.last_y = y;
-        self.last_end = x + width * size;
+        self.last_end = end;
         Ok(())
     }
 
@@ -277,6 +269,8 @@ fn read_unguarded(bytes: &[u8], budget: &Budget) -> Result<ExtractedDocument, Ex
         });
     }
     pdf_bounds::prepare(&mut document, budget)?;
+    pdf_repair::repair_widths(&mut document, budget)?;
+    pdf_repair::place_forms(&mut document, budget)?;
     let mut work = PageWork::new(&document, budget);
     let mut collector = PageCollector::new(budget);
     let mut failed_pages = 0;
@@ -326,137 +320,10 @@ fn read_unguarded(bytes: &[u8], budget: &Budget) -> Result<ExtractedDocument, Ex
             builder.author(name);
         }
     }
-    let furniture = running_lines(&pages);
-    let title_size = pages.first().and_then(|p| title_size(&p.lines));
-    for page in &pages {
-        let last = page.lines.len().saturating_sub(1);
-        let kept: Vec<&Line> = page
-            .lines
-            .iter()
-            .enumerate()
-            .filter(|(i, line)| {
-                let edge = *i < 2 || *i + 2 > last;
-                !(edge
-                    && (furniture.contains(&furniture_key(&line.text))
-                        || is_page_number(&line.text)))
-            })
-            .map(|(_, line)| line)
-            .collect();
-        for (kind, text) in paragraphs(&kept, page.number == 1, title_size) {
-            builder.push(kind, &text, Some(page.number));
-        }
+    for (kind, text, page) in pdf_layout::paragraphs(&pages) {
+        builder.push(kind, &text, Some(page));
     }
     Ok(builder.finish())
-}
-
-/// Groups a page's lines into paragraphs: a new one after a gap larger than 1.6 lines, or
-/// where the size of the text changes (a heading). A move up the page (the next column)
-/// continues the paragraph: text flows from the foot of one column to the head of the next.
-fn paragraphs(
-    lines: &[&Line],
-    first_page: bool,
-    title_size: Option<f64>,
-) -> Vec<(BlockKind, String)> {
-    let mut out: Vec<(BlockKind, String)> = Vec::new();
-    let mut current: Vec<&str> = Vec::new();
-    let mut current_kind = BlockKind::Paragraph;
-    let mut previous: Option<&Line> = None;
-    let kind_of = |line: &Line| {
-        if first_page && title_size.is_some_and(|t| (line.size - t).abs() < 0.5) {
-            BlockKind::Title
-        } else {
-            BlockKind::Paragraph
-        }
-    };
-    for line in lines {
-        let kind = kind_of(line);
-        let breaks = previous.is_none_or(|prev| {
-            let gap = line.y - prev.y;
-            let size = prev.size.max(line.size).max(1.0);
-            gap > size * 1.6 || (line.size - prev.size).abs() > 1.0 || kind != current_kind
-        });
-        if breaks && !current.is_empty() {
-            out.push((current_kind, current.join("\n")));
-            current.clear();
-        }
-        current_kind = kind;
-        current.push(&line.text);
-        previous = Some(line);
-    }
-    if !current.is_empty() {
-        out.push((current_kind, current.join("\n")));
-    }
-    out
-}
-
-/// The size of the first page's title: the largest text among its first lines, if it is
-/// clearly larger than the body text.
-fn title_size(lines: &[Line]) -> Option<f64> {
-    let head = &lines[..lines.len().min(15)];
-    let largest = head
-        .iter()
-        .filter(|l| count_words(&l.text) > 0)
-        .map(|l| l.size)
-        .fold(0.0_f64, f64::max);
-    let mut sizes: Vec<f64> = lines.iter().map(|l| l.size).collect();
-    sizes.sort_by(f64::total_cmp);
-    let median = sizes.get(sizes.len() / 2).copied().unwrap_or(largest);
-    (largest > median * 1.2).then_some(largest)
-}
-
-/// Lines that appear at the top or bottom of at least half the pages (with digits masked, so
-/// that «Page 3» and «Page 4» count as one): running headers and footers.
-fn running_lines(pages: &[Page]) -> Vec<String> {
-    if pages.len() < 3 {
-        return Vec::new();
-    }
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for page in pages {
-        let n = page.lines.len();
-        let mut keys: Vec<String> = page
-            .lines
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i < 2 || *i + 2 >= n)
-            .map(|(_, l)| furniture_key(&l.text))
-            .filter(|k| !k.is_empty())
-            .collect();
-        keys.sort();
-        keys.dedup();
-        for key in keys {
-            *seen.entry(key).or_default() += 1;
-        }
-    }
-    let threshold = pages.len().div_ceil(2).max(2);
-    seen.into_iter()
-        .filter(|(_, count)| *count >= threshold)
-        .map(|(key, _)| key)
-        .collect()
-}
-
-fn furniture_key(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_whitespace())
-        .map(|c| if c.is_ascii_digit() { '#' } else { c })
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// «12», «- 12 -», «Page 12», «xii»: a line that is only a page number.
-fn is_page_number(text: &str) -> bool {
-    let trimmed = text
-        .trim()
-        .trim_matches(|c: char| matches!(c, '-' | '–' | '—' | ' ' | '|'));
-    let trimmed = trimmed
-        .strip_prefix("Page ")
-        .or_else(|| trimmed.strip_prefix("Стр. "))
-        .or_else(|| trimmed.strip_prefix("С. "))
-        .unwrap_or(trimmed)
-        .trim();
-    !trimmed.is_empty()
-        && trimmed.len() <= 8
-        && (trimmed.chars().all(|c| c.is_ascii_digit())
-            || trimmed.chars().all(|c| matches!(c, 'i' | 'v' | 'x' | 'l')))
 }
 
 /// A string of the document information dictionary, decoded from PDFDocEncoding or UTF-16.
@@ -492,67 +359,114 @@ fn plausible_title(title: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::{ExtractLimits, ExtractedDocument, extract};
+    use crate::structure::{Part, Structure};
 
-    fn line(text: &str, y: f64, size: f64) -> Line {
-        Line {
-            text: text.to_string(),
-            y,
-            size,
+    /// One short paper printed by Chromium (2 pages, the browser's header and footer on each)
+    /// and by LibreOffice (6 small pages, a running header and a page number); see
+    /// tests/fixtures/files/README.md.
+    fn fixture(name: &str) -> ExtractedDocument {
+        let path = format!(
+            "{}/../../tests/fixtures/files/pdf_text/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let limits = ExtractLimits {
+            pdftotext: String::new(),
+            ..ExtractLimits::default()
+        };
+        extract(&bytes, &limits).unwrap()
+    }
+
+    const PRODUCERS: [&str; 2] = ["paper_chromium.pdf", "paper_libreoffice.pdf"];
+
+    #[test]
+    fn kerned_cyrillic_words_stay_whole() {
+        for name in PRODUCERS {
+            let text = fixture(name).text;
+            for word in ["Проблема", "международного", "Орлов", "Новгородцев"]
+            {
+                assert!(
+                    text.split(|c: char| !c.is_alphabetic()).any(|w| w == word),
+                    "{name}: «{word}» is not whole in\n{text}"
+                );
+            }
         }
     }
 
     #[test]
-    fn page_numbers_and_running_heads_are_recognised() {
-        assert!(is_page_number("12"));
-        assert!(is_page_number("- 7 -"));
-        assert!(is_page_number("Page 3"));
-        assert!(is_page_number("xii"));
-        assert!(!is_page_number("12 monkeys"));
-        let pages: Vec<Page> = (1..=4)
-            .map(|n| Page {
-                number: n,
-                height: 800.0,
-                lines: vec![
-                    line(&format!("Proceedings of ACL 2008, page {n}"), 40.0, 9.0),
-                    line(
-                        ["alpha", "beta", "gamma", "delta"][n as usize - 1],
-                        100.0,
-                        10.0,
-                    ),
-                    line(&format!("body {n}"), 120.0, 10.0),
-                    line("the same words in the middle", 140.0, 10.0),
-                    line(["one", "two", "three", "four"][n as usize - 1], 160.0, 10.0),
-                    line(&format!("{n}"), 780.0, 9.0),
-                ],
-            })
-            .collect();
-        let running = running_lines(&pages);
-        assert!(running.contains(&furniture_key("Proceedings of ACL 2008, page 9")));
-        running_sorted(&running, &["#", "proceedingsofacl####,page#"]);
-    }
-
-    fn running_sorted(running: &[String], expected: &[&str]) {
-        let mut running = running.to_vec();
-        running.sort();
-        assert_eq!(
-            running, expected,
-            "only the head and the page number repeat at the edges"
-        );
+    fn a_quotation_across_a_page_break_stays_one_paragraph() {
+        for name in PRODUCERS {
+            let document = fixture(name);
+            let paragraph = document
+                .blocks
+                .iter()
+                .find(|b| b.text.contains("«проверка"))
+                .unwrap_or_else(|| panic!("{name}: no quotation in {:#?}", document.blocks));
+            assert!(
+                paragraph.text.contains("редакции» [3]. Поэтому")
+                    && paragraph.text.ends_with("символов на странице."),
+                "{name}: {}",
+                paragraph.text
+            );
+            let structure = Structure::detect(&document.text);
+            let quoted: Vec<String> = structure
+                .quotations
+                .iter()
+                .map(|q| {
+                    document
+                        .text
+                        .chars()
+                        .skip(q.span.start)
+                        .take(q.span.end - q.span.start)
+                        .collect()
+                })
+                .collect();
+            assert!(
+                quoted
+                    .iter()
+                    .any(|q| q.starts_with("«проверка") && q.ends_with("редакции»")),
+                "{name}: {quoted:?}"
+            );
+        }
     }
 
     #[test]
-    fn gaps_and_size_changes_break_paragraphs() {
-        let lines = [
-            line("A Title", 50.0, 16.0),
-            line("First line of a para-", 100.0, 10.0),
-            line("graph continues here.", 112.0, 10.0),
-            line("Second paragraph.", 140.0, 10.0),
-        ];
-        let refs: Vec<&Line> = lines.iter().collect();
-        let blocks = paragraphs(&refs, true, Some(16.0));
-        assert_eq!(blocks.len(), 3);
-        assert_eq!(blocks[0], (BlockKind::Title, "A Title".to_string()));
-        assert_eq!(blocks[1].1, "First line of a para-\ngraph continues here.");
+    fn running_headers_footers_and_page_numbers_are_dropped() {
+        for name in PRODUCERS {
+            let document = fixture(name);
+            for block in &document.blocks {
+                let text = &block.text;
+                assert!(
+                    !text.contains("Вестник проверки рукописей")
+                        && !text.contains("file://")
+                        && !text.contains(" PM")
+                        && text.trim().parse::<u32>().is_err(),
+                    "{name}: page furniture kept: {text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_reference_list_is_found() {
+        for name in PRODUCERS {
+            let document = fixture(name);
+            let structure = Structure::detect(&document.text);
+            let chars: Vec<char> = document.text.chars().collect();
+            let entries: Vec<String> = structure
+                .references
+                .iter()
+                .map(|s| chars[s.start..s.end].iter().collect())
+                .collect();
+            assert_eq!(entries.len(), 3, "{name}: {entries:#?}");
+            assert!(
+                entries[2].starts_with("3. Новгородцев"),
+                "{name}: {entries:?}"
+            );
+            let heading = document.text.find("Список литературы").unwrap();
+            let heading = document.text[..heading].chars().count();
+            assert_eq!(structure.part_at(heading), Some(Part::References), "{name}");
+        }
     }
 }

@@ -376,7 +376,7 @@ impl<'a> PageWork<'a> {
 }
 
 /// The resources a page's content is interpreted with (its own, else inherited).
-fn page_resources(document: &Document, page_id: ObjectId) -> Option<&Dictionary> {
+pub(super) fn page_resources(document: &Document, page_id: ObjectId) -> Option<&Dictionary> {
     let (own, inherited) = document.get_page_resources(page_id).ok()?;
     own.or_else(|| {
         inherited
@@ -386,7 +386,7 @@ fn page_resources(document: &Document, page_id: ObjectId) -> Option<&Dictionary>
 }
 
 /// The form XObject `name` of `resources`, with its own resources: what `Do` would draw.
-fn form<'a>(
+pub(super) fn form<'a>(
     document: &'a Document,
     resources: Option<&'a Dictionary>,
     name: &[u8],

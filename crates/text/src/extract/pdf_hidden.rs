@@ -7,9 +7,15 @@
 //! how the scan is made searchable, not a disguise. So a page that paints an image and has no
 //! visible text does not count its invisible text.
 //!
+//! White text is hidden only on a white page: white letters on a filled shape of another colour
+//! (a diagram's box, a table's dark header) or on an image are seen. So the pass keeps where
+//! non-white shapes and images were painted, and white text whose origin lies on one is
+//! visible. One glyph alone hides no word: a template's footnote mark left white is not counted.
+//!
 //! The pass reads each page's content stream with lopdf, following the graphics state (`q`/`Q`,
-//! the fill colour, the text render mode, the font) and counting the glyphs the text operators
-//! show. Form XObjects are not entered: text inside them is not counted.
+//! the transformation, the fill colour, the text render mode, the font, the text position) and
+//! counting the glyphs the text operators show. Form XObjects are not entered: text inside them
+//! is not counted.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -28,13 +34,72 @@ pub(super) struct HiddenText {
     pub white: usize,
 }
 
+/// A transformation `[a b c d e f]`, as PDF writes it.
+pub(super) type Matrix = [f64; 6];
+
+pub(super) const IDENTITY: Matrix = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+
+/// `m` then `n`: the product `m × n` of PDF's row-vector convention.
+pub(super) fn multiply(m: &Matrix, n: &Matrix) -> Matrix {
+    [
+        m[0] * n[0] + m[1] * n[2],
+        m[0] * n[1] + m[1] * n[3],
+        m[2] * n[0] + m[3] * n[2],
+        m[2] * n[1] + m[3] * n[3],
+        m[4] * n[0] + m[5] * n[2] + n[4],
+        m[4] * n[1] + m[5] * n[3] + n[5],
+    ]
+}
+
+fn apply(m: &Matrix, x: f64, y: f64) -> (f64, f64) {
+    (m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5])
+}
+
+/// A rectangle on the page: (x0, y0, x1, y1).
+type Area = (f64, f64, f64, f64);
+
+fn grow(area: Option<Area>, (x, y): (f64, f64)) -> Area {
+    match area {
+        Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(x), y1.max(y)),
+        None => (x, y, x, y),
+    }
+}
+
+/// The most painted areas kept for a page.
+const MAX_AREAS: usize = 4096;
+
 /// What the graphics state says about the glyphs shown next.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct State {
     render_mode: i64,
     white_fill: bool,
     /// The current font is a composite (Type0) font: two bytes per glyph.
     two_byte_font: bool,
+    ctm: Matrix,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            render_mode: 0,
+            white_fill: false,
+            two_byte_font: false,
+            ctm: IDENTITY,
+        }
+    }
+}
+
+/// The text position: the line matrix and the leading (`TL`).
+#[derive(Debug, Clone, Copy)]
+struct TextPosition {
+    line: Matrix,
+    leading: f64,
+}
+
+impl TextPosition {
+    fn move_by(&mut self, tx: f64, ty: f64) {
+        self.line = multiply(&[1.0, 0.0, 0.0, 1.0, tx, ty], &self.line);
+    }
 }
 
 impl State {
@@ -94,11 +159,62 @@ fn page_glyphs(document: &Document, page_id: ObjectId) -> Option<PageGlyphs> {
     let mut page = PageGlyphs::default();
     let mut state = State::default();
     let mut saved: Vec<State> = Vec::new();
+    let mut text = TextPosition {
+        line: IDENTITY,
+        leading: 0.0,
+    };
+    // The path being built, and the areas painted in colour (or with images) so far.
+    let mut path: Option<Area> = None;
+    let mut painted: Vec<Area> = Vec::new();
+    let numbers =
+        |operands: &[Object]| -> Vec<f64> { operands.iter().filter_map(number).collect() };
     for operation in &content.operations {
         let operands = &operation.operands;
         match operation.operator.as_str() {
             "q" => saved.push(state),
             "Q" => state = saved.pop().unwrap_or_default(),
+            "cm" => {
+                if let Ok(m) = <Matrix>::try_from(numbers(operands)) {
+                    state.ctm = multiply(&m, &state.ctm);
+                }
+            }
+            "re" => {
+                if let [x, y, w, h] = numbers(operands)[..] {
+                    for corner in [(x, y), (x + w, y + h), (x + w, y), (x, y + h)] {
+                        path = Some(grow(path, apply(&state.ctm, corner.0, corner.1)));
+                    }
+                }
+            }
+            "m" | "l" | "c" | "v" | "y" => {
+                for point in numbers(operands).chunks_exact(2) {
+                    path = Some(grow(path, apply(&state.ctm, point[0], point[1])));
+                }
+            }
+            "f" | "F" | "f*" | "B" | "B*" | "b" | "b*" => {
+                if let Some(area) = path.take()
+                    && !state.white_fill
+                    && painted.len() < MAX_AREAS
+                {
+                    painted.push(area);
+                }
+            }
+            "S" | "s" | "n" => path = None,
+            "BT" => text.line = IDENTITY,
+            "Tm" => {
+                if let Ok(m) = <Matrix>::try_from(numbers(operands)) {
+                    text.line = m;
+                }
+            }
+            "Td" | "TD" => {
+                if let [tx, ty] = numbers(operands)[..] {
+                    if operation.operator == "TD" {
+                        text.leading = -ty;
+                    }
+                    text.move_by(tx, ty);
+                }
+            }
+            "TL" => text.leading = numbers(operands).first().copied().unwrap_or(0.0),
+            "T*" => text.move_by(0.0, -text.leading),
             "Tr" => state.render_mode = operands.first().and_then(number).unwrap_or(0.0) as i64,
             "Tf" => {
                 state.two_byte_font = operands
@@ -108,19 +224,37 @@ fn page_glyphs(document: &Document, page_id: ObjectId) -> Option<PageGlyphs> {
             }
             "g" | "rg" | "k" | "sc" | "scn" => state.white_fill = is_white(operands),
             "cs" => state.white_fill = false,
-            "Do" => {
+            "Do" | "BI" => {
                 let name = operands.first().and_then(|o| o.as_name().ok());
-                page.draws_image |= name.is_some_and(|n| images.contains(n));
+                let image = operation.operator == "BI" || name.is_some_and(|n| images.contains(n));
+                page.draws_image |= image;
+                if image && painted.len() < MAX_AREAS {
+                    // An image fills the unit square of its transformation.
+                    let mut area = None;
+                    for (x, y) in [(0.0, 0.0), (1.0, 1.0), (1.0, 0.0), (0.0, 1.0)] {
+                        area = Some(grow(area, apply(&state.ctm, x, y)));
+                    }
+                    painted.extend(area);
+                }
             }
-            "BI" => page.draws_image = true,
             "Tj" | "'" | "\"" | "TJ" => {
+                if operation.operator != "Tj" && operation.operator != "TJ" {
+                    text.move_by(0.0, -text.leading);
+                }
                 let glyphs: usize = operands
                     .iter()
                     .map(|operand| shown_glyphs(operand, state.two_byte_font))
                     .sum();
-                if state.invisible() {
+                let (x, y) = apply(&state.ctm, text.line[4], text.line[5]);
+                let on_colour = painted
+                    .iter()
+                    .any(|&(x0, y0, x1, y1)| x0 <= x && x <= x1 && y0 <= y && y <= y1);
+                let hidden = state.invisible() || state.white_fill && state.fill_only();
+                if hidden && glyphs < 2 {
+                    // One glyph alone hides no word.
+                } else if state.invisible() {
                     page.invisible += glyphs;
-                } else if state.white_fill && state.fill_only() {
+                } else if state.white_fill && state.fill_only() && !on_colour {
                     page.white += glyphs;
                 } else {
                     page.visible += glyphs;
@@ -370,6 +504,56 @@ pub(super) mod tests {
             image: true,
         }]);
         assert_eq!(hidden, HiddenText::default());
+    }
+
+    #[test]
+    fn white_text_on_a_coloured_shape_or_an_image_is_seen() {
+        // A white label on a dark box of a diagram, and a white footnote mark alone.
+        let text_at = |x: i64, y: i64| {
+            let matrix = [1, 0, 0, 1, x, y].map(Object::Integer).to_vec();
+            Operation::new("Tm", matrix)
+        };
+        let operations = vec![
+            Operation::new("q", vec![]),
+            Operation::new(
+                "cm",
+                vec![1.into(), 0.into(), 0.into(), 1.into(), 100.into(), 0.into()],
+            ),
+            Operation::new(
+                "rg",
+                vec![Object::Real(0.46), Object::Real(0.44), Object::Real(0.44)],
+            ),
+            Operation::new("re", vec![21.into(), 422.into(), 377.into(), 51.into()]),
+            Operation::new("f*", vec![]),
+            Operation::new("Q", vec![]),
+            Operation::new("BT", vec![]),
+            Operation::new("g", vec![1.into()]),
+            text_at(226, 456),
+            Operation::new("Tj", vec![Object::string_literal("label")]),
+            text_at(301, 700),
+            Operation::new("Tj", vec![Object::string_literal("1")]),
+            Operation::new("TL", vec![14.into()]),
+            Operation::new("T*", vec![]),
+            Operation::new("Tj", vec![Object::string_literal("padding words")]),
+            Operation::new("ET", vec![]),
+        ];
+        let content = Content { operations }.encode().unwrap();
+        let mut document = Document::load_mem(&pdf_of(&[PageSpec {
+            runs: &[(0, 0.0, BODY)],
+            image: false,
+        }]))
+        .unwrap();
+        let page_id = *document.get_pages().values().next().unwrap();
+        document.add_page_contents(page_id, content).unwrap();
+        let budget = Budget::new(&Default::default(), Default::default());
+        let hidden = hidden_text(&document, &document.get_pages(), &budget).unwrap();
+        // Only the white words on the white page below the mark are hidden.
+        assert_eq!(hidden.white, 12);
+        let over_image = hidden_in(&[PageSpec {
+            runs: &[(0, 0.0, BODY), (0, 1.0, "white on the picture")],
+            image: true,
+        }]);
+        assert_eq!(over_image, HiddenText::default());
     }
 
     #[test]
