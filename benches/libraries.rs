@@ -186,6 +186,36 @@ fn config(dir: &Path) -> Config {
     config
 }
 
+/// Threads writing libraries while the benchmark builds its data directory.
+const WRITERS: usize = 8;
+
+/// Creates library `id` and writes `documents` into it in batches.
+fn write_library(
+    storage: &dyn dupfinder::storage::Storage,
+    analyzer: &dupfinder::analysis::Analyzer,
+    limits: dupfinder::analysis::TextLimits,
+    id: &str,
+    documents: &[&(String, String)],
+) {
+    storage.create(id).expect("a library is created");
+    for batch in documents.chunks(2000) {
+        // A corpus line the analyzer finds no terms in is skipped, as an import would.
+        let prepared: Vec<_> = batch
+            .iter()
+            .filter_map(|(doc_id, text)| {
+                let input = DocumentInput {
+                    id: Some(IdValue::Text(doc_id.clone())),
+                    text: Some(text.clone()),
+                    lang: Some("en".to_string()),
+                    ..Default::default()
+                };
+                prepare(analyzer, limits, input).ok()
+            })
+            .collect();
+        storage.write(id, &prepared).expect("documents are written");
+    }
+}
+
 /// Writes the documents, dealt round-robin to `libraries` libraries.
 fn build(dir: &Path, workload: &Workload, libraries: usize) -> f64 {
     let started = Instant::now();
@@ -197,31 +227,22 @@ fn build(dir: &Path, workload: &Workload, libraries: usize) -> f64 {
     for (n, document) in workload.documents.iter().enumerate() {
         dealt[n % libraries].push(document);
     }
-    for (k, documents) in dealt.iter().enumerate() {
-        let id = library_id(k);
-        storage.create(&id).expect("a library is created");
-        for batch in documents.chunks(2000) {
-            // A corpus line the analyzer finds no terms in is skipped, as an import would.
-            let prepared: Vec<_> = batch
-                .iter()
-                .filter_map(|(doc_id, text)| {
-                    let input = DocumentInput {
-                        id: Some(IdValue::Text(doc_id.clone())),
-                        text: Some(text.clone()),
-                        lang: Some("en".to_string()),
-                        ..Default::default()
-                    };
-                    prepare(analyzer, limits, input).ok()
-                })
-                .collect();
-            storage
-                .write(&id, &prepared)
-                .expect("documents are written");
+    // Libraries are written by several threads: each write waits for its fsyncs.
+    let written = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for worker in 0..WRITERS {
+            let (dealt, written) = (&dealt, &written);
+            scope.spawn(move || {
+                for k in (worker..libraries).step_by(WRITERS) {
+                    write_library(storage, analyzer, limits, &library_id(k), &dealt[k]);
+                    let done = written.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    if done % 1000 == 0 {
+                        eprintln!("  {done} of {libraries} libraries written");
+                    }
+                }
+            });
         }
-        if (k + 1) % 1000 == 0 {
-            eprintln!("  {} of {libraries} libraries written", k + 1);
-        }
-    }
+    });
     // Statistics of the whole library, as an operator would have after an import (a library
     // written in one batch has them from its first write).
     for (k, documents) in dealt.iter().enumerate() {
@@ -309,7 +330,26 @@ fn run_one(options: &Options, libraries: usize) -> Value {
         workload.novel.iter().map(|t| (None, t.as_str())).collect();
     // One warm-up pass, as a server that has served for a while.
     measure(&catalog, &exact[..exact.len().min(20)]);
+    // Opening a library nobody used yet (at most 100 of them): what a check pays the first time
+    // it looks in one.
+    let mut opens = Vec::new();
+    for k in 0..libraries {
+        let id = library_id(k);
+        if opens.len() == 100 {
+            break;
+        }
+        if catalog.storage().is_open(&id) {
+            continue;
+        }
+        let started = Instant::now();
+        catalog.store(&id).expect("a library opens");
+        opens.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    opens.sort_by(f64::total_cmp);
+    let maps = std::fs::read_to_string("/proc/self/maps").map_or(0, |m| m.lines().count());
     let result = json!({
+        "open_library_ms_p50": percentile(&opens, 0.5),
+        "memory_maps": maps,
         "libraries": libraries,
         "documents": workload.documents.len(),
         "build_secs": built,

@@ -180,6 +180,23 @@ fn require(schema: &Schema, schema_name: &str, field: &str) -> Result<Field, Ind
     })
 }
 
+/// A schema parsed once per process; a declaration that does not parse is refused every time
+/// with the first error's message.
+fn loaded<T: Clone>(
+    cell: &std::sync::OnceLock<Result<T, (String, String)>>,
+    parse: impl FnOnce() -> Result<T, IndexError>,
+    name: &'static str,
+) -> Result<T, IndexError> {
+    cell.get_or_init(|| {
+        parse().map_err(|e| match e {
+            IndexError::Schema { schema, reason } => (schema, reason),
+            other => (name.to_string(), other.to_string()),
+        })
+    })
+    .clone()
+    .map_err(|(schema, reason)| IndexError::Schema { schema, reason })
+}
+
 /// The content index's schema with its fields resolved by name.
 #[derive(Debug, Clone)]
 pub struct ContentSchema {
@@ -205,9 +222,16 @@ pub struct ContentSchema {
 }
 
 impl ContentSchema {
-    /// Loads and validates the embedded declaration of `index_schema/content.toml`.
+    /// Loads and validates the embedded declaration of `index_schema/content.toml` (once per
+    /// process: every library opened after the first gets a copy).
     pub fn load() -> Result<Self, IndexError> {
-        Self::from_declaration(CONTENT_DECLARATION)
+        static LOADED: std::sync::OnceLock<Result<ContentSchema, (String, String)>> =
+            std::sync::OnceLock::new();
+        loaded(
+            &LOADED,
+            || Self::from_declaration(CONTENT_DECLARATION),
+            "content",
+        )
     }
 
     fn from_declaration(source: &str) -> Result<Self, IndexError> {
@@ -250,8 +274,15 @@ pub struct SignatureSchema {
 }
 
 impl SignatureSchema {
-    /// Loads and validates the embedded declaration of `index_schema/signatures.toml`.
+    /// Loads and validates the embedded declaration of `index_schema/signatures.toml` (once per
+    /// process).
     pub fn load() -> Result<Self, IndexError> {
+        static LOADED: std::sync::OnceLock<Result<SignatureSchema, (String, String)>> =
+            std::sync::OnceLock::new();
+        loaded(&LOADED, Self::parse, "signatures")
+    }
+
+    fn parse() -> Result<Self, IndexError> {
         let (version, schema) = declared("signatures", SIGNATURES_DECLARATION)?;
         let field = |name: &str| require(&schema, "signatures", name);
         Ok(SignatureSchema {

@@ -82,7 +82,7 @@ impl Slot {
 
 /// At most this many libraries stay open; past it, the least recently used that nobody holds
 /// are closed as others open.
-const MAX_OPEN: usize = 256;
+const MAX_OPEN: usize = 1024;
 
 /// A library nobody used for this long is closed; its writers close after a shorter while.
 const IDLE_INDEX: Duration = Duration::from_secs(120);
