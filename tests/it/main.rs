@@ -34,6 +34,7 @@ mod storage_contract;
 mod storage_dedup;
 mod storage_partitions;
 mod storage_serve;
+mod storage_shared;
 mod structure;
 mod support;
 mod upgrade;

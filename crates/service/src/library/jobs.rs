@@ -268,9 +268,15 @@ impl Jobs {
         let batch = self.catalog.batches().get(job)?;
         let done = self.catalog.batches().done(job)?;
         let mut table = self.table.lock();
-        if let Some(existing) = table.values().find(|j| j.status.lock().job == job) {
+        if let Some(existing) = table.values().find(|j| {
+            let status = j.status.lock();
+            status.job == job && !status.state.finished()
+        }) {
             return Ok(existing.status());
         }
+        // A batch this process stopped working on (other processes held its files) starts
+        // again under a new entry.
+        table.retain(|_, j| j.status.lock().job != job);
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let entry = Arc::new(Job {
             status: Mutex::new(JobStatus {
@@ -311,10 +317,18 @@ impl Jobs {
         Ok(status)
     }
 
-    /// The job `job`, if it is known. A batch is known after a restart too.
+    /// The job `job`, if it is known. A batch is known after a restart too, and through every
+    /// process serving a shared database: once this process's run of it ended, the batch
+    /// store says where it is.
     pub fn get(&self, job: &str) -> Option<JobStatus> {
-        if let Some(found) = self.find(job) {
-            return Some(found.status());
+        let local = self.find(job).map(|found| found.status());
+        if let Some(status) = &local {
+            let ended_here = status.kind == JobKind::Batch
+                && status.state.finished()
+                && status.state != JobState::Failed;
+            if !ended_here {
+                return local;
+            }
         }
         let batch = self.catalog.batches().get(job).ok()?;
         let done = self.catalog.batches().done(job).ok()?;
@@ -327,7 +341,7 @@ impl Jobs {
                 crate::batch::BatchState::Done => JobState::Done,
                 crate::batch::BatchState::Aborted => JobState::Aborted,
             },
-            trigger: JobTrigger::Request,
+            trigger: local.map_or(JobTrigger::Request, |status| status.trigger),
             done,
             total: batch.names.len() as u64,
             created_at: batch.created,
@@ -482,12 +496,45 @@ impl Jobs {
         }
     }
 
+    /// Goes on with every running batch that has a file no process holds and that this
+    /// process does not run now: on a shared database, one another process left when it was
+    /// killed (or one it checks, whose files the two then share).
+    pub fn resume_batches(&self) {
+        let batches = match self.catalog.batches().unfinished() {
+            Ok(batches) => batches,
+            Err(e) => {
+                tracing::error!(error = %e, "the unfinished batches could not be read");
+                return;
+            }
+        };
+        for batch in batches {
+            let running_here = self
+                .find(&batch.job)
+                .is_some_and(|job| !job.status().state.finished());
+            if running_here
+                || !self
+                    .catalog
+                    .batches()
+                    .claimable(&batch.job)
+                    .unwrap_or(false)
+            {
+                continue;
+            }
+            if let Err(e) = self.start_batch(&batch.job, JobTrigger::Resume) {
+                tracing::warn!(job = %batch.job, error = %e, "could not resume a batch");
+            }
+        }
+    }
+
     /// Runs the resume sweep every `reindex.resume_interval_secs` until the process ends: on a
-    /// shared database, a re-index another process left unfinished is taken over.
+    /// shared database, a re-index or a batch another process left unfinished is taken over.
     pub async fn watch_unfinished(self: Arc<Self>) {
         let seconds = self.settings().resume_interval_secs;
-        self.sweep_every(seconds, Jobs::resume_interrupted_reindexes)
-            .await
+        self.sweep_every(seconds, |jobs: &Jobs| {
+            jobs.resume_interrupted_reindexes();
+            jobs.resume_batches();
+        })
+        .await
     }
 
     /// Looks at the libraries' drift every `reindex.check_interval_secs` until the process ends.
