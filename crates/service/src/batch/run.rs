@@ -32,7 +32,7 @@ pub fn run_batch(
 ) -> Result<BatchState, BatchError> {
     let batches = catalog.batches();
     let record = batches.get(job)?;
-    if record.state != BatchState::Running {
+    if record.state == BatchState::Done {
         return Ok(record.state);
     }
     control.done.store(batches.done(job)?, Ordering::Relaxed);
@@ -49,7 +49,9 @@ pub fn run_batch(
             .get(number as usize)
             .cloned()
             .unwrap_or_else(|| format!("file{}", number + 1));
-        if control.cancel.load(Ordering::Relaxed) {
+        // Aborted here, or through any process (the batch store says so).
+        if control.cancel.load(Ordering::Relaxed) || batches.get(job)?.state == BatchState::Aborted
+        {
             aborted = true;
             let item = BatchItem::failed(
                 name,

@@ -358,12 +358,26 @@ impl Jobs {
     }
 
     /// Asks job `job` to stop; returns its status, or `None` when it is unknown. A finished job
-    /// is left as it is. A re-index stopped so is paused: no resume sweep takes it up again.
+    /// is left as it is. A re-index stopped so is paused: no resume sweep takes it up again. A
+    /// running batch is marked aborted in the batch store, so that every process checking it
+    /// (on a shared database) lists the files it has left as aborted.
     pub fn abort(&self, job: &str) -> Option<JobStatus> {
-        let found = self.find(job)?;
-        found.pause.store(true, Ordering::Relaxed);
-        found.cancel.store(true, Ordering::Relaxed);
-        Some(found.status())
+        let found = self.find(job);
+        if let Some(found) = &found {
+            found.pause.store(true, Ordering::Relaxed);
+            found.cancel.store(true, Ordering::Relaxed);
+        }
+        let batches = self.catalog.batches();
+        if let Ok(batch) = batches.get(job)
+            && batch.state == crate::batch::BatchState::Running
+            && let Err(e) = batches.set_state(job, crate::batch::BatchState::Aborted)
+        {
+            tracing::error!(job, error = %e, "a batch could not be marked aborted");
+        }
+        match found {
+            Some(found) => Some(found.status()),
+            None => self.get(job),
+        }
     }
 
     /// Aborts every job of library `library` and waits (up to a minute) until none of them
