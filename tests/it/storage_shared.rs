@@ -363,3 +363,90 @@ fn a_backup_on_postgres_is_a_pg_dump_that_restores() {
     assert!(stderr.contains("--format=custom"), "{stderr}");
     assert!(stderr.contains("pg_restore --no-owner"), "{stderr}");
 }
+
+/// The leases under both claims, at the stores: a batch's file taken by one process is not
+/// handed to another until its lease has passed; then the other takes it, and whichever records
+/// it second keeps nothing (its transaction fails, the file has one line). A webhook delivery
+/// taken by one process is not handed to another.
+#[test]
+fn a_file_or_a_delivery_is_held_by_the_process_that_took_it() {
+    use dupfinder::batch::{BatchFile, BatchItem, BatchLine, BatchSettings, BatchStore, PgBatches};
+    use dupfinder::check::CheckRequest;
+    use dupfinder::error_code::ErrorCode;
+    use dupfinder::signature::RobustScheme;
+    use dupfinder::storage::PostgresConfig;
+    use dupfinder::storage::postgres::PgStorage;
+    use dupfinder::webhooks::{
+        Event, EventKind, NewWebhook, PgWebhooks, WebhookStore, WebhooksConfig,
+    };
+
+    let Some(server) = crate::support::PgServer::start("leases_at_the_stores") else {
+        return;
+    };
+    let config = PostgresConfig {
+        url: Some(server.create_database("dupfinder")),
+        max_connections: 4,
+    };
+    let (one, two) = (
+        PgStorage::connect(&config, RobustScheme::default()).unwrap(),
+        PgStorage::connect(&config, RobustScheme::default()).unwrap(),
+    );
+    let (a, b) = (
+        PgBatches::new(one.database(), 1),
+        PgBatches::new(two.database(), 1),
+    );
+    let files = (0..2)
+        .map(|n| BatchFile {
+            name: format!("f{n}.txt"),
+            bytes: format!("file {n}").into_bytes(),
+        })
+        .collect();
+    let settings = BatchSettings::of(&CheckRequest::new(""), false);
+    let record = a.create("-".to_string(), settings, files).unwrap();
+    let job = record.job.as_str();
+    let (first, _) = a.claim(job).unwrap().unwrap();
+    let (second, _) = b.claim(job).unwrap().unwrap();
+    assert_eq!((first, second), (0, 1), "each process takes its own file");
+    assert!(a.claim(job).unwrap().is_none() && !b.claimable(job).unwrap());
+    // A's lease on file 0 passes (A is stuck, or killed): B takes it and records it.
+    std::thread::sleep(Duration::from_millis(1_100));
+    let (taken, _) = b.claim(job).unwrap().unwrap();
+    assert_eq!(taken, 0);
+    let item = BatchItem::failed("f0.txt".to_string(), ErrorCode::Internal, "checked");
+    let recorded = BatchLine {
+        job,
+        number: 0,
+        item: &item,
+    };
+    b.finish(recorded).unwrap();
+    assert!(a.finish(recorded).is_err(), "file 0 recorded twice");
+    assert!(a.recorded(job, 0).unwrap());
+    assert_eq!((a.done(job).unwrap(), a.remaining(job).unwrap()), (1, 1));
+
+    let config = WebhooksConfig::default();
+    let (a, b) = (
+        PgWebhooks::new(one.database(), &config),
+        PgWebhooks::new(two.database(), &config),
+    );
+    a.create(NewWebhook {
+        url: "https://portal.example/hook".to_string(),
+        secret: "a secret of sixteen+".to_string(),
+        events: vec![EventKind::ReportCompleted],
+    })
+    .unwrap();
+    let event = Event {
+        id: "evt_1".to_string(),
+        event: EventKind::ReportCompleted,
+        created: 5,
+        data: json!({"report_id": "r"}),
+    };
+    assert_eq!(b.announce(&event).unwrap(), 1);
+    let now = u64::MAX / 2;
+    assert_eq!(a.due(now, 10).unwrap().0.len(), 1);
+    assert_eq!(
+        b.due(now, 10).unwrap().0.len(),
+        0,
+        "a delivery handed out twice"
+    );
+    assert_eq!(a.due(now, 10).unwrap().0.len(), 0);
+}

@@ -61,10 +61,19 @@ pub fn run_batch(
             finish(batches, job, number, &item)?;
             continue;
         }
-        if !check_file(catalog, &record, number, name, &bytes)? {
-            // The server is stopping: the file stays for the batch to resume.
-            batches.release(job, number)?;
-            return Ok(BatchState::Running);
+        match check_file(catalog, &record, number, name, &bytes) {
+            Ok(true) => {}
+            Ok(false) => {
+                // The server is stopping: the file stays for the batch to resume.
+                batches.release(job, number)?;
+                return Ok(BatchState::Running);
+            }
+            // Its lease passed while it was checked here, and another process recorded it
+            // first: its line and report are that process's, and nothing was kept here.
+            Err(error) if batches.recorded(job, number)? => {
+                tracing::warn!(job, number, %error, "a batch's file was recorded by another server process");
+            }
+            Err(error) => return Err(error),
         }
         // Other server processes may check files of the batch too (on a shared database).
         control.done.store(batches.done(job)?, Ordering::Relaxed);

@@ -153,6 +153,9 @@ pub trait BatchStore: Send + Sync {
 
     /// Whether `job` has a file no process holds.
     fn claimable(&self, job: &str) -> Result<bool, BatchError>;
+
+    /// Whether file `number` of `job` has its line (recorded by this process or another).
+    fn recorded(&self, job: &str, number: u32) -> Result<bool, BatchError>;
 }
 
 /// A new batch's record, with a random job id.
@@ -337,6 +340,12 @@ impl BatchStore for EmbeddedBatches {
 
     fn claimable(&self, job: &str) -> Result<bool, BatchError> {
         Ok(self.remaining(job)? > 0)
+    }
+
+    fn recorded(&self, job: &str, number: u32) -> Result<bool, BatchError> {
+        let txn = self.db.begin_read().map_err(store_error)?;
+        let table = txn.open_table(ITEMS).map_err(store_error)?;
+        Ok(table.get((job, number)).map_err(store_error)?.is_some())
     }
 }
 

@@ -239,6 +239,20 @@ impl BatchStore for PgBatches {
         self.count("SELECT count(*) FROM batch_files WHERE job = $1", job)
     }
 
+    fn recorded(&self, job: &str, number: u32) -> Result<bool, BatchError> {
+        let number = number as i32;
+        run(&self.db, async |client| {
+            let row = client
+                .query_opt(
+                    "SELECT 1 FROM batch_items WHERE job = $1 AND number = $2",
+                    &[&job, &number],
+                )
+                .await?;
+            Ok(row.is_some())
+        })
+        .map_err(fail)
+    }
+
     fn claimable(&self, job: &str) -> Result<bool, BatchError> {
         let now = millis_now();
         run(&self.db, async |client| {
