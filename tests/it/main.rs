@@ -33,6 +33,7 @@ mod storage;
 mod storage_contract;
 mod storage_dedup;
 mod storage_partitions;
+mod storage_search;
 mod storage_serve;
 mod storage_shared;
 mod structure;
