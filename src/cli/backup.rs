@@ -1,6 +1,8 @@
 //! `dupfinder backup` and `dupfinder restore`: a consistent copy of a data directory in one
 //! `.tar.gz` file, taken from a running server (`--server`, an admin key) or from a data
 //! directory no server holds; restored into a new data directory and opened to prove it whole.
+//! With `[storage] backend = "postgres"` everything the service keeps is in the database:
+//! `backup` runs `pg_dump` on it (or, without one, says the command and how to restore).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,9 +19,66 @@ use dupfinder::crawl::CrawlService;
 
 #[derive(Args)]
 pub(crate) struct BackupArgs {
-    /// The file to write (`.tar.gz`); written whole or not at all.
+    /// The file to write (`.tar.gz`; on PostgreSQL, `pg_dump`'s custom format); written whole
+    /// or not at all.
     #[arg(long)]
     out: PathBuf,
+    /// On PostgreSQL: the `pg_dump` to run (of the server's major version or newer).
+    #[arg(long, default_value = "pg_dump")]
+    pg_dump: PathBuf,
+}
+
+/// What a restore of a `pg_dump` backup must do.
+const PG_RESTORE: &str = "restore: stop every `dupfinder serve` of the database; create an \
+    empty database (createdb NAME); pg_restore --no-owner --dbname NAME FILE; point \
+    [storage.postgres] url at it and start the servers (they apply any newer migration). Keys, \
+    reports, batches, webhooks with their outbox and the audit log are in the dump; each \
+    server's data directory keeps only its crawl queue";
+
+/// `pg_dump` of the database of `url` into `out` (through `out.part`), or the command to run
+/// when `pg_dump` cannot be run.
+fn backup_postgres(args: &BackupArgs, url: &str) -> Result<ExitCode> {
+    let partial = partial_path(&args.out);
+    let command = format!(
+        "{} --format=custom --no-owner --file={} --dbname='{url}'",
+        args.pg_dump.display(),
+        args.out.display()
+    );
+    let ran = std::process::Command::new(&args.pg_dump)
+        .args(["--format=custom", "--no-owner", "--file"])
+        .arg(&partial)
+        .arg("--dbname")
+        .arg(url)
+        .output();
+    let output = match ran {
+        Ok(output) => output,
+        Err(e) => {
+            anyhow::bail!(
+                "the libraries and the service's records are in PostgreSQL, and {} cannot be \
+                 run ({e}); back the database up with:\n  {command}\n{PG_RESTORE}",
+                args.pg_dump.display()
+            );
+        }
+    };
+    if !output.status.success() {
+        let _ = std::fs::remove_file(&partial);
+        anyhow::bail!(
+            "pg_dump failed ({}): {}\nthe command: {command}\n{PG_RESTORE}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    std::fs::File::open(&partial)
+        .and_then(|file| file.sync_all())
+        .with_context(|| format!("cannot sync {}", partial.display()))?;
+    std::fs::rename(&partial, &args.out)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    eprintln!("backup written to {} by pg_dump", args.out.display());
+    outln!(
+        "{}",
+        json!({ "file": args.out, "from": "pg_dump", "format": "custom", "restore": PG_RESTORE })
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Args)]
@@ -29,6 +88,18 @@ pub(crate) struct RestoreArgs {
 }
 
 pub(crate) fn backup(args: BackupArgs, global: &GlobalArgs) -> Result<ExitCode> {
+    if global.remote()?.is_none() {
+        let config = configure(global, None)?;
+        if config.storage.backend == dupfinder::storage::Backend::Postgres {
+            let url = config
+                .storage
+                .postgres
+                .url
+                .clone()
+                .context("[storage] backend = \"postgres\" needs [storage.postgres] url")?;
+            return backup_postgres(&args, &url);
+        }
+    }
     let partial = partial_path(&args.out);
     let mut file = std::fs::File::create(&partial)
         .with_context(|| format!("cannot write {}", partial.display()))?;

@@ -19,5 +19,6 @@ pub mod batch;
 pub mod config;
 pub mod dedup;
 pub mod library;
+mod pg;
 pub mod reports;
 pub mod webhooks;

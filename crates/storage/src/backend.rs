@@ -163,4 +163,11 @@ pub trait Storage: Send + Sync {
     /// re-index one of them left unfinished is to be looked for again and again, not only at
     /// start.
     fn shared_by_processes(&self) -> bool;
+
+    /// The database the libraries live in, when they live in one: the service keeps its own
+    /// records (keys, reports, batches, webhooks, the audit log) there too, so that every
+    /// process serving it shares them. `None` for the embedded backend.
+    fn database(&self) -> Option<crate::postgres::PgDatabase> {
+        None
+    }
 }

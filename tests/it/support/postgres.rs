@@ -157,6 +157,13 @@ impl PgServer {
         output
     }
 
+    /// The path of the installed PostgreSQL program `program` (`pg_dump`, `pg_restore`) of this
+    /// server's version.
+    #[allow(dead_code)] // benches/storage.rs includes this file
+    pub(crate) fn binary(&self, program: &str) -> PathBuf {
+        self.bin.join(program)
+    }
+
     /// A libpq connection string to the database `dbname` of this server.
     pub(crate) fn url(&self, dbname: &str) -> String {
         format!(

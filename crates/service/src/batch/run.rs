@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::{BatchError, BatchItem, BatchRecord, BatchState};
+use super::{BatchError, BatchItem, BatchLine, BatchRecord, BatchState};
 use crate::library::{self, Catalog, FileCheckError};
 use crate::reports::Report;
 use dupfinder_check::CancelFlag;
@@ -32,49 +32,62 @@ pub fn run_batch(
 ) -> Result<BatchState, BatchError> {
     let batches = catalog.batches();
     let record = batches.get(job)?;
-    if record.state != BatchState::Running {
+    if record.state == BatchState::Done {
         return Ok(record.state);
     }
     control.done.store(batches.done(job)?, Ordering::Relaxed);
     let mut aborted = false;
-    for number in batches.pending(job)? {
+    loop {
+        if control.stopping.load(Ordering::Relaxed) {
+            return Ok(BatchState::Running);
+        }
+        let Some((number, bytes)) = batches.claim(job)? else {
+            break;
+        };
         let name = record
             .names
             .get(number as usize)
             .cloned()
             .unwrap_or_else(|| format!("file{}", number + 1));
-        if control.stopping.load(Ordering::Relaxed) {
-            return Ok(BatchState::Running);
-        }
-        if control.cancel.load(Ordering::Relaxed) {
+        // Aborted here, or through any process (the batch store says so).
+        if control.cancel.load(Ordering::Relaxed) || batches.get(job)?.state == BatchState::Aborted
+        {
             aborted = true;
-            batches.finish(
-                job,
-                number,
-                &BatchItem::failed(
-                    name,
-                    ErrorCode::Aborted,
-                    "the batch was aborted before this file",
-                ),
-            )?;
+            let item = BatchItem::failed(
+                name,
+                ErrorCode::Aborted,
+                "the batch was aborted before this file",
+            );
+            finish(batches, job, number, &item)?;
             continue;
         }
-        let Some(bytes) = batches.file(job, number)? else {
-            continue;
-        };
-        if !check_file(catalog, &record, number, name, &bytes)? {
-            // The server is stopping: the file stays for the batch to resume.
-            return Ok(BatchState::Running);
+        match check_file(catalog, &record, number, name, &bytes) {
+            Ok(true) => {}
+            Ok(false) => {
+                // The server is stopping: the file stays for the batch to resume.
+                batches.release(job, number)?;
+                return Ok(BatchState::Running);
+            }
+            // Its lease passed while it was checked here, and another process recorded it
+            // first: its line and report are that process's, and nothing was kept here.
+            Err(error) if batches.recorded(job, number)? => {
+                tracing::warn!(job, number, %error, "a batch's file was recorded by another server process");
+            }
+            Err(error) => return Err(error),
         }
-        control.done.fetch_add(1, Ordering::Relaxed);
+        // Other server processes may check files of the batch too (on a shared database).
+        control.done.store(batches.done(job)?, Ordering::Relaxed);
+    }
+    if batches.remaining(job)? > 0 {
+        // Another server process holds the files left: the batch ends there.
+        return Ok(BatchState::Running);
     }
     let state = if aborted {
         BatchState::Aborted
     } else {
         BatchState::Done
     };
-    batches.set_state(job, state)?;
-    Ok(state)
+    Ok(batches.set_state(job, state)?.state)
 }
 
 /// Checks one file and records its line (with its report, in one commit); `false` when its
@@ -102,13 +115,13 @@ fn check_file(
                 }
                 _ => error.to_string(),
             };
-            let line = BatchItem::failed(name, error.code(), message);
-            return batches.finish(job, number, &line).map(|()| true);
+            let item = BatchItem::failed(name, error.code(), message);
+            return finish(batches, job, number, &item);
         }
     };
     let mut item = BatchItem::checked(name.clone(), &checked);
     if !record.settings.store {
-        return batches.finish(job, number, &item).map(|()| true);
+        return finish(batches, job, number, &item);
     }
     let answer = checked
         .answer()
@@ -125,12 +138,24 @@ fn check_file(
         record.submitter.clone(),
         Some(name),
     );
+    let line = BatchLine {
+        job,
+        number,
+        item: &item,
+    };
     catalog
-        .keep_report_with(&mut report, |txn| {
-            batches
-                .finish_in(txn, job, number, &item)
-                .map_err(|e| e.to_string())
-        })
+        .keep_report_with(&mut report, Some(line))
         .map_err(|e| BatchError::Store(e.to_string()))?;
+    Ok(true)
+}
+
+/// Records the line of file `number` of `job` without a report; `true`: go on.
+fn finish(
+    batches: &dyn crate::batch::BatchStore,
+    job: &str,
+    number: u32,
+    item: &BatchItem,
+) -> Result<bool, BatchError> {
+    batches.finish(BatchLine { job, number, item })?;
     Ok(true)
 }

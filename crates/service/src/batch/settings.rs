@@ -11,6 +11,10 @@ pub struct BatchConfig {
     /// The entries of a `.zip` may unpack to this many bytes in all; more is refused
     /// (`batch_too_large`) after reading no more than this, whatever the archive claims.
     pub max_unpacked_bytes: u64,
+    /// On PostgreSQL, how long a server process holds a batch's file it took to check: another
+    /// takes it once this has passed (the first was killed, or is still at it). Longer than the
+    /// slowest file's extraction and check.
+    pub lease_secs: u64,
 }
 
 impl Default for BatchConfig {
@@ -18,6 +22,7 @@ impl Default for BatchConfig {
         BatchConfig {
             max_files: 500,
             max_unpacked_bytes: 256 * 1024 * 1024,
+            lease_secs: 600,
         }
     }
 }

@@ -1,5 +1,9 @@
-//! The batch tables, in the report store's database so that a file's report, its summary line
-//! and the removal of its bytes are one commit:
+//! The batches: a [`BatchStore`], kept in tables of `<data>/reports.redb` ([`EmbeddedBatches`])
+//! or, with `[storage] backend = "postgres"`, in the database (`store_pg.rs`), beside the
+//! reports in either case, so that a file's report, its summary line and the removal of its
+//! bytes are one commit.
+//!
+//! In `reports.redb`:
 //!
 //! - `batches`: job id → the batch (who sent it, its settings, its files' names, its state);
 //! - `batch_files`: (job id, file number) → the bytes of a file not yet checked;
@@ -33,7 +37,7 @@ pub enum BatchError {
     Store(String),
 }
 
-fn store_error(e: impl std::fmt::Display) -> BatchError {
+pub(super) fn store_error(e: impl std::fmt::Display) -> BatchError {
     BatchError::Store(e.to_string())
 }
 
@@ -99,44 +103,149 @@ pub struct BatchRecord {
     pub finished_at: Option<u64>,
 }
 
+/// A batch's file checked: its summary line, written in the commit that drops its bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchLine<'a> {
+    pub job: &'a str,
+    pub number: u32,
+    pub item: &'a BatchItem,
+}
+
+/// The batches, wherever they are kept.
+pub trait BatchStore: Send + Sync {
+    /// Keeps a new batch of `files` (durable when this returns); answers its record.
+    fn create(
+        &self,
+        submitter: String,
+        settings: BatchSettings,
+        files: Vec<BatchFile>,
+    ) -> Result<BatchRecord, BatchError>;
+
+    /// The batch `job`.
+    fn get(&self, job: &str) -> Result<BatchRecord, BatchError>;
+
+    /// The batches still running: with files to check (a crash or a restart left them), or
+    /// being checked (by another process, on a shared database).
+    fn unfinished(&self) -> Result<Vec<BatchRecord>, BatchError>;
+
+    /// Takes the first file of `job` not yet checked that no process holds, with its bytes:
+    /// held by this process for `[batch] lease_secs` (a process killed while checking it lets
+    /// another take it then). `None`: every file left is checked or held.
+    fn claim(&self, job: &str) -> Result<Option<(u32, Vec<u8>)>, BatchError>;
+
+    /// Lets another process take file `number` of `job` at once (this one stops).
+    fn release(&self, job: &str, number: u32) -> Result<(), BatchError>;
+
+    /// Records `line` in a commit of its own: its summary line written, its bytes dropped.
+    fn finish(&self, line: BatchLine<'_>) -> Result<(), BatchError>;
+
+    /// Sets the state of `job` (`Done` or `Aborted` also set its end).
+    fn set_state(&self, job: &str, state: BatchState) -> Result<BatchRecord, BatchError>;
+
+    /// The summary lines of the checked files of `job`, in the order the files were sent.
+    fn items(&self, job: &str) -> Result<Vec<BatchItem>, BatchError>;
+
+    /// How many files of `job` are checked.
+    fn done(&self, job: &str) -> Result<u64, BatchError>;
+
+    /// How many files of `job` are not yet checked (held by a process or not).
+    fn remaining(&self, job: &str) -> Result<u64, BatchError>;
+
+    /// Whether `job` has a file no process holds.
+    fn claimable(&self, job: &str) -> Result<bool, BatchError>;
+
+    /// Whether file `number` of `job` has its line (recorded by this process or another).
+    fn recorded(&self, job: &str, number: u32) -> Result<bool, BatchError>;
+}
+
+/// A new batch's record, with a random job id.
+pub(super) fn new_record(
+    submitter: String,
+    settings: BatchSettings,
+    files: &[BatchFile],
+) -> Result<BatchRecord, BatchError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(store_error)?;
+    let job = format!(
+        "batch-{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    );
+    Ok(BatchRecord {
+        job,
+        created: unix_now(),
+        submitter,
+        settings,
+        names: files.iter().map(|f| f.name.clone()).collect(),
+        state: BatchState::Running,
+        finished_at: None,
+    })
+}
+
+/// `record` in state `state` (`Done` or `Aborted` also set its end).
+pub(super) fn with_state(mut record: BatchRecord, state: BatchState) -> BatchRecord {
+    record.state = state;
+    if state != BatchState::Running {
+        record.finished_at = Some(unix_now());
+    }
+    record
+}
+
+/// Records `line` inside `txn` (the commit keeping the file's report): its summary line
+/// written, its bytes dropped.
+pub(crate) fn finish_in(txn: &WriteTransaction, line: &BatchLine<'_>) -> Result<(), BatchError> {
+    let encoded = serde_json::to_vec(line.item).map_err(store_error)?;
+    let key = (line.job, line.number);
+    txn.open_table(ITEMS)
+        .map_err(store_error)?
+        .insert(key, encoded.as_slice())
+        .map_err(store_error)?;
+    txn.open_table(FILES)
+        .map_err(store_error)?
+        .remove(key)
+        .map_err(store_error)?;
+    Ok(())
+}
+
 /// The batches of a data directory.
-pub struct BatchStore {
+pub struct EmbeddedBatches {
     db: Arc<Database>,
 }
 
-impl BatchStore {
+impl EmbeddedBatches {
     /// Opens the batch tables in `db` (creating them).
-    pub fn open(db: Arc<Database>) -> Result<BatchStore, BatchError> {
+    pub fn open(db: Arc<Database>) -> Result<EmbeddedBatches, BatchError> {
         let txn = db.begin_write().map_err(store_error)?;
         txn.open_table(BATCHES).map_err(store_error)?;
         txn.open_table(FILES).map_err(store_error)?;
         txn.open_table(ITEMS).map_err(store_error)?;
         txn.commit().map_err(store_error)?;
-        Ok(BatchStore { db })
+        Ok(EmbeddedBatches { db })
     }
 
-    /// Keeps a new batch of `files` (durable when this returns); answers its record.
-    pub fn create(
+    fn count(
+        &self,
+        table: TableDefinition<(&str, u32), &[u8]>,
+        job: &str,
+    ) -> Result<u64, BatchError> {
+        let txn = self.db.begin_read().map_err(store_error)?;
+        let table = txn.open_table(table).map_err(store_error)?;
+        Ok(table
+            .range((job, 0)..=(job, u32::MAX))
+            .map_err(store_error)?
+            .count() as u64)
+    }
+}
+
+/// One process checks a data directory's batches: a file is held by its running batch alone.
+impl BatchStore for EmbeddedBatches {
+    fn create(
         &self,
         submitter: String,
         settings: BatchSettings,
         files: Vec<BatchFile>,
     ) -> Result<BatchRecord, BatchError> {
-        let mut bytes = [0u8; 8];
-        getrandom::fill(&mut bytes).map_err(store_error)?;
-        let job = format!(
-            "batch-{}",
-            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        );
-        let record = BatchRecord {
-            job: job.clone(),
-            created: unix_now(),
-            submitter,
-            settings,
-            names: files.iter().map(|f| f.name.clone()).collect(),
-            state: BatchState::Running,
-            finished_at: None,
-        };
+        let record = new_record(submitter, settings, &files)?;
+        let job = record.job.clone();
         let txn = self.db.begin_write().map_err(store_error)?;
         {
             let mut table = txn.open_table(FILES).map_err(store_error)?;
@@ -151,8 +260,7 @@ impl BatchStore {
         Ok(record)
     }
 
-    /// The batch `job`.
-    pub fn get(&self, job: &str) -> Result<BatchRecord, BatchError> {
+    fn get(&self, job: &str) -> Result<BatchRecord, BatchError> {
         let txn = self.db.begin_read().map_err(store_error)?;
         let table = txn.open_table(BATCHES).map_err(store_error)?;
         let stored = table
@@ -162,8 +270,7 @@ impl BatchStore {
         serde_json::from_slice(stored.value()).map_err(store_error)
     }
 
-    /// The batches a crash or a restart left with files to check.
-    pub fn unfinished(&self) -> Result<Vec<BatchRecord>, BatchError> {
+    fn unfinished(&self) -> Result<Vec<BatchRecord>, BatchError> {
         let txn = self.db.begin_read().map_err(store_error)?;
         let table = txn.open_table(BATCHES).map_err(store_error)?;
         let mut found = Vec::new();
@@ -177,70 +284,40 @@ impl BatchStore {
         Ok(found)
     }
 
-    /// The numbers of the files of `job` not yet checked.
-    pub fn pending(&self, job: &str) -> Result<Vec<u32>, BatchError> {
+    fn claim(&self, job: &str) -> Result<Option<(u32, Vec<u8>)>, BatchError> {
         let txn = self.db.begin_read().map_err(store_error)?;
         let table = txn.open_table(FILES).map_err(store_error)?;
-        table
+        let mut rows = table
             .range((job, 0)..=(job, u32::MAX))
-            .map_err(store_error)?
-            .map(|row| row.map(|(key, _)| key.value().1).map_err(store_error))
-            .collect()
+            .map_err(store_error)?;
+        match rows.next() {
+            Some(row) => {
+                let (key, bytes) = row.map_err(store_error)?;
+                Ok(Some((key.value().1, bytes.value().to_vec())))
+            }
+            None => Ok(None),
+        }
     }
 
-    /// The bytes of file `number` of `job`, if it is not yet checked.
-    pub fn file(&self, job: &str, number: u32) -> Result<Option<Vec<u8>>, BatchError> {
-        let txn = self.db.begin_read().map_err(store_error)?;
-        let table = txn.open_table(FILES).map_err(store_error)?;
-        Ok(table
-            .get((job, number))
-            .map_err(store_error)?
-            .map(|v| v.value().to_vec()))
-    }
-
-    /// Records file `number` of `job` as checked, inside `txn` (the commit keeping its
-    /// report): its summary line written, its bytes dropped.
-    pub fn finish_in(
-        &self,
-        txn: &WriteTransaction,
-        job: &str,
-        number: u32,
-        item: &BatchItem,
-    ) -> Result<(), BatchError> {
-        let encoded = serde_json::to_vec(item).map_err(store_error)?;
-        txn.open_table(ITEMS)
-            .map_err(store_error)?
-            .insert((job, number), encoded.as_slice())
-            .map_err(store_error)?;
-        txn.open_table(FILES)
-            .map_err(store_error)?
-            .remove((job, number))
-            .map_err(store_error)?;
+    fn release(&self, _job: &str, _number: u32) -> Result<(), BatchError> {
         Ok(())
     }
 
-    /// [`BatchStore::finish_in`] in a commit of its own.
-    pub fn finish(&self, job: &str, number: u32, item: &BatchItem) -> Result<(), BatchError> {
+    fn finish(&self, line: BatchLine<'_>) -> Result<(), BatchError> {
         let txn = self.db.begin_write().map_err(store_error)?;
-        self.finish_in(&txn, job, number, item)?;
+        finish_in(&txn, &line)?;
         txn.commit().map_err(store_error)
     }
 
-    /// Sets the state of `job` (`Done` or `Aborted` also set its end).
-    pub fn set_state(&self, job: &str, state: BatchState) -> Result<BatchRecord, BatchError> {
-        let mut record = self.get(job)?;
-        record.state = state;
-        if state != BatchState::Running {
-            record.finished_at = Some(unix_now());
-        }
+    fn set_state(&self, job: &str, state: BatchState) -> Result<BatchRecord, BatchError> {
+        let record = with_state(self.get(job)?, state);
         let txn = self.db.begin_write().map_err(store_error)?;
         put_record(&txn, &record)?;
         txn.commit().map_err(store_error)?;
         Ok(record)
     }
 
-    /// The summary lines of the checked files of `job`, in the order the files were sent.
-    pub fn items(&self, job: &str) -> Result<Vec<BatchItem>, BatchError> {
+    fn items(&self, job: &str) -> Result<Vec<BatchItem>, BatchError> {
         let txn = self.db.begin_read().map_err(store_error)?;
         let table = txn.open_table(ITEMS).map_err(store_error)?;
         table
@@ -253,14 +330,22 @@ impl BatchStore {
             .collect()
     }
 
-    /// How many files of `job` are checked.
-    pub fn done(&self, job: &str) -> Result<u64, BatchError> {
+    fn done(&self, job: &str) -> Result<u64, BatchError> {
+        self.count(ITEMS, job)
+    }
+
+    fn remaining(&self, job: &str) -> Result<u64, BatchError> {
+        self.count(FILES, job)
+    }
+
+    fn claimable(&self, job: &str) -> Result<bool, BatchError> {
+        Ok(self.remaining(job)? > 0)
+    }
+
+    fn recorded(&self, job: &str, number: u32) -> Result<bool, BatchError> {
         let txn = self.db.begin_read().map_err(store_error)?;
         let table = txn.open_table(ITEMS).map_err(store_error)?;
-        Ok(table
-            .range((job, 0)..=(job, u32::MAX))
-            .map_err(store_error)?
-            .count() as u64)
+        Ok(table.get((job, number)).map_err(store_error)?.is_some())
     }
 }
 

@@ -7,8 +7,10 @@
 //! every lookup so that several processes serving one database see each other's libraries at
 //! once), what a failed write leaves behind, and the features only the embedded backend offers
 //! (a backup of the data directory, reopening a writer, the tantivy index itself), which
-//! PostgreSQL answers [`BackendError::Unsupported`] for. With PostgreSQL the data directory
-//! keeps only what is the process's own (keys, reports, webhooks, the crawl queue).
+//! PostgreSQL answers [`BackendError::Unsupported`] for. With PostgreSQL the keys, the audit
+//! log, the reports, the batches and the webhooks are in the database too (each store's
+//! PostgreSQL implementation, chosen here once), and the data directory keeps only what is the
+//! process's own (the crawl queue).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,12 +20,13 @@ use serde::Serialize;
 use super::LibraryId;
 use super::declare::{DeclarationError, check_schedule, check_url};
 use super::jobs::JobKind;
-use super::keys::{KeyError, KeyStore};
+use super::keys::{EmbeddedKeys, KeyError, KeyStore};
+use super::keys_pg::PgKeys;
 use super::{LibraryRecord, RegistryError};
-use crate::batch::BatchStore;
+use crate::batch::{BatchLine, BatchStore, EmbeddedBatches, PgBatches};
 use crate::config::Config;
-use crate::reports::{Report, ReportError, ReportStore};
-use crate::webhooks::{Event, WebhookStore};
+use crate::reports::{EmbeddedReports, PgReports, Report, ReportError, ReportStore};
+use crate::webhooks::{EmbeddedWebhooks, PgWebhooks, WebhookStore};
 use dupfinder_check::CheckError;
 use dupfinder_common::clock::unix_now;
 use dupfinder_common::error_code::ErrorCode;
@@ -254,15 +257,54 @@ impl From<&DocumentError> for RejectedReason {
     }
 }
 
-/// Every library the service serves, and the process's own stores.
+/// The service's own records: in the data directory, or in the database the libraries live in
+/// (so that every server process serving it shares them).
+struct Records {
+    keys: Box<dyn KeyStore>,
+    reports: Box<dyn ReportStore>,
+    webhooks: Box<dyn WebhookStore>,
+    batches: Box<dyn BatchStore>,
+}
+
+impl Records {
+    fn open(config: &Config, storage: &dyn Storage) -> Result<Records, LibraryError> {
+        if let Some(db) = storage.database() {
+            return Ok(Records {
+                keys: Box::new(PgKeys::new(db.clone())),
+                reports: Box::new(PgReports::new(db.clone())),
+                webhooks: Box::new(PgWebhooks::new(db.clone(), &config.webhooks)),
+                batches: Box::new(PgBatches::new(db, config.batch.lease_secs)),
+            });
+        }
+        let data_dir = &config.storage.data_dir;
+        let keys = EmbeddedKeys::open(&data_dir.join("keys.redb"))?;
+        let reports = EmbeddedReports::open(&data_dir.join("reports.redb"))?;
+        let store_error = |e: &dyn std::fmt::Display| {
+            LibraryError::Reports(ReportError::Store {
+                path: data_dir.join("reports.redb"),
+                reason: e.to_string(),
+            })
+        };
+        let webhooks = EmbeddedWebhooks::open(reports.database()).map_err(|e| store_error(&e))?;
+        let batches = EmbeddedBatches::open(reports.database()).map_err(|e| store_error(&e))?;
+        Ok(Records {
+            keys: Box::new(keys),
+            reports: Box::new(reports),
+            webhooks: Box::new(webhooks),
+            batches: Box::new(batches),
+        })
+    }
+}
+
+/// Every library the service serves, and the service's own stores.
 pub struct Catalog {
     data_dir: PathBuf,
     /// The libraries, on the backend `[storage] backend` names.
     storage: Arc<dyn Storage>,
-    keys: KeyStore,
-    reports: ReportStore,
-    webhooks: WebhookStore,
-    batches: BatchStore,
+    keys: Box<dyn KeyStore>,
+    reports: Box<dyn ReportStore>,
+    webhooks: Box<dyn WebhookStore>,
+    batches: Box<dyn BatchStore>,
     analyzer: Analyzer,
     config: Config,
     /// Documents written since the process started, by [`IngestPath`].
@@ -278,20 +320,12 @@ impl Catalog {
         let analyzer = default_analyzer();
         let storage = open_storage(&config.storage, &analyzer, config.signatures.scheme())?;
         let data_dir = config.storage.data_dir.clone();
-        let keys = KeyStore::open(&data_dir.join("keys.redb"))?;
-        let reports = ReportStore::open(&data_dir.join("reports.redb"))?;
-        let webhooks = WebhookStore::open(reports.database()).map_err(|e| {
-            LibraryError::Reports(ReportError::Store {
-                path: data_dir.join("reports.redb"),
-                reason: e.to_string(),
-            })
-        })?;
-        let batches = BatchStore::open(reports.database()).map_err(|e| {
-            LibraryError::Reports(ReportError::Store {
-                path: data_dir.join("reports.redb"),
-                reason: e.to_string(),
-            })
-        })?;
+        let Records {
+            keys,
+            reports,
+            webhooks,
+            batches,
+        } = Records::open(config, storage.as_ref())?;
         Ok(Catalog {
             data_dir,
             storage,
@@ -323,42 +357,33 @@ impl Catalog {
     }
 
     /// The stored reports.
-    pub fn reports(&self) -> &ReportStore {
-        &self.reports
+    pub fn reports(&self) -> &dyn ReportStore {
+        self.reports.as_ref()
     }
 
     /// Batches of files being checked or checked.
-    pub fn batches(&self) -> &BatchStore {
-        &self.batches
+    pub fn batches(&self) -> &dyn BatchStore {
+        self.batches.as_ref()
     }
 
     /// The registered webhooks, their outbox and delivery log.
-    pub fn webhooks(&self) -> &WebhookStore {
-        &self.webhooks
+    pub fn webhooks(&self) -> &dyn WebhookStore {
+        self.webhooks.as_ref()
     }
 
     /// Keeps `report` and writes the `report.completed` event announcing it to the webhook
     /// outbox in the same commit (durable when this returns).
     pub fn keep_report(&self, report: &mut Report) -> Result<(), ReportError> {
-        self.keep_report_with(report, |_| Ok(()))
+        self.keep_report_with(report, None)
     }
 
-    /// [`Catalog::keep_report`], with whatever `also` writes in the same commit (a batch's
-    /// line for the file).
+    /// [`Catalog::keep_report`], with a batch's line for the file in the same commit.
     pub fn keep_report_with(
         &self,
         report: &mut Report,
-        also: impl FnOnce(&redb::WriteTransaction) -> Result<(), String>,
+        line: Option<BatchLine<'_>>,
     ) -> Result<(), ReportError> {
-        let mut announced = 0;
-        self.reports.insert_with(report, |txn, report| {
-            announced = self
-                .webhooks
-                .announce_in(txn, &Event::report_completed(report))
-                .map_err(|e| e.to_string())?;
-            also(txn)
-        })?;
-        if announced > 0 {
+        if self.reports.keep(report, line)? > 0 {
             self.webhooks.wake();
         }
         Ok(())
@@ -385,8 +410,8 @@ impl Catalog {
     }
 
     /// The API keys and the audit log.
-    pub fn keys(&self) -> &KeyStore {
-        &self.keys
+    pub fn keys(&self) -> &dyn KeyStore {
+        self.keys.as_ref()
     }
 
     /// Counts `documents` written by `path` (for the metrics).

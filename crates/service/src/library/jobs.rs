@@ -272,9 +272,15 @@ impl Jobs {
         let batch = self.catalog.batches().get(job)?;
         let done = self.catalog.batches().done(job)?;
         let mut table = self.table.lock();
-        if let Some(existing) = table.values().find(|j| j.status.lock().job == job) {
+        if let Some(existing) = table.values().find(|j| {
+            let status = j.status.lock();
+            status.job == job && !status.state.finished()
+        }) {
             return Ok(existing.status());
         }
+        // A batch this process stopped working on (other processes held its files) starts
+        // again under a new entry.
+        table.retain(|_, j| j.status.lock().job != job);
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let entry = Arc::new(Job {
             status: Mutex::new(JobStatus {
@@ -315,10 +321,18 @@ impl Jobs {
         Ok(status)
     }
 
-    /// The job `job`, if it is known. A batch is known after a restart too.
+    /// The job `job`, if it is known. A batch is known after a restart too, and through every
+    /// process serving a shared database: once this process's run of it ended, the batch
+    /// store says where it is.
     pub fn get(&self, job: &str) -> Option<JobStatus> {
-        if let Some(found) = self.find(job) {
-            return Some(found.status());
+        let local = self.find(job).map(|found| found.status());
+        if let Some(status) = &local {
+            let ended_here = status.kind == JobKind::Batch
+                && status.state.finished()
+                && status.state != JobState::Failed;
+            if !ended_here {
+                return local;
+            }
         }
         let batch = self.catalog.batches().get(job).ok()?;
         let done = self.catalog.batches().done(job).ok()?;
@@ -331,7 +345,7 @@ impl Jobs {
                 crate::batch::BatchState::Done => JobState::Done,
                 crate::batch::BatchState::Aborted => JobState::Aborted,
             },
-            trigger: JobTrigger::Request,
+            trigger: local.map_or(JobTrigger::Request, |status| status.trigger),
             done,
             total: batch.names.len() as u64,
             created_at: batch.created,
@@ -348,12 +362,26 @@ impl Jobs {
     }
 
     /// Asks job `job` to stop; returns its status, or `None` when it is unknown. A finished job
-    /// is left as it is. A re-index stopped so is paused: no resume sweep takes it up again.
+    /// is left as it is. A re-index stopped so is paused: no resume sweep takes it up again. A
+    /// running batch is marked aborted in the batch store, so that every process checking it
+    /// (on a shared database) lists the files it has left as aborted.
     pub fn abort(&self, job: &str) -> Option<JobStatus> {
-        let found = self.find(job)?;
-        found.pause.store(true, Ordering::Relaxed);
-        found.cancel.store(true, Ordering::Relaxed);
-        Some(found.status())
+        let found = self.find(job);
+        if let Some(found) = &found {
+            found.pause.store(true, Ordering::Relaxed);
+            found.cancel.store(true, Ordering::Relaxed);
+        }
+        let batches = self.catalog.batches();
+        if let Ok(batch) = batches.get(job)
+            && batch.state == crate::batch::BatchState::Running
+            && let Err(e) = batches.set_state(job, crate::batch::BatchState::Aborted)
+        {
+            tracing::error!(job, error = %e, "a batch could not be marked aborted");
+        }
+        match found {
+            Some(found) => Some(found.status()),
+            None => self.get(job),
+        }
     }
 
     /// Aborts every job of library `library` and waits (up to a minute) until none of them
@@ -490,12 +518,45 @@ impl Jobs {
         }
     }
 
+    /// Goes on with every running batch that has a file no process holds and that this
+    /// process does not run now: on a shared database, one another process left when it was
+    /// killed (or one it checks, whose files the two then share).
+    pub fn resume_batches(&self) {
+        let batches = match self.catalog.batches().unfinished() {
+            Ok(batches) => batches,
+            Err(e) => {
+                tracing::error!(error = %e, "the unfinished batches could not be read");
+                return;
+            }
+        };
+        for batch in batches {
+            let running_here = self
+                .find(&batch.job)
+                .is_some_and(|job| !job.status().state.finished());
+            if running_here
+                || !self
+                    .catalog
+                    .batches()
+                    .claimable(&batch.job)
+                    .unwrap_or(false)
+            {
+                continue;
+            }
+            if let Err(e) = self.start_batch(&batch.job, JobTrigger::Resume) {
+                tracing::warn!(job = %batch.job, error = %e, "could not resume a batch");
+            }
+        }
+    }
+
     /// Runs the resume sweep every `reindex.resume_interval_secs` until the process ends: on a
-    /// shared database, a re-index another process left unfinished is taken over.
+    /// shared database, a re-index or a batch another process left unfinished is taken over.
     pub async fn watch_unfinished(self: Arc<Self>) {
         let seconds = self.settings().resume_interval_secs;
-        self.sweep_every(seconds, Jobs::resume_interrupted_reindexes)
-            .await
+        self.sweep_every(seconds, |jobs: &Jobs| {
+            jobs.resume_interrupted_reindexes();
+            jobs.resume_batches();
+        })
+        .await
     }
 
     /// Looks at the libraries' drift every `reindex.check_interval_secs` until the process ends.

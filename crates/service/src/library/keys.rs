@@ -1,4 +1,6 @@
-//! API keys with roles, and the audit log of writes, persisted in `<data>/keys.redb`.
+//! API keys with roles, and the audit log of writes: a [`KeyStore`], kept in `<data>/keys.redb`
+//! ([`EmbeddedKeys`]) or, with `[storage] backend = "postgres"`, in the database every server
+//! process shares (`keys_pg.rs`).
 //!
 //! A key is shown once when it is created; only its SHA-256 is stored. Each key has a name (how
 //! logs and the audit log call its holder), a [`Role`], and optionally the libraries it may
@@ -129,17 +131,103 @@ pub enum KeyError {
     InvalidName(String),
 }
 
-/// The key store and the audit log.
-pub struct KeyStore {
+/// The keys and the audit log, wherever they are kept. Every request looks its key up here.
+pub trait KeyStore: Send + Sync {
+    /// Whether any key exists (then the server asks for one on protected routes).
+    fn any(&self) -> bool;
+
+    /// Whether a key that may manage keys exists.
+    fn has_key_manager(&self) -> bool;
+
+    /// Whether revoking key `name` would leave keys but none that may manage them.
+    fn revoking_leaves_no_manager(&self, name: &str) -> bool;
+
+    /// Creates a key and returns it with its secret.
+    fn create(
+        &self,
+        name: &str,
+        role: Role,
+        libraries: Option<Vec<String>>,
+    ) -> Result<NewKey, KeyError>;
+
+    /// Every key, by name.
+    fn list(&self) -> Result<Vec<KeyInfo>, KeyError>;
+
+    /// Revokes the key `name`: refused from the next request on.
+    fn revoke(&self, name: &str) -> Result<(), KeyError>;
+
+    /// The key whose secret is `secret`, if there is one.
+    fn find(&self, secret: &str) -> Option<KeyInfo>;
+
+    /// Appends a write to the audit log.
+    fn audit(&self, entry: AuditEntry) -> Result<(), KeyError>;
+
+    /// The audit log, newest first: `limit` entries after skipping `offset`, and the total.
+    fn audit_log(&self, limit: usize, offset: usize) -> Result<(u64, Vec<AuditEntry>), KeyError>;
+
+    /// Copies the keys and the audit log, as of their last commit, into a new redb database at
+    /// `dest` (a backup of the data directory; only where they are kept there).
+    fn copy_to(&self, dest: &Path) -> Result<(), KeyError>;
+}
+
+/// A new key named `name`, with its secret and the hash kept of it; refuses an invalid name.
+pub(super) fn new_key(
+    name: &str,
+    role: Role,
+    libraries: Option<Vec<String>>,
+) -> Result<(NewKey, String), KeyError> {
+    let valid = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !valid || name == "token" || name == "-" {
+        return Err(KeyError::InvalidName(name.to_string()));
+    }
+    let mut secret = [0u8; 32];
+    getrandom::fill(&mut secret).map_err(|e| KeyError::Store {
+        path: PathBuf::from("keys"),
+        reason: e.to_string(),
+    })?;
+    let key = format!("dfk_{}", hex(&secret));
+    let info = KeyInfo {
+        name: name.to_string(),
+        role,
+        libraries,
+        created_at: unix_now(),
+    };
+    let hash = hash(&key);
+    Ok((NewKey { info, key }, hash))
+}
+
+/// Whether revoking `name` among `keys` would leave keys but none that may manage them.
+pub(super) fn leaves_no_manager<'a>(
+    keys: impl IntoIterator<Item = &'a KeyInfo>,
+    name: &str,
+) -> bool {
+    let (mut found, mut any, mut manager) = (false, false, false);
+    for key in keys {
+        if key.name == name {
+            found = true;
+            continue;
+        }
+        any = true;
+        manager |= key.manages_keys();
+    }
+    found && any && !manager
+}
+
+/// The key store and the audit log of a data directory.
+pub struct EmbeddedKeys {
     path: PathBuf,
     db: Database,
     /// Keys by the hash of their secret: every request looks its key up here.
     by_hash: RwLock<HashMap<String, KeyInfo>>,
 }
 
-impl KeyStore {
+impl EmbeddedKeys {
     /// Opens (or creates) the store at `path`.
-    pub fn open(path: &Path) -> Result<KeyStore, KeyError> {
+    pub fn open(path: &Path) -> Result<EmbeddedKeys, KeyError> {
         let fail = |e: &dyn std::fmt::Display| KeyError::Store {
             path: path.to_path_buf(),
             reason: e.to_string(),
@@ -149,7 +237,7 @@ impl KeyStore {
         txn.open_table(KEYS).map_err(|e| fail(&e))?;
         txn.open_table(AUDIT).map_err(|e| fail(&e))?;
         txn.commit().map_err(|e| fail(&e))?;
-        let store = KeyStore {
+        let store = EmbeddedKeys {
             path: path.to_path_buf(),
             db,
             by_hash: RwLock::new(HashMap::new()),
@@ -160,16 +248,6 @@ impl KeyStore {
         }
         *store.by_hash.write() = by_hash;
         Ok(store)
-    }
-
-    /// Copies the keys and the audit log, as of their last commit, into a new database at
-    /// `dest`.
-    pub fn copy_to(&self, dest: &Path) -> Result<(), KeyError> {
-        dupfinder_common::durable::copy_database(&self.db, dest, |from, to| {
-            dupfinder_common::durable::copy_table(from, to, KEYS)?;
-            dupfinder_common::durable::copy_table(from, to, AUDIT)
-        })
-        .map_err(|e| self.fail(e))
     }
 
     fn fail(&self, e: impl std::fmt::Display) -> KeyError {
@@ -189,59 +267,39 @@ impl KeyStore {
         }
         Ok(keys)
     }
+}
 
-    /// Whether any key exists (then the server asks for one on protected routes).
-    pub fn any(&self) -> bool {
+impl KeyStore for EmbeddedKeys {
+    fn copy_to(&self, dest: &Path) -> Result<(), KeyError> {
+        dupfinder_common::durable::copy_database(&self.db, dest, |from, to| {
+            dupfinder_common::durable::copy_table(from, to, KEYS)?;
+            dupfinder_common::durable::copy_table(from, to, AUDIT)
+        })
+        .map_err(|e| self.fail(e))
+    }
+
+    fn any(&self) -> bool {
         !self.by_hash.read().is_empty()
     }
 
-    /// Whether a key that may manage keys exists.
-    pub fn has_key_manager(&self) -> bool {
+    fn has_key_manager(&self) -> bool {
         self.by_hash.read().values().any(KeyInfo::manages_keys)
     }
 
-    /// Whether revoking key `name` would leave keys but none that may manage them.
-    pub fn revoking_leaves_no_manager(&self, name: &str) -> bool {
-        let keys = self.by_hash.read();
-        if !keys.values().any(|k| k.name == name) {
-            return false;
-        }
-        let remaining = keys.values().filter(|k| k.name != name);
-        let (mut any, mut manager) = (false, false);
-        for key in remaining {
-            any = true;
-            manager |= key.manages_keys();
-        }
-        any && !manager
+    fn revoking_leaves_no_manager(&self, name: &str) -> bool {
+        leaves_no_manager(self.by_hash.read().values(), name)
     }
 
-    /// Creates a key and returns it with its secret.
-    pub fn create(
+    fn create(
         &self,
         name: &str,
         role: Role,
         libraries: Option<Vec<String>>,
     ) -> Result<NewKey, KeyError> {
-        let valid = !name.is_empty()
-            && name.len() <= 64
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-        if !valid || name == "token" || name == "-" {
-            return Err(KeyError::InvalidName(name.to_string()));
-        }
-        let mut secret = [0u8; 32];
-        getrandom::fill(&mut secret).map_err(|e| self.fail(e))?;
-        let key = format!("dfk_{}", hex(&secret));
-        let info = KeyInfo {
-            name: name.to_string(),
-            role,
-            libraries,
-            created_at: unix_now(),
-        };
+        let (new, hash) = new_key(name, role, libraries)?;
         let stored = StoredKey {
-            info: info.clone(),
-            hash: hash(&key),
+            info: new.info.clone(),
+            hash,
         };
         let txn = self.db.begin_write().map_err(|e| self.fail(e))?;
         {
@@ -255,17 +313,15 @@ impl KeyStore {
                 .map_err(|e| self.fail(e))?;
         }
         txn.commit().map_err(|e| self.fail(e))?;
-        self.by_hash.write().insert(stored.hash, info.clone());
-        Ok(NewKey { info, key })
+        self.by_hash.write().insert(stored.hash, new.info.clone());
+        Ok(new)
     }
 
-    /// Every key, by name.
-    pub fn list(&self) -> Result<Vec<KeyInfo>, KeyError> {
+    fn list(&self) -> Result<Vec<KeyInfo>, KeyError> {
         Ok(self.stored()?.into_iter().map(|k| k.info).collect())
     }
 
-    /// Revokes the key `name`: refused from the next request on.
-    pub fn revoke(&self, name: &str) -> Result<(), KeyError> {
+    fn revoke(&self, name: &str) -> Result<(), KeyError> {
         let txn = self.db.begin_write().map_err(|e| self.fail(e))?;
         let removed = {
             let mut table = txn.open_table(KEYS).map_err(|e| self.fail(e))?;
@@ -281,13 +337,11 @@ impl KeyStore {
         Ok(())
     }
 
-    /// The key whose secret is `secret`, if there is one.
-    pub fn find(&self, secret: &str) -> Option<KeyInfo> {
+    fn find(&self, secret: &str) -> Option<KeyInfo> {
         self.by_hash.read().get(&hash(secret)).cloned()
     }
 
-    /// Appends a write to the audit log.
-    pub fn audit(&self, mut entry: AuditEntry) -> Result<(), KeyError> {
+    fn audit(&self, mut entry: AuditEntry) -> Result<(), KeyError> {
         let txn = self.db.begin_write().map_err(|e| self.fail(e))?;
         {
             let mut table = txn.open_table(AUDIT).map_err(|e| self.fail(e))?;
@@ -304,12 +358,7 @@ impl KeyStore {
         txn.commit().map_err(|e| self.fail(e))
     }
 
-    /// The audit log, newest first: `limit` entries after skipping `offset`, and the total.
-    pub fn audit_log(
-        &self,
-        limit: usize,
-        offset: usize,
-    ) -> Result<(u64, Vec<AuditEntry>), KeyError> {
+    fn audit_log(&self, limit: usize, offset: usize) -> Result<(u64, Vec<AuditEntry>), KeyError> {
         let txn = self.db.begin_read().map_err(|e| self.fail(e))?;
         let table = txn.open_table(AUDIT).map_err(|e| self.fail(e))?;
         let total = table.len().map_err(|e| self.fail(e))?;
@@ -328,7 +377,7 @@ impl KeyStore {
     }
 }
 
-fn hash(secret: &str) -> String {
+pub(super) fn hash(secret: &str) -> String {
     hex(&Sha256::digest(secret.as_bytes()))
 }
 
@@ -356,7 +405,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keys.redb");
         let secret = {
-            let store = KeyStore::open(&path).unwrap();
+            let store = EmbeddedKeys::open(&path).unwrap();
             let created = store.create("portal", Role::Checker, None).unwrap();
             assert!(matches!(
                 store.create("portal", Role::Reader, None),
@@ -373,7 +422,7 @@ mod tests {
             !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
             "the secret is stored in clear"
         );
-        let store = KeyStore::open(&path).unwrap();
+        let store = EmbeddedKeys::open(&path).unwrap();
         assert_eq!(store.find(&secret).unwrap().role, Role::Checker);
         assert_eq!(store.find("dfk_other"), None);
         store.revoke("portal").unwrap();
@@ -384,7 +433,7 @@ mod tests {
     #[test]
     fn a_key_manager_is_an_admin_key_not_limited_to_libraries() {
         let dir = tempfile::tempdir().unwrap();
-        let store = KeyStore::open(&dir.path().join("keys.redb")).unwrap();
+        let store = EmbeddedKeys::open(&dir.path().join("keys.redb")).unwrap();
         assert!(!store.has_key_manager());
         store.create("portal", Role::Checker, None).unwrap();
         store
@@ -404,7 +453,7 @@ mod tests {
     #[test]
     fn the_audit_log_pages_newest_first() {
         let dir = tempfile::tempdir().unwrap();
-        let store = KeyStore::open(&dir.path().join("keys.redb")).unwrap();
+        let store = EmbeddedKeys::open(&dir.path().join("keys.redb")).unwrap();
         for i in 0..5 {
             store
                 .audit(AuditEntry {

@@ -10,6 +10,7 @@ mod files;
 mod import;
 mod jobs;
 mod keys;
+mod keys_pg;
 pub use dupfinder_storage::phrases;
 
 pub use catalog::{
@@ -34,4 +35,5 @@ pub use files::{
 };
 pub use import::{ImportProgress, ImportProgressSync, ImportSummary, import_file};
 pub use jobs::{JobKind, JobState, JobStatus, JobTrigger, Jobs};
-pub use keys::{Access, AuditEntry, KeyError, KeyInfo, KeyStore, NewKey, Role};
+pub use keys::{Access, AuditEntry, EmbeddedKeys, KeyError, KeyInfo, KeyStore, NewKey, Role};
+pub use keys_pg::PgKeys;

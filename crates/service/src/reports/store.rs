@@ -1,4 +1,7 @@
-//! The report store: `reports` (id → the report, deflate-compressed JSON), `summaries` (id →
+//! The report store: a [`ReportStore`], kept in `<data>/reports.redb` ([`EmbeddedReports`]) or,
+//! with `[storage] backend = "postgres"`, in the database (`store_pg.rs`).
+//!
+//! In `reports.redb`: `reports` (id → the report, deflate-compressed JSON), `summaries` (id →
 //! its list line) and `by_time` (order → id: the list's order and retention's, the time the
 //! report was kept in nanoseconds, made unique).
 
@@ -8,13 +11,15 @@ use std::path::{Path, PathBuf};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
 use super::{Decision, DecisionChange, Report, ReportSummary};
+use crate::batch::BatchLine;
+use crate::webhooks::Event;
 use dupfinder_common::clock::unix_now;
 
 const REPORTS: TableDefinition<&str, &[u8]> = TableDefinition::new("reports");
 const SUMMARIES: TableDefinition<&str, &[u8]> = TableDefinition::new("summaries");
 const BY_TIME: TableDefinition<u64, &str> = TableDefinition::new("by_time");
 
-const NANOS: u64 = 1_000_000_000;
+pub(super) const NANOS: u64 = 1_000_000_000;
 
 /// A stored report larger than this, decompressed, is refused as damaged.
 const MAX_REPORT_BYTES: u64 = 256 << 20;
@@ -60,6 +65,38 @@ pub fn made_within<'a>(allowed: &[String], libraries: impl IntoIterator<Item = &
 }
 
 impl ReportFilter {
+    /// The places in the list (nanoseconds) of the reports made from `from` to `to`: a range
+    /// from the first to past the last.
+    pub(super) fn places(&self) -> (u64, u64) {
+        let from = self.from.unwrap_or(0).saturating_mul(NANOS);
+        let to = self
+            .to
+            .map_or(u64::MAX, |to| to.saturating_add(1).saturating_mul(NANOS));
+        (from, to)
+    }
+
+    /// Of `summaries` (newest first), those the filter admits from `offset`, at most `limit` of
+    /// them, and how many it admits in all.
+    pub(super) fn page<E>(
+        &self,
+        summaries: impl IntoIterator<Item = Result<ReportSummary, E>>,
+        limit: usize,
+        offset: usize,
+    ) -> Result<(usize, Vec<ReportSummary>), E> {
+        let (mut total, mut page) = (0, Vec::new());
+        for summary in summaries {
+            let summary = summary?;
+            if !self.admits(&summary) {
+                continue;
+            }
+            if total >= offset && page.len() < limit {
+                page.push(summary);
+            }
+            total += 1;
+        }
+        Ok((total, page))
+    }
+
     fn admits(&self, summary: &ReportSummary) -> bool {
         self.verdict.as_ref().is_none_or(|v| *v == summary.verdict)
             && self.decision.is_none_or(|d| d == summary.decision)
@@ -77,8 +114,91 @@ impl ReportFilter {
     }
 }
 
+/// The stored reports, wherever they are kept.
+pub trait ReportStore: Send + Sync {
+    /// A new report id: 96 random bits, so a permalink cannot be guessed.
+    fn new_id(&self) -> Result<String, ReportError> {
+        let mut bytes = [0u8; 12];
+        getrandom::fill(&mut bytes).map_err(|e| ReportError::Store {
+            path: "reports".into(),
+            reason: e.to_string(),
+        })?;
+        Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    /// Keeps `report` (setting its place in the list), the `report.completed` event announcing
+    /// it in the outbox of every webhook that asked for it, and `line` (a batch's line for the
+    /// file, its bytes dropped), in one commit, durable when this returns; answers how many
+    /// deliveries were announced.
+    fn keep(&self, report: &mut Report, line: Option<BatchLine<'_>>) -> Result<usize, ReportError>;
+
+    /// The report `id`.
+    fn get(&self, id: &str) -> Result<Report, ReportError>;
+
+    /// Sets the decision (and note) of report `id`, recording who and when.
+    fn decide(
+        &self,
+        id: &str,
+        decision: Decision,
+        note: Option<String>,
+        by: &str,
+    ) -> Result<Report, ReportError>;
+
+    /// Deletes report `id`; `false` when there was none.
+    fn delete(&self, id: &str) -> Result<bool, ReportError>;
+
+    /// Deletes the reports made before `cutoff` (seconds since the Unix epoch); answers how
+    /// many.
+    fn delete_older_than(&self, cutoff: u64) -> Result<usize, ReportError>;
+
+    /// A page of the reports `filter` admits, newest first, and how many it admits in all.
+    fn list(
+        &self,
+        filter: &ReportFilter,
+        limit: usize,
+        offset: usize,
+    ) -> Result<(usize, Vec<ReportSummary>), ReportError>;
+
+    /// Copies the store (and the webhooks registered), as of its last commit, into a new redb
+    /// database at `dest` (a backup of the data directory; only where they are kept there).
+    fn copy_to(&self, dest: &Path) -> Result<(), ReportError>;
+}
+
+/// A report's place in the list: the second it was made, and after every report kept before it
+/// (`last`, the last place given).
+pub(super) fn next_order(created: u64, last: &std::sync::atomic::AtomicU64) -> u64 {
+    let at = created.saturating_mul(NANOS);
+    let previous = last
+        .fetch_update(
+            std::sync::atomic::Ordering::SeqCst,
+            std::sync::atomic::Ordering::SeqCst,
+            |last| Some(at.max(last + 1)),
+        )
+        .expect("the update always answers a value");
+    at.max(previous + 1)
+}
+
+/// A decision taken on `report` by `by`, with its line in the trail.
+pub(super) fn apply_decision(
+    report: &mut Report,
+    decision: Decision,
+    note: Option<String>,
+    by: &str,
+) {
+    report.decision = decision;
+    if note.is_some() {
+        report.note = note.clone();
+    }
+    report.history.push(DecisionChange {
+        decision,
+        note,
+        by: by.to_string(),
+        at: unix_now(),
+    });
+}
+
 /// The reports of a data directory.
-pub struct ReportStore {
+pub struct EmbeddedReports {
     path: PathBuf,
     /// Shared with the webhook store, whose outbox is written in a report's own commit.
     db: std::sync::Arc<Database>,
@@ -86,9 +206,9 @@ pub struct ReportStore {
     last_order: std::sync::atomic::AtomicU64,
 }
 
-impl ReportStore {
+impl EmbeddedReports {
     /// Opens (or creates) the store at `path`.
-    pub fn open(path: &Path) -> Result<ReportStore, ReportError> {
+    pub fn open(path: &Path) -> Result<EmbeddedReports, ReportError> {
         let fail = |e: &dyn std::fmt::Display| ReportError::Store {
             path: path.to_path_buf(),
             reason: e.to_string(),
@@ -105,7 +225,7 @@ impl ReportStore {
             let last = table.last().map_err(|e| fail(&e))?;
             last.map_or(0, |(order, _)| order.value())
         };
-        Ok(ReportStore {
+        Ok(EmbeddedReports {
             path: path.to_path_buf(),
             db: std::sync::Arc::new(db),
             last_order: std::sync::atomic::AtomicU64::new(last),
@@ -117,13 +237,6 @@ impl ReportStore {
             path: self.path.clone(),
             reason: e.to_string(),
         }
-    }
-
-    /// A new report id: 96 random bits, so a permalink cannot be guessed.
-    pub fn new_id(&self) -> Result<String, ReportError> {
-        let mut bytes = [0u8; 12];
-        getrandom::fill(&mut bytes).map_err(|e| self.fail(e))?;
-        Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
     }
 
     /// The database the store keeps its tables in.
@@ -143,17 +256,7 @@ impl ReportStore {
         report: &mut Report,
         also: impl FnOnce(&redb::WriteTransaction, &Report) -> Result<(), String>,
     ) -> Result<(), ReportError> {
-        // The second it was made, and after every report kept before it.
-        let at = report.created.saturating_mul(NANOS);
-        let previous = self
-            .last_order
-            .fetch_update(
-                std::sync::atomic::Ordering::SeqCst,
-                std::sync::atomic::Ordering::SeqCst,
-                |last| Some(at.max(last + 1)),
-            )
-            .expect("the update always answers a value");
-        report.order = at.max(previous + 1);
+        report.order = next_order(report.created, &self.last_order);
         let txn = self.db.begin_write().map_err(|e| self.fail(e))?;
         {
             let mut tables = Tables {
@@ -169,8 +272,41 @@ impl ReportStore {
         Ok(())
     }
 
+    fn write<T>(
+        &self,
+        f: impl FnOnce(&mut Tables<'_>) -> Result<T, ReportError>,
+    ) -> Result<T, ReportError> {
+        let txn = self.db.begin_write().map_err(|e| self.fail(e))?;
+        let value = {
+            let mut tables = Tables {
+                store: self,
+                reports: txn.open_table(REPORTS).map_err(|e| self.fail(e))?,
+                summaries: txn.open_table(SUMMARIES).map_err(|e| self.fail(e))?,
+                by_time: txn.open_table(BY_TIME).map_err(|e| self.fail(e))?,
+            };
+            f(&mut tables)?
+        };
+        txn.commit().map_err(|e| self.fail(e))?;
+        Ok(value)
+    }
+}
+
+impl ReportStore for EmbeddedReports {
+    fn keep(&self, report: &mut Report, line: Option<BatchLine<'_>>) -> Result<usize, ReportError> {
+        let mut announced = 0;
+        self.insert_with(report, |txn, report| {
+            announced = crate::webhooks::announce_in(txn, &Event::report_completed(report))
+                .map_err(|e| e.to_string())?;
+            match line {
+                Some(line) => crate::batch::finish_in(txn, &line).map_err(|e| e.to_string()),
+                None => Ok(()),
+            }
+        })?;
+        Ok(announced)
+    }
+
     /// The report `id`.
-    pub fn get(&self, id: &str) -> Result<Report, ReportError> {
+    fn get(&self, id: &str) -> Result<Report, ReportError> {
         let txn = self.db.begin_read().map_err(|e| self.fail(e))?;
         let table = txn.open_table(REPORTS).map_err(|e| self.fail(e))?;
         let stored = table
@@ -180,8 +316,7 @@ impl ReportStore {
         decode(stored.value()).map_err(|e| self.fail(e))
     }
 
-    /// Sets the decision (and note) of report `id`, recording who and when.
-    pub fn decide(
+    fn decide(
         &self,
         id: &str,
         decision: Decision,
@@ -190,23 +325,13 @@ impl ReportStore {
     ) -> Result<Report, ReportError> {
         self.write(|tables| {
             let mut report = tables.get(id)?;
-            report.decision = decision;
-            if note.is_some() {
-                report.note = note.clone();
-            }
-            report.history.push(DecisionChange {
-                decision,
-                note,
-                by: by.to_string(),
-                at: unix_now(),
-            });
+            apply_decision(&mut report, decision, note, by);
             tables.put(&report, false)?;
             Ok(report)
         })
     }
 
-    /// Deletes report `id`; `false` when there was none.
-    pub fn delete(&self, id: &str) -> Result<bool, ReportError> {
+    fn delete(&self, id: &str) -> Result<bool, ReportError> {
         self.write(|tables| match tables.get(id) {
             Ok(report) => {
                 tables.remove(&report)?;
@@ -217,9 +342,7 @@ impl ReportStore {
         })
     }
 
-    /// Deletes the reports made before `cutoff` (seconds since the Unix epoch); answers how
-    /// many.
-    pub fn delete_older_than(&self, cutoff: u64) -> Result<usize, ReportError> {
+    fn delete_older_than(&self, cutoff: u64) -> Result<usize, ReportError> {
         let old: Vec<String> = {
             let txn = self.db.begin_read().map_err(|e| self.fail(e))?;
             let table = txn.open_table(BY_TIME).map_err(|e| self.fail(e))?;
@@ -246,8 +369,7 @@ impl ReportStore {
         Ok(old.len())
     }
 
-    /// A page of the reports `filter` admits, newest first, and how many it admits in all.
-    pub fn list(
+    fn list(
         &self,
         filter: &ReportFilter,
         limit: usize,
@@ -256,33 +378,23 @@ impl ReportStore {
         let txn = self.db.begin_read().map_err(|e| self.fail(e))?;
         let by_time = txn.open_table(BY_TIME).map_err(|e| self.fail(e))?;
         let summaries = txn.open_table(SUMMARIES).map_err(|e| self.fail(e))?;
-        let from = filter.from.unwrap_or(0).saturating_mul(NANOS);
-        let to = filter
-            .to
-            .map_or(u64::MAX, |to| to.saturating_add(1).saturating_mul(NANOS));
-        let (mut total, mut page) = (0, Vec::new());
+        let (from, to) = filter.places();
         let rows = by_time.range(from..to).map_err(|e| self.fail(e))?;
-        for row in rows.rev() {
-            let (_, id) = row.map_err(|e| self.fail(e))?;
-            let id = id.value();
-            let Some(stored) = summaries.get(id).map_err(|e| self.fail(e))? else {
-                continue;
+        let summaries = rows.rev().filter_map(|row| {
+            let read = || {
+                let (_, id) = row.map_err(|e| self.fail(e))?;
+                let Some(stored) = summaries.get(id.value()).map_err(|e| self.fail(e))? else {
+                    return Ok(None);
+                };
+                let summary = serde_json::from_slice(stored.value()).map_err(|e| self.fail(e))?;
+                Ok(Some(summary))
             };
-            let summary: ReportSummary =
-                serde_json::from_slice(stored.value()).map_err(|e| self.fail(e))?;
-            if !filter.admits(&summary) {
-                continue;
-            }
-            if total >= offset && page.len() < limit {
-                page.push(summary);
-            }
-            total += 1;
-        }
-        Ok((total, page))
+            read().transpose()
+        });
+        filter.page(summaries, limit, offset)
     }
 
-    /// Copies the store, as of its last commit, into a new database at `dest`.
-    pub fn copy_to(&self, dest: &Path) -> Result<(), ReportError> {
+    fn copy_to(&self, dest: &Path) -> Result<(), ReportError> {
         dupfinder_common::durable::copy_database(&self.db, dest, |from, to| {
             dupfinder_common::durable::copy_table(from, to, REPORTS)?;
             dupfinder_common::durable::copy_table(from, to, SUMMARIES)?;
@@ -292,29 +404,11 @@ impl ReportStore {
         })
         .map_err(|e| self.fail(e))
     }
-
-    fn write<T>(
-        &self,
-        f: impl FnOnce(&mut Tables<'_>) -> Result<T, ReportError>,
-    ) -> Result<T, ReportError> {
-        let txn = self.db.begin_write().map_err(|e| self.fail(e))?;
-        let value = {
-            let mut tables = Tables {
-                store: self,
-                reports: txn.open_table(REPORTS).map_err(|e| self.fail(e))?,
-                summaries: txn.open_table(SUMMARIES).map_err(|e| self.fail(e))?,
-                by_time: txn.open_table(BY_TIME).map_err(|e| self.fail(e))?,
-            };
-            f(&mut tables)?
-        };
-        txn.commit().map_err(|e| self.fail(e))?;
-        Ok(value)
-    }
 }
 
 /// The tables of one write transaction.
 struct Tables<'txn> {
-    store: &'txn ReportStore,
+    store: &'txn EmbeddedReports,
     reports: redb::Table<'txn, &'static str, &'static [u8]>,
     summaries: redb::Table<'txn, &'static str, &'static [u8]>,
     by_time: redb::Table<'txn, u64, &'static str>,
@@ -359,7 +453,7 @@ impl Tables<'_> {
     }
 }
 
-fn encode(report: &Report) -> std::io::Result<Vec<u8>> {
+pub(super) fn encode(report: &Report) -> std::io::Result<Vec<u8>> {
     let mut encoder =
         flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
     serde_json::to_writer(&mut encoder, report)?;
@@ -367,7 +461,7 @@ fn encode(report: &Report) -> std::io::Result<Vec<u8>> {
     encoder.finish()
 }
 
-fn decode(bytes: &[u8]) -> std::io::Result<Report> {
+pub(super) fn decode(bytes: &[u8]) -> std::io::Result<Report> {
     let mut json = Vec::new();
     flate2::read::DeflateDecoder::new(bytes)
         .take(MAX_REPORT_BYTES)
@@ -380,7 +474,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn report(store: &ReportStore, created: u64, verdict: &str, library: &str) -> Report {
+    fn report(store: &EmbeddedReports, created: u64, verdict: &str, library: &str) -> Report {
         Report {
             report_id: store.new_id().unwrap(),
             created,
@@ -403,7 +497,7 @@ mod tests {
     #[test]
     fn reports_are_listed_newest_first_filtered_and_paged_and_decided_with_a_trail() {
         let dir = tempfile::tempdir().unwrap();
-        let store = ReportStore::open(&dir.path().join("reports.redb")).unwrap();
+        let store = EmbeddedReports::open(&dir.path().join("reports.redb")).unwrap();
         let mut ids = Vec::new();
         for (i, verdict) in ["original", "partial", "duplicate", "partial"]
             .iter()

@@ -17,6 +17,9 @@ use dupfinder_common::outbound::{CheckedResolver, check_host, literal_non_public
 const BATCH: usize = 64;
 /// The longest the worker sleeps without looking at the outbox.
 const IDLE: Duration = Duration::from_secs(30);
+/// The same, when other server processes share the outbox (a database) and write events this
+/// process's worker is not woken for.
+const IDLE_SHARED: Duration = Duration::from_secs(2);
 
 /// Checks a webhook URL before it is registered: `http` or `https`, a host, no credentials,
 /// and a host that does not reach a private address (unless allowed). Every delivery is
@@ -58,6 +61,10 @@ pub async fn deliver_forever(catalog: Arc<Catalog>) {
         }
     };
     let wake = catalog.webhooks().notified();
+    let idle = match catalog.storage().shared_by_processes() {
+        true => IDLE_SHARED,
+        false => IDLE,
+    };
     loop {
         let now = millis_now();
         let looked = {
@@ -73,8 +80,8 @@ pub async fn deliver_forever(catalog: Arc<Catalog>) {
             Err(_) => (Vec::new(), Some(now + 5_000)),
         };
         if due.is_empty() {
-            let wait = next.map_or(IDLE, |at| {
-                Duration::from_millis(at.saturating_sub(millis_now())).min(IDLE)
+            let wait = next.map_or(idle, |at| {
+                Duration::from_millis(at.saturating_sub(millis_now())).min(idle)
             });
             // A wake-up sent while the outbox was read is kept by the `Notify` and ends this
             // wait at once.

@@ -1,5 +1,9 @@
-//! Subscriptions, the outbox and the delivery log, as tables of the report store's database
-//! (so that a report and the event announcing it are kept in one commit):
+//! Subscriptions, the outbox and the delivery log: a [`WebhookStore`], kept in tables of
+//! `<data>/reports.redb` ([`EmbeddedWebhooks`]) or, with `[storage] backend = "postgres"`, in the
+//! database (`store_pg.rs`), beside the reports in either case (so that a report and the event
+//! announcing it are kept in one commit).
+//!
+//! In `reports.redb`:
 //!
 //! - `webhooks`: id → the webhook with its secret (JSON);
 //! - `deliveries`: `<webhook id>/<order>` → one event's delivery to one webhook: the body to
@@ -91,7 +95,7 @@ pub struct Delivery {
 }
 
 /// A pending delivery the worker is to make now.
-pub(super) struct DueDelivery {
+pub struct DueDelivery {
     pub(super) key: String,
     pub(super) delivery: Delivery,
     pub(super) url: String,
@@ -99,7 +103,7 @@ pub(super) struct DueDelivery {
 }
 
 /// The outcome of one attempt.
-pub(super) enum Attempt {
+pub enum Attempt {
     /// The receiver answered with this status (2xx: delivered).
     Answered(u16),
     /// No answer: refused address, connection error, timeout.
@@ -116,10 +120,202 @@ struct HeldBack {
     until_ms: u64,
 }
 
+/// The webhooks, their outbox and delivery log, wherever they are kept.
+pub trait WebhookStore: Send + Sync {
+    /// Registers a webhook; its URL was validated by the caller.
+    fn create(&self, new: NewWebhook) -> Result<Webhook, WebhookError>;
+
+    /// Every webhook, the oldest first.
+    fn list(&self) -> Result<Vec<Webhook>, WebhookError>;
+
+    /// Deletes webhook `id` with its delivery log and pending deliveries; `false` when there
+    /// was none.
+    fn delete(&self, id: &str) -> Result<bool, WebhookError>;
+
+    /// The delivery log of webhook `id`, newest first, at most `limit` lines; `None` when
+    /// there is no such webhook.
+    fn deliveries(&self, id: &str, limit: usize) -> Result<Option<Vec<Delivery>>, WebhookError>;
+
+    /// Writes `event` to the outbox of every webhook that asked for it in a commit of its own
+    /// (durable when this returns), and wakes the worker; answers how many deliveries.
+    fn announce(&self, event: &Event) -> Result<usize, WebhookError>;
+
+    /// Tells this process's worker that the outbox has new work.
+    fn wake(&self);
+
+    /// What wakes this process's worker.
+    fn notified(&self) -> Arc<Notify>;
+
+    /// Up to `limit` pending deliveries due at `now_ms`, taken for this process to send, and
+    /// when the next one not yet due (or taken by another process) is.
+    fn due(
+        &self,
+        now_ms: u64,
+        limit: usize,
+    ) -> Result<(Vec<DueDelivery>, Option<u64>), WebhookError>;
+
+    /// Records an attempt of the delivery `key`: delivered on a 2xx, otherwise tried again
+    /// after a backoff, or failed once `max_attempts` are spent.
+    fn record(
+        &self,
+        key: &str,
+        attempt: Attempt,
+        config: &WebhooksConfig,
+        jitter: f64,
+    ) -> Result<DeliveryState, WebhookError>;
+}
+
+/// The webhook `new` registers, with what is stored of it; refuses a weak secret or no event.
+pub(super) fn prepare(new: NewWebhook) -> Result<(Webhook, Vec<u8>), WebhookError> {
+    let secret_chars = new.secret.chars().count();
+    if !(16..=256).contains(&secret_chars) {
+        return Err(WebhookError::InvalidSecret);
+    }
+    let mut events = new.events;
+    events.sort_by_key(|e| e.as_str());
+    events.dedup();
+    if events.is_empty() {
+        return Err(WebhookError::InvalidEvent(String::new()));
+    }
+    let webhook = Webhook {
+        id: format!("wh_{}", random_hex(8)?),
+        url: new.url,
+        events,
+        created: unix_now(),
+    };
+    let stored = serde_json::to_vec(&StoredWebhook {
+        webhook: webhook.clone(),
+        secret: new.secret,
+    })
+    .map_err(WebhookError::store)?;
+    Ok((webhook, stored))
+}
+
+/// A stored webhook: the webhook and its secret.
+pub(super) fn read_stored(bytes: &[u8]) -> Result<(Webhook, String), WebhookError> {
+    let stored: StoredWebhook = serde_json::from_slice(bytes).map_err(WebhookError::store)?;
+    Ok((stored.webhook, stored.secret))
+}
+
+/// The delivery of `event` to `webhook`, pending, under its outbox key; the key orders a
+/// webhook's deliveries by when they were made.
+pub(super) fn pending(event: &Event, webhook: &str, body: &str, now_ms: u64) -> (String, Delivery) {
+    let key = format!("{webhook}/{:020}", next_order());
+    let delivery = Delivery {
+        event_id: event.id.clone(),
+        event: event.event,
+        webhook: webhook.to_string(),
+        state: DeliveryState::Pending,
+        attempts: 0,
+        last_status: None,
+        last_error: None,
+        created: event.created,
+        last_attempt: None,
+        next_attempt: Some(now_ms / 1000),
+        delivered_at: None,
+        body: Some(body.to_string()),
+    };
+    (key, delivery)
+}
+
+/// `delivery` after one more attempt (and `uncounted` attempts not recorded before), made at
+/// `now_ms`: answers when to try again (milliseconds since the epoch) while it stays pending.
+pub(super) fn apply_attempt(
+    delivery: &mut Delivery,
+    attempt: Attempt,
+    uncounted: u32,
+    config: &WebhooksConfig,
+    jitter: f64,
+    now_ms: u64,
+) -> Option<u64> {
+    delivery.attempts += 1 + uncounted;
+    delivery.last_attempt = Some(now_ms / 1000);
+    let delivered = match attempt {
+        Attempt::Answered(status) => {
+            delivery.last_status = Some(status);
+            delivery.last_error = None;
+            (200..300).contains(&status)
+        }
+        Attempt::Failed(reason) => {
+            delivery.last_status = None;
+            delivery.last_error = Some(reason);
+            false
+        }
+    };
+    if delivered {
+        delivery.state = DeliveryState::Delivered;
+        delivery.delivered_at = Some(now_ms / 1000);
+    } else if delivery.attempts >= config.max_attempts.max(1) {
+        delivery.state = DeliveryState::Failed;
+    }
+    match delivery.state {
+        DeliveryState::Pending => {
+            let at = now_ms + config.backoff_ms(delivery.attempts, jitter);
+            delivery.next_attempt = Some(at / 1000);
+            Some(at)
+        }
+        DeliveryState::Delivered | DeliveryState::Failed => {
+            delivery.next_attempt = None;
+            delivery.body = None;
+            None
+        }
+    }
+}
+
+/// The last outbox order given by this process.
+static LAST_ORDER: AtomicU64 = AtomicU64::new(0);
+
+/// Nanoseconds since the epoch, later than every order given before by this process (and by
+/// the last one, which wrote earlier times).
+fn next_order() -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let previous = LAST_ORDER
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
+            Some(now.max(last + 1))
+        })
+        .expect("the update always answers a value");
+    now.max(previous + 1)
+}
+
+/// Writes `event` to the outbox of every webhook that asked for it, inside `txn` (the commit
+/// that keeps what the event announces); answers how many deliveries. Wake the worker once
+/// `txn` is committed.
+pub(crate) fn announce_in(txn: &WriteTransaction, event: &Event) -> Result<usize, WebhookError> {
+    let webhooks = txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
+    let mut subscribed = Vec::new();
+    for row in webhooks.iter().map_err(WebhookError::store)? {
+        let (_, value) = row.map_err(WebhookError::store)?;
+        let (webhook, _) = read_stored(value.value())?;
+        if webhook.events.contains(&event.event) {
+            subscribed.push(webhook.id);
+        }
+    }
+    drop(webhooks);
+    if subscribed.is_empty() {
+        return Ok(0);
+    }
+    let mut deliveries = txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
+    let mut outbox = txn.open_table(OUTBOX).map_err(WebhookError::store)?;
+    let body = event.body();
+    let now = millis_now();
+    for webhook in &subscribed {
+        let (key, delivery) = pending(event, webhook, &body, now);
+        let encoded = serde_json::to_vec(&delivery).map_err(WebhookError::store)?;
+        deliveries
+            .insert(key.as_str(), encoded.as_slice())
+            .map_err(WebhookError::store)?;
+        outbox
+            .insert(key.as_str(), now)
+            .map_err(WebhookError::store)?;
+    }
+    Ok(subscribed.len())
+}
+
 /// The webhooks of a data directory.
-pub struct WebhookStore {
+pub struct EmbeddedWebhooks {
     db: Arc<Database>,
-    last_order: AtomicU64,
     /// Woken when an event is written, so the worker does not wait for its next look.
     wake: Arc<Notify>,
     /// Deliveries whose last attempts could not be written to the store (a full or failing
@@ -144,47 +340,27 @@ fn random_hex(bytes: usize) -> Result<String, WebhookError> {
     Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-impl WebhookStore {
+impl EmbeddedWebhooks {
     /// Opens the webhook tables in `db` (creating them).
-    pub fn open(db: Arc<Database>) -> Result<WebhookStore, WebhookError> {
+    pub fn open(db: Arc<Database>) -> Result<EmbeddedWebhooks, WebhookError> {
         let txn = db.begin_write().map_err(WebhookError::store)?;
         txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
         txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
         txn.open_table(OUTBOX).map_err(WebhookError::store)?;
         txn.commit().map_err(WebhookError::store)?;
-        Ok(WebhookStore {
+        Ok(EmbeddedWebhooks {
             db,
-            last_order: AtomicU64::new(0),
             wake: Arc::new(Notify::new()),
             held_back: Mutex::new(HashMap::new()),
             #[cfg(test)]
             fail_records: std::sync::atomic::AtomicBool::new(false),
         })
     }
+}
 
-    /// Registers a webhook; its URL was validated by the caller.
-    pub fn create(&self, new: NewWebhook) -> Result<Webhook, WebhookError> {
-        let secret_chars = new.secret.chars().count();
-        if !(16..=256).contains(&secret_chars) {
-            return Err(WebhookError::InvalidSecret);
-        }
-        let mut events = new.events;
-        events.sort_by_key(|e| e.as_str());
-        events.dedup();
-        if events.is_empty() {
-            return Err(WebhookError::InvalidEvent(String::new()));
-        }
-        let webhook = Webhook {
-            id: format!("wh_{}", random_hex(8)?),
-            url: new.url,
-            events,
-            created: unix_now(),
-        };
-        let stored = serde_json::to_vec(&StoredWebhook {
-            webhook: webhook.clone(),
-            secret: new.secret,
-        })
-        .map_err(WebhookError::store)?;
+impl WebhookStore for EmbeddedWebhooks {
+    fn create(&self, new: NewWebhook) -> Result<Webhook, WebhookError> {
+        let (webhook, stored) = prepare(new)?;
         let txn = self.db.begin_write().map_err(WebhookError::store)?;
         txn.open_table(WEBHOOKS)
             .map_err(WebhookError::store)?
@@ -194,8 +370,7 @@ impl WebhookStore {
         Ok(webhook)
     }
 
-    /// Every webhook, the oldest first.
-    pub fn list(&self) -> Result<Vec<Webhook>, WebhookError> {
+    fn list(&self) -> Result<Vec<Webhook>, WebhookError> {
         let txn = self.db.begin_read().map_err(WebhookError::store)?;
         let table = txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
         let mut all = Vec::new();
@@ -209,9 +384,7 @@ impl WebhookStore {
         Ok(all)
     }
 
-    /// Deletes webhook `id` with its delivery log and pending deliveries; `false` when there
-    /// was none.
-    pub fn delete(&self, id: &str) -> Result<bool, WebhookError> {
+    fn delete(&self, id: &str) -> Result<bool, WebhookError> {
         let txn = self.db.begin_write().map_err(WebhookError::store)?;
         let existed = {
             let mut webhooks = txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
@@ -241,13 +414,7 @@ impl WebhookStore {
         Ok(existed)
     }
 
-    /// The delivery log of webhook `id`, newest first, at most `limit` lines; `None` when
-    /// there is no such webhook.
-    pub fn deliveries(
-        &self,
-        id: &str,
-        limit: usize,
-    ) -> Result<Option<Vec<Delivery>>, WebhookError> {
+    fn deliveries(&self, id: &str, limit: usize) -> Result<Option<Vec<Delivery>>, WebhookError> {
         let txn = self.db.begin_read().map_err(WebhookError::store)?;
         let webhooks = txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
         if webhooks.get(id).map_err(WebhookError::store)?.is_none() {
@@ -271,64 +438,9 @@ impl WebhookStore {
         Ok(Some(log))
     }
 
-    /// Writes `event` to the outbox of every webhook that asked for it, inside `txn` (the
-    /// commit that keeps what the event announces); answers how many deliveries. Call
-    /// [`WebhookStore::wake`] once `txn` is committed.
-    pub fn announce_in(
-        &self,
-        txn: &WriteTransaction,
-        event: &Event,
-    ) -> Result<usize, WebhookError> {
-        let webhooks = txn.open_table(WEBHOOKS).map_err(WebhookError::store)?;
-        let mut subscribed = Vec::new();
-        for row in webhooks.iter().map_err(WebhookError::store)? {
-            let (_, value) = row.map_err(WebhookError::store)?;
-            let stored: StoredWebhook =
-                serde_json::from_slice(value.value()).map_err(WebhookError::store)?;
-            if stored.webhook.events.contains(&event.event) {
-                subscribed.push(stored.webhook.id);
-            }
-        }
-        drop(webhooks);
-        if subscribed.is_empty() {
-            return Ok(0);
-        }
-        let mut deliveries = txn.open_table(DELIVERIES).map_err(WebhookError::store)?;
-        let mut outbox = txn.open_table(OUTBOX).map_err(WebhookError::store)?;
-        let body = event.body();
-        let order = self.next_order();
-        let now = millis_now();
-        for webhook in &subscribed {
-            let key = format!("{webhook}/{order:020}");
-            let delivery = Delivery {
-                event_id: event.id.clone(),
-                event: event.event,
-                webhook: webhook.clone(),
-                state: DeliveryState::Pending,
-                attempts: 0,
-                last_status: None,
-                last_error: None,
-                created: event.created,
-                last_attempt: None,
-                next_attempt: Some(now / 1000),
-                delivered_at: None,
-                body: Some(body.clone()),
-            };
-            let encoded = serde_json::to_vec(&delivery).map_err(WebhookError::store)?;
-            deliveries
-                .insert(key.as_str(), encoded.as_slice())
-                .map_err(WebhookError::store)?;
-            outbox
-                .insert(key.as_str(), now)
-                .map_err(WebhookError::store)?;
-        }
-        Ok(subscribed.len())
-    }
-
-    /// Writes `event` to the outbox in a commit of its own (durable when this returns).
-    pub fn announce(&self, event: &Event) -> Result<usize, WebhookError> {
+    fn announce(&self, event: &Event) -> Result<usize, WebhookError> {
         let txn = self.db.begin_write().map_err(WebhookError::store)?;
-        let count = self.announce_in(&txn, event)?;
+        let count = announce_in(&txn, event)?;
         if count == 0 {
             txn.abort().map_err(WebhookError::store)?;
             return Ok(0);
@@ -338,32 +450,15 @@ impl WebhookStore {
         Ok(count)
     }
 
-    /// Tells the worker that the outbox has new work.
-    pub fn wake(&self) {
+    fn wake(&self) {
         self.wake.notify_one();
     }
 
-    pub(super) fn notified(&self) -> Arc<Notify> {
+    fn notified(&self) -> Arc<Notify> {
         self.wake.clone()
     }
 
-    /// Nanoseconds since the epoch, later than every order given before by this process (and
-    /// by the last one, which wrote earlier times).
-    fn next_order(&self) -> u64 {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        let previous = self
-            .last_order
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
-                Some(now.max(last + 1))
-            })
-            .expect("the update always answers a value");
-        now.max(previous + 1)
-    }
-
-    /// Up to `limit` pending deliveries due at `now_ms`, and when the next one not yet due is.
-    pub(super) fn due(
+    fn due(
         &self,
         now_ms: u64,
         limit: usize,
@@ -403,24 +498,21 @@ impl WebhookStore {
             else {
                 continue;
             };
-            let webhook: StoredWebhook =
-                serde_json::from_slice(webhook.value()).map_err(WebhookError::store)?;
+            let (webhook, secret) = read_stored(webhook.value())?;
             due.push(DueDelivery {
                 key,
                 delivery,
-                url: webhook.webhook.url,
-                secret: webhook.secret,
+                url: webhook.url,
+                secret,
             });
         }
         Ok((due, next))
     }
 
-    /// Records an attempt of the delivery `key`: delivered on a 2xx, otherwise tried again
-    /// after a backoff, or failed once `max_attempts` are spent. An attempt that cannot be
-    /// written is still counted and backed off: the delivery is held back in memory (see
-    /// `held_back`), and its uncounted attempts are added to the store's at the next record
-    /// that is written.
-    pub(super) fn record(
+    /// An attempt that cannot be written is still counted and backed off: the delivery is held
+    /// back in memory (see `held_back`), and its uncounted attempts are added to the store's at
+    /// the next record that is written.
+    fn record(
         &self,
         key: &str,
         attempt: Attempt,
@@ -455,7 +547,9 @@ impl WebhookStore {
             }
         }
     }
+}
 
+impl EmbeddedWebhooks {
     /// The attempts the store has counted for the delivery `key`.
     fn counted_attempts(&self, key: &str) -> Result<u32, WebhookError> {
         let txn = self.db.begin_read().map_err(WebhookError::store)?;
@@ -494,39 +588,17 @@ impl WebhookStore {
             };
             let mut delivery: Delivery =
                 serde_json::from_slice(&stored).map_err(WebhookError::store)?;
-            let now = millis_now();
-            delivery.attempts += 1 + uncounted;
-            delivery.last_attempt = Some(now / 1000);
-            let delivered = match attempt {
-                Attempt::Answered(status) => {
-                    delivery.last_status = Some(status);
-                    delivery.last_error = None;
-                    (200..300).contains(&status)
-                }
-                Attempt::Failed(reason) => {
-                    delivery.last_status = None;
-                    delivery.last_error = Some(reason);
-                    false
-                }
+            match apply_attempt(
+                &mut delivery,
+                attempt,
+                uncounted,
+                config,
+                jitter,
+                millis_now(),
+            ) {
+                Some(at) => outbox.insert(key, at).map_err(WebhookError::store)?,
+                None => outbox.remove(key).map_err(WebhookError::store)?,
             };
-            if delivered {
-                delivery.state = DeliveryState::Delivered;
-                delivery.delivered_at = Some(now / 1000);
-            } else if delivery.attempts >= config.max_attempts.max(1) {
-                delivery.state = DeliveryState::Failed;
-            }
-            match delivery.state {
-                DeliveryState::Pending => {
-                    let at = now + config.backoff_ms(delivery.attempts, jitter);
-                    delivery.next_attempt = Some(at / 1000);
-                    outbox.insert(key, at).map_err(WebhookError::store)?;
-                }
-                DeliveryState::Delivered | DeliveryState::Failed => {
-                    delivery.next_attempt = None;
-                    delivery.body = None;
-                    outbox.remove(key).map_err(WebhookError::store)?;
-                }
-            }
             let encoded = serde_json::to_vec(&delivery).map_err(WebhookError::store)?;
             deliveries
                 .insert(key, encoded.as_slice())
@@ -555,10 +627,10 @@ fn prefix_range(id: &str) -> (String, String) {
 mod tests {
     use super::*;
 
-    fn store() -> (tempfile::TempDir, WebhookStore) {
+    fn store() -> (tempfile::TempDir, EmbeddedWebhooks) {
         let dir = tempfile::tempdir().unwrap();
         let db = Arc::new(Database::create(dir.path().join("reports.redb")).unwrap());
-        (dir, WebhookStore::open(db).unwrap())
+        (dir, EmbeddedWebhooks::open(db).unwrap())
     }
 
     fn new(events: &[EventKind]) -> NewWebhook {

@@ -58,7 +58,33 @@ impl Shared {
     }
 }
 
+/// The database of a [`PgStorage`], for the service's own tables (keys, reports, batches,
+/// webhooks, the audit log; migration 6): its pool and the runtime its calls block on.
+#[derive(Clone)]
+pub struct PgDatabase {
+    shared: Arc<Shared>,
+}
+
+impl PgDatabase {
+    /// Runs `future` to completion on the backend's runtime (see [`Shared::block_on`]).
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.shared.block_on(future)
+    }
+
+    /// A pooled connection.
+    pub async fn client(&self) -> Result<deadpool_postgres::Object, IndexError> {
+        self.shared.client().await
+    }
+}
+
 impl PgStorage {
+    /// The database, for the service's own tables.
+    pub fn database(&self) -> PgDatabase {
+        PgDatabase {
+            shared: self.shared.clone(),
+        }
+    }
+
     /// Connects to the database of `config.url` and applies the migrations it lacks.
     pub fn connect(config: &PostgresConfig, scheme: RobustScheme) -> Result<Self, IndexError> {
         let url = config.url.clone().ok_or_else(|| {
@@ -263,5 +289,9 @@ impl Storage for PgStorage {
     /// Every process serving the database may have left a re-index unfinished.
     fn shared_by_processes(&self) -> bool {
         true
+    }
+
+    fn database(&self) -> Option<PgDatabase> {
+        Some(PgStorage::database(self))
     }
 }

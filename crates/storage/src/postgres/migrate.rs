@@ -11,6 +11,7 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (3, include_str!("migrations/0003_shared_serving.sql")),
     (4, include_str!("migrations/0004_search.sql")),
     (5, include_str!("migrations/0005_dedup_and_phrases.sql")),
+    (6, include_str!("migrations/0006_service_records.sql")),
 ];
 
 /// The advisory lock key of migrations ("dupfinder" in the first bytes).

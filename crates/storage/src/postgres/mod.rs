@@ -28,6 +28,6 @@ mod search;
 mod view;
 
 pub use claim::PgReindexClaim;
-pub use database::PgStorage;
+pub use database::{PgDatabase, PgStorage};
 pub use library::PgLibrary;
 pub use view::PgView;

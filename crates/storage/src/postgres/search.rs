@@ -8,7 +8,8 @@
 //! `tsquery` restricted to the weights of its field, `lang:` and `year:` become column tests.
 //! Hits are ranked by `ts_rank` (title words weigh ten times text words, the rank divided by the
 //! logarithm of the document's length), not by tantivy's BM25: the same documents are found, in
-//! a similar but not identical order.
+//! a similar but not identical order. A query reads, ranks and counts its first [`RANKED`]
+//! matches, no more: a word most documents hold costs what a rarer one costs.
 //!
 //! PostgreSQL bounds a vector: positions stop at 16,383, a word keeps its first 256 positions,
 //! and a vector holds at most 1 MB. A phrase is therefore found only in the first ~16,000 kept
@@ -30,6 +31,13 @@ use crate::index::{
     SearchResults, snippet_html, translate_query,
 };
 use dupfinder_text::analysis::{Analyzer, Token};
+
+/// The most matches of a query a search reads, ranks and counts: a page is the best-ranked of
+/// the first `RANKED` matches (in the order the index yields them), and `total` stops at
+/// `RANKED`. A query of common words matches a large share of a big library, and each match's
+/// vector is read again from the table (the GIN index keeps neither weights nor positions) to
+/// test it and rank it: this bounds that work per query.
+pub(crate) const RANKED: i64 = 1_000;
 
 /// The last position a `tsvector` keeps apart.
 const MAX_POSITION: u32 = 16_383;
@@ -427,9 +435,12 @@ impl super::PgLibrary {
         };
         params.extend([&limit as &(dyn ToSql + Sync), &offset]);
         let columns = super::meta::META_COLUMNS;
+        // The first `RANKED` matches are read, ranked and counted, no more.
         let statement = format!(
-            "SELECT {columns}, text, {rank} AS score, count(*) OVER () \
-             FROM documents WHERE library = $1 AND {} \
+            "SELECT {columns}, text, score, count(*) OVER () FROM ( \
+                 SELECT {columns}, text, {rank} AS score \
+                 FROM documents WHERE library = $1 AND {} LIMIT {RANKED} \
+             ) matched \
              ORDER BY score DESC, doc_id COLLATE \"C\" LIMIT ${} OFFSET ${}",
             sql.condition,
             params.len() - 1,
@@ -443,7 +454,8 @@ impl super::PgLibrary {
                 // A page past the last hit still says how many there are.
                 None if offset > 0 => {
                     let count = format!(
-                        "SELECT count(*) FROM documents WHERE library = $1 AND {}",
+                        "SELECT count(*) FROM (SELECT 1 FROM documents \
+                         WHERE library = $1 AND {} LIMIT {RANKED}) matched",
                         sql.condition
                     );
                     client
