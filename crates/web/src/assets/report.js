@@ -104,7 +104,9 @@ class ReportPage {
 
   header() {
     const r = this.report;
+    // The libraries that held a candidate, and how many more the check went to.
     const libraries = Object.entries(r.generations || {});
+    const otherLibraries = Math.max(0, (r.libraries_checked || 0) - libraries.length);
     const pdfStatus = h('span', { class: 'muted small', role: 'status' });
     const pdf = h('button', { type: 'button', id: 'report-pdf' }, t('report.download_pdf'));
     pdf.addEventListener('click', async () => {
@@ -131,9 +133,10 @@ class ReportPage {
           r.document.pages ? `, ${tn('unit.pages', r.document.pages)}` : '')] : null,
         h('dt', {}, t('report.words')), h('dd', { id: 'report-words' }, number(reportWords(r))),
         h('dt', {}, t('report.libraries')),
-        h('dd', {}, libraries.length === 0 ? t('report.no_libraries')
+        h('dd', {}, libraries.length === 0 && !otherLibraries ? t('report.no_libraries')
           : libraries.map(([lib, generation], i) => [i ? ', ' : '', h('span', { class: 'library-name' }, lib),
-            h('span', { class: 'muted' }, ` (${t('report.index_version', { n: generation })})`)])),
+            h('span', { class: 'muted' }, ` (${t('report.index_version', { n: generation })})`)]),
+          otherLibraries ? h('span', { class: 'muted' }, `${libraries.length ? ', ' : ''}${t('report.libraries_without', { n: number(otherLibraries) })}`) : null),
         h('dt', {}, t('report.submitted_by')), h('dd', {}, r.submitter === '-' ? t('report.open_server') : r.submitter),
         h('dt', {}, t('report.id')), h('dd', { class: 'mono' }, r.report_id)),
       h('p', { class: 'actions no-print' }, pdf, print, pdfStatus));

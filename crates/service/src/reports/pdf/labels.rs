@@ -13,6 +13,8 @@ pub(super) struct Labels {
     pub(super) words: &'static str,
     pub(super) libraries: &'static str,
     pub(super) index_version: &'static str,
+    /// `{n}`: libraries the check went to that held no candidate.
+    pub(super) libraries_without: &'static str,
     pub(super) index: &'static str,
     /// `{index}` is the index.
     pub(super) index_help: &'static str,
@@ -63,6 +65,7 @@ pub(super) const EN: Labels = Labels {
     words: "Words",
     libraries: "Libraries checked",
     index_version: "index version",
+    libraries_without: "{n} more with nothing in common",
     index: "Similarity index",
     index_help: "{index} of the manuscript's words lie in passages found in the sources below (each word counted once; what is left out not counted).",
     verdict: "Verdict",
@@ -152,6 +155,7 @@ pub(super) const RU: Labels = Labels {
     words: "Слов",
     libraries: "Проверено по библиотекам",
     index_version: "версия индекса",
+    libraries_without: "ещё {n} без совпадений",
     index: "Индекс сходства",
     index_help: "{index} слов рукописи лежат во фрагментах, найденных в источниках ниже (каждое слово учтено один раз; исключённое не учитывается).",
     verdict: "Заключение",

@@ -122,7 +122,7 @@ impl<'a> Written<'a> {
         let (l, report, answer) = (self.labels, self.report, self.answer());
         pages.paragraph(l.title, Style::bold(18.0));
         pages.gap(4.0);
-        let libraries: Vec<String> = answer["generations"]
+        let mut libraries: Vec<String> = answer["generations"]
             .as_object()
             .into_iter()
             .flatten()
@@ -134,6 +134,11 @@ impl<'a> Written<'a> {
                 )
             })
             .collect();
+        let checked = answer["libraries_checked"].as_u64().unwrap_or(0) as usize;
+        if checked > libraries.len() {
+            let others = l.count((checked - libraries.len()) as u64);
+            libraries.push(l.libraries_without.replace("{n}", &others));
+        }
         let mut facts = vec![
             (l.report, report.report_id.clone()),
             (l.date, date(report.created)),
