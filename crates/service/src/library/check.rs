@@ -3,6 +3,7 @@
 //! analyzer, `[check]` rules and `[limits]`.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use dupfinder_check::{
@@ -11,6 +12,7 @@ use dupfinder_check::{
 };
 
 use super::{Catalog, LibraryError};
+use dupfinder_storage::LibraryStore;
 
 impl Catalog {
     /// What this catalog's checks run with.
@@ -39,26 +41,29 @@ pub fn check_cancellable(
     if !(0.0..=1.0).contains(&request.min_similarity) {
         return Err(CheckError::InvalidSimilarity(request.min_similarity).into());
     }
-    let ids = match request.distinct_libraries() {
+    let (ids, named) = match request.distinct_libraries() {
         Some(ids) if ids.is_empty() => return Err(CheckError::NoLibraries.into()),
-        Some(ids) => ids,
-        None => catalog.ids()?,
+        Some(ids) => (ids, true),
+        None => (catalog.ids()?, false),
     };
-    let named = request.distinct_libraries().is_some();
-    if named {
-        // Every library asked for must exist (and its id be valid); with every library, each
-        // is opened only if the check looks in it.
-        for id in &ids {
-            catalog.store(id)?;
-        }
-    }
+    // Every library asked for is opened now: it must exist and its id be valid. Of every
+    // library, each is opened only if the check looks in it.
+    let asked: Vec<Arc<dyn LibraryStore>> = match named {
+        true => ids
+            .iter()
+            .map(|id| catalog.store(id))
+            .collect::<Result<_, _>>()?,
+        false => Vec::new(),
+    };
     let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
     let open = |i: usize| -> Result<Option<StoreRef<'_>>, LibraryError> {
+        if let Some(store) = asked.get(i) {
+            return Ok(Some(StoreRef::Borrowed(store.as_ref())));
+        }
         match catalog.storage().open(ids[i]) {
             Ok(store) => Ok(store.map(StoreRef::Shared)),
-            // Deleted since the list was made: a library the caller named is missed, one of
-            // every library is not.
-            Err(e) if e.is_not_found() && !named => Ok(None),
+            // Deleted since the list was made: passed over.
+            Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e.into()),
         }
     };

@@ -155,7 +155,8 @@ impl Slots {
         true
     }
 
-    /// Closes the least recently used libraries nobody holds until at most [`MAX_OPEN`] are open.
+    /// Closes the least recently used libraries nobody holds until at most seven eighths of
+    /// [`MAX_OPEN`] are open: one pass over the slots then serves the next many openings.
     fn close_least_used(&self) {
         let mut open: Vec<(Instant, Arc<Slot>)> = self
             .by_id
@@ -165,7 +166,10 @@ impl Slots {
             .map(|slot| (*slot.used.lock(), slot.clone()))
             .collect();
         open.sort_by_key(|(used, _)| *used);
-        let mut excess = self.open.load(Ordering::Relaxed).saturating_sub(MAX_OPEN);
+        let mut excess = self
+            .open
+            .load(Ordering::Relaxed)
+            .saturating_sub(MAX_OPEN / 8 * 7);
         for (_, slot) in open {
             if excess == 0 {
                 break;
