@@ -90,6 +90,7 @@ contract!(
     libraries_are_created_listed_and_deleted,
     a_record_changes_in_place_and_the_documents_stay,
     search_finds_words_phrases_and_fields,
+    a_phrase_deep_in_a_full_paper_is_found_in_its_order_only,
 );
 
 fn analyzer() -> Analyzer {
@@ -585,6 +586,76 @@ fn found(store: &dyn LibraryStore, query: &str) -> Result<(BTreeSet<String>, usi
     let results = store.search(query, 1000, 0).map_err(|e| e.to_string())?;
     let ids = results.hits.iter().map(|h| h.meta.doc_id.clone()).collect();
     Ok((ids, results.total))
+}
+
+/// Full papers of ~5,000 made-up words (no stop words, so a phrase's words are its terms), drawn
+/// from a small vocabulary by a fixed sequence: many shared words, few shared runs.
+fn full_papers(count: usize) -> Vec<(String, String)> {
+    let syllables = [
+        "ka", "lo", "mer", "ti", "sun", "var", "pel", "dor", "qui", "zan",
+    ];
+    let vocabulary: Vec<String> = (0..300)
+        .map(|i| {
+            let (a, b, c) = (i % 10, (i / 10) % 10, (i / 100) % 10);
+            format!("{}{}{}x", syllables[a], syllables[b], syllables[c])
+        })
+        .collect();
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    (0..count)
+        .map(|paper| {
+            let words: Vec<&str> = (0..5_000)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    vocabulary[(state % 300) as usize].as_str()
+                })
+                .collect();
+            let paragraphs: Vec<String> = words.chunks(100).map(|c| c.join(" ") + ".").collect();
+            (format!("paper-{paper}"), paragraphs.join("\n\n"))
+        })
+        .collect()
+}
+
+fn a_phrase_deep_in_a_full_paper_is_found_in_its_order_only(storage: &dyn Storage) {
+    let store = storage.create("full-papers").unwrap();
+    let papers = full_papers(4);
+    let documents: Vec<PreparedDocument> = papers.iter().map(|(id, t)| document(id, t)).collect();
+    store.write(&documents).unwrap();
+    // Six words from the last thousand of the third paper, as a phrase and out of order.
+    let words: Vec<&str> = papers[2].1.split_whitespace().collect();
+    let run: Vec<&str> = words[4_200..4_206]
+        .iter()
+        .map(|w| w.trim_end_matches('.'))
+        .collect();
+    let holding = |phrase: &[&str]| -> BTreeSet<String> {
+        papers
+            .iter()
+            .filter(|(_, text)| {
+                let flat: Vec<&str> = text
+                    .split_whitespace()
+                    .map(|w| w.trim_end_matches('.'))
+                    .collect();
+                flat.windows(phrase.len()).any(|w| w == phrase)
+            })
+            .map(|(id, _)| id.clone())
+            .collect()
+    };
+    let ids = |query: &str| found(store.as_ref(), query).unwrap().0;
+    let phrase = format!("\"{}\"", run.join(" "));
+    assert!(holding(&run).contains("paper-2"));
+    assert_eq!(ids(&phrase), holding(&run), "{phrase}");
+    let mut reversed = run.clone();
+    reversed.reverse();
+    let phrase = format!("\"{}\"", reversed.join(" "));
+    assert_eq!(ids(&phrase), holding(&reversed), "{phrase}");
+    assert!(!holding(&reversed).contains("paper-2") || holding(&run) == holding(&reversed));
+    // Every word of the run alone is in every paper: only the order tells them apart.
+    assert_eq!(ids(&run.join(" ")).len(), papers.len());
+    // The full text comes back as it was written.
+    let view = store.view().unwrap();
+    let stored = view.stored(DocKey::of("paper-2")).unwrap().unwrap();
+    assert_eq!(stored.text, papers[2].1);
 }
 
 fn search_finds_words_phrases_and_fields(storage: &dyn Storage) {

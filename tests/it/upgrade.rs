@@ -1,6 +1,8 @@
-//! Libraries indexed before `pdf_url` and `doi` were stored (content schema version 6) open as
-//! they are: the schema is upgraded in place, their documents are read and checked with the
-//! fields absent, and new documents store them. A schema that differs otherwise is refused.
+//! Libraries indexed before `pdf_url`, `doi` and `term_seq` were stored (content schema version
+//! 6) open as they are: the schema is upgraded in place, their documents are read and checked
+//! with the fields absent, and new documents store them. A schema that differs otherwise is
+//! refused. (A document kept with `shingle_seq` instead of `term_seq` is read by
+//! `index::view`'s own test.)
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +14,7 @@ use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary};
 use crate::support::synthetic_text;
 
 /// The fields version 7 added to the content schema.
-const ADDED: [&str; 2] = ["pdf_url", "doi"];
+const ADDED: [&str; 3] = ["pdf_url", "doi", "term_seq"];
 
 fn open(dir: &Path) -> Catalog {
     let mut config = Config::default();
@@ -93,7 +95,11 @@ fn a_version_6_library_opens_checks_and_takes_the_new_fields() {
 
     let catalog = open(dir.path());
     let names = field_names(&content_meta(dir.path()));
-    assert_eq!(&names[names.len() - 2..], ADDED, "upgraded in place");
+    assert_eq!(
+        &names[names.len() - ADDED.len()..],
+        ADDED,
+        "upgraded in place"
+    );
     let index = catalog.index("old").unwrap();
     let old = index.document("d3").unwrap().unwrap();
     assert_eq!((old.meta.pdf_url, old.meta.doi), (None, None));

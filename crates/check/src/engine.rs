@@ -359,6 +359,7 @@ impl LibraryCheck<'_> {
             analyzer: self.checker.analyzer,
             doc_freq: &gathered.doc_freq,
             phrases: &phrases,
+            works: Default::default(),
         };
         let analyzer = self.passages.then_some(self.checker.analyzer);
         let candidates = gathered.candidates.len();

@@ -66,6 +66,7 @@ pub fn check_stored(
         doc_freq: &gathered.doc_freq,
         // Duplicates inside a library count boilerplate (see above), phrases included.
         phrases: &[],
+        works: Default::default(),
     };
     let mut matches = Vec::new();
     let others = gathered.candidates.into_iter().filter(|(k, _)| *k != key);

@@ -41,6 +41,8 @@ pub(super) struct Query<'a> {
     pub(super) doc_freq: &'a std::collections::HashMap<u64, u64>,
     /// The shingles of the library's own boilerplate phrases, sorted.
     pub(super) phrases: &'a [u64],
+    /// What this check learnt about the works holding repeated passages, through this view.
+    pub(super) works: works::Works,
 }
 
 /// How many candidates one read of a library fetches: one round trip per candidate dominated a
@@ -103,13 +105,13 @@ pub(super) fn verify(
             doc_id: stored.document.meta.doc_id.clone(),
             reason: "undecodable term counts".to_string(),
         })?;
-    let word_similarity = bag_similarity(&query.analyzed.term_counts, &counts).resemblance;
+    let word_similarity = bag_similarity(&query.analyzed.term_counts, counts).resemblance;
     scores.word_similarity = Some(word_similarity);
     let Some(verdict) = decide(&scores, config) else {
         return Ok(None);
     };
     let document = stored.document;
-    let mut source = SourceSide::new(query.analyzer, &document);
+    let mut source = SourceSide::new(query.analyzer, &document, stored.tokens);
     let mut kinds: Vec<Classified> = Vec::with_capacity(chains.len());
     for c in &chains {
         let tokens = c.query_tokens();
@@ -140,8 +142,8 @@ pub(super) fn verify(
         .zip(&kinds)
         .map(|(c, k)| (c.query_tokens(), k.kind))
         .collect();
-    let passages = analyzer.map(|analyzer| {
-        let mut passages = locate(analyzer, query, &document, &chains);
+    let passages = analyzer.is_some().then(|| {
+        let mut passages = locate(query, &mut source, &chains);
         if passages.len() == kinds.len() {
             for (passage, kind) in passages.iter_mut().zip(&kinds) {
                 passage.kind = kind.kind;
@@ -233,7 +235,7 @@ fn repeated_across_works(
     if looked_up.len() * 2 < sampled.len() {
         return Ok(true);
     }
-    Ok(match works::holding_works(view, &looked_up, config)? {
+    Ok(match query.works.holding(view, &looked_up, config)? {
         None => true,
         Some(works) => works as u64 >= min_docs,
     })
@@ -287,33 +289,53 @@ fn token_span(token_chars: &[Span], tokens: std::ops::Range<usize>) -> Span {
     }
 }
 
-/// The source's side of passages, worked out only when a passage needs it: its tokens' code
-/// point spans and its structure.
+/// The source's side of passages, worked out only when a passage needs it: its tokens (kept by
+/// the library, or one analysis of its text shared by every passage), their code point spans
+/// and its structure.
 struct SourceSide<'a> {
     analyzer: &'a Analyzer,
     document: &'a StoredDocument,
+    tokens: Option<Vec<dupfinder_text::analysis::Token>>,
     read: Option<(Vec<Span>, Structure)>,
 }
 
 impl<'a> SourceSide<'a> {
-    fn new(analyzer: &'a Analyzer, document: &'a StoredDocument) -> Self {
+    /// The source side of `document`, with its tokens when the library keeps them.
+    fn new(
+        analyzer: &'a Analyzer,
+        document: &'a StoredDocument,
+        tokens: Option<Vec<dupfinder_text::analysis::Token>>,
+    ) -> Self {
         SourceSide {
             analyzer,
             document,
+            tokens,
             read: None,
         }
     }
 
+    /// The source's tokens: as the library keeps them, or analyzed on first use.
+    fn tokens(&mut self) -> &[dupfinder_text::analysis::Token] {
+        self.tokens.get_or_insert_with(|| {
+            self.analyzer
+                .analyze(
+                    &self.document.text,
+                    Language::from_code(&self.document.meta.lang),
+                )
+                .tokens
+        })
+    }
+
     /// Whether the chain's source side lies in the source's reference list.
     fn in_references(&mut self, chain: &Chain) -> bool {
-        let (token_chars, structure) = self.read.get_or_insert_with(|| {
+        if self.read.is_none() {
             let text = &self.document.text;
-            let tokens = self
-                .analyzer
-                .analyze(text, Language::from_code(&self.document.meta.lang))
-                .tokens;
-            (token_spans(text, &tokens), Structure::detect(text))
-        });
+            let spans = token_spans(text, self.tokens());
+            self.read = Some((spans, Structure::detect(text)));
+        }
+        let Some((token_chars, structure)) = &self.read else {
+            return false;
+        };
         if token_chars.is_empty() {
             return false;
         }
@@ -374,24 +396,17 @@ fn shingle_scores(
     (scores, chains, doc_set)
 }
 
-/// The chains as passages with code point offsets in both texts: the document is analyzed
-/// again for its tokens' offsets, which only passages need.
-fn locate(
-    analyzer: &Analyzer,
-    query: &Query<'_>,
-    document: &StoredDocument,
-    chains: &[Chain],
-) -> Vec<PassageMatch> {
-    let doc_tokens = analyzer
-        .analyze(&document.text, Language::from_code(&document.meta.lang))
-        .tokens;
+/// The chains as passages with code point offsets in both texts: the source's tokens (analyzed
+/// once, with its reference list) give the offsets on its side.
+fn locate(query: &Query<'_>, source: &mut SourceSide<'_>, chains: &[Chain]) -> Vec<PassageMatch> {
+    let document = source.document;
     let query_side = Side {
         text: query.text,
         tokens: &query.analyzed.tokens,
     };
     let doc_side = Side {
         text: &document.text,
-        tokens: &doc_tokens,
+        tokens: source.tokens(),
     };
     passages(chains, &query_side, &doc_side)
 }

@@ -19,6 +19,11 @@ use dupfinder_storage::ingest::prepare;
 use dupfinder_storage::{BackendError, LibraryStore};
 
 const BATCH: usize = 2_000;
+/// Bytes of text in one batch at most, whatever its document count: a prepared document holds
+/// about ten times its text (tokens, terms, shingles), and up to four batches are in flight
+/// (read, two queued, written), so a batch of full papers stays at tens of megabytes instead
+/// of the gigabytes 2,000 of them would take.
+const BATCH_TEXT_BYTES: usize = 8 << 20;
 /// Documents per commit.
 const COMMIT_EVERY: usize = 20_000;
 /// Rejected lines kept in the summary; the rest are only counted.
@@ -163,17 +168,23 @@ pub fn import_file(
     let prepare_result = std::thread::scope(|scope| -> Result<(), LibraryError> {
         let preparer = scope.spawn(move || -> std::io::Result<u64> {
             let mut batch = Vec::with_capacity(BATCH);
+            let mut text_bytes = 0;
             let mut rejected = Vec::new();
             for line in &mut reader {
                 let (number, input) = line?;
                 match input.and_then(|input| prepare(&analyzer, limits.text(), input)) {
-                    Ok(document) => batch.push(document),
+                    Ok(document) => {
+                        text_bytes += document.text.len();
+                        batch.push(document);
+                    }
                     Err(e) => rejected.push(RejectedLine {
                         line: number,
                         error: RejectedReason::from(&e),
                     }),
                 }
-                if batch.len() == BATCH || rejected.len() == BATCH {
+                if batch.len() == BATCH || text_bytes >= BATCH_TEXT_BYTES || rejected.len() == BATCH
+                {
+                    text_bytes = 0;
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
                     if sender.send((full, std::mem::take(&mut rejected))).is_err() {
                         return Ok(reader.bytes());

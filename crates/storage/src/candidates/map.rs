@@ -24,10 +24,10 @@ pub struct CandidateMap {
 struct Inner {
     /// Library numbers to ids; `None` once the library is deleted.
     names: Vec<Option<String>>,
-    /// Content hashes to the libraries holding them, ascending.
-    hashes: HashMap<u64, Vec<LibraryNo>>,
-    /// Sampled shingles to the libraries holding them, ascending.
-    shingles: HashMap<u64, Vec<LibraryNo>>,
+    /// Content hashes to the libraries holding them.
+    hashes: KeyLibraries<u64>,
+    /// Sampled shingles to the libraries holding them, by [`shingle_key`].
+    shingles: KeyLibraries<u32>,
     /// Signature term sets, each filed under one of its terms: the one in the fewest sets when
     /// it was filed, so that a query's common terms do not lead to long lists. (A query looks
     /// under every one of its terms, so any choice finds every set inside it.)
@@ -78,12 +78,13 @@ impl CandidateMap {
         inner.unknown.remove(&library);
     }
 
-    /// Files one document's content keys under `library`.
-    pub(crate) fn add_content(&self, library: LibraryNo, content_hash: u64, shingles: &[u64]) {
+    /// Files one document's content keys under `library`: its content hash and its sampled
+    /// shingles' [`shingle_key`]s.
+    pub(crate) fn add_content(&self, library: LibraryNo, content_hash: u64, shingle_keys: &[u32]) {
         let mut inner = self.inner.write();
-        insert_sorted(inner.hashes.entry(content_hash).or_default(), library);
-        for shingle in shingles {
-            insert_sorted(inner.shingles.entry(*shingle).or_default(), library);
+        inner.hashes.insert(content_hash, library);
+        for key in shingle_keys {
+            inner.shingles.insert(*key, library);
         }
     }
 
@@ -108,9 +109,7 @@ impl CandidateMap {
     pub fn libraries(&self, probe: &CandidateProbe<'_>) -> HashSet<String> {
         let inner = self.inner.read();
         let mut found: HashSet<LibraryNo> = inner.unknown.clone();
-        if let Some(libraries) = inner.hashes.get(&probe.content_hash) {
-            found.extend(libraries);
-        }
+        found.extend(inner.hashes.get(probe.content_hash));
         // A document shares at least `min_shingle_hits` sampled shingles with the query only in
         // a library that holds that many of them.
         let sampled: HashSet<u64> = probe
@@ -119,10 +118,12 @@ impl CandidateMap {
             .copied()
             .filter(|h| dupfinder_text::analysis::is_sampled(*h))
             .collect();
+        // Counted per distinct query shingle: two whose keys collide count twice, which can
+        // only name a library more.
         let mut shared: HashMap<LibraryNo, u32> = HashMap::new();
         for shingle in &sampled {
-            for library in inner.shingles.get(shingle).into_iter().flatten() {
-                *shared.entry(*library).or_default() += 1;
+            for library in inner.shingles.get(shingle_key(*shingle)) {
+                *shared.entry(library).or_default() += 1;
             }
         }
         let needed = probe.min_shingle_hits.max(1);
@@ -154,19 +155,72 @@ impl CandidateMap {
     /// Entries held, for the figures of a benchmark: keys and library references.
     pub fn size(&self) -> (usize, usize) {
         let inner = self.inner.read();
-        let keys = inner.hashes.len() + inner.shingles.len() + inner.sets.len();
-        let refs = inner.hashes.values().map(Vec::len).sum::<usize>()
-            + inner.shingles.values().map(Vec::len).sum::<usize>()
-            + inner.sets.values().map(Vec::len).sum::<usize>();
+        let (hash_keys, hash_refs) = inner.hashes.size();
+        let (shingle_keys, shingle_refs) = inner.shingles.size();
+        let keys = hash_keys + shingle_keys + inner.sets.len();
+        let refs = hash_refs + shingle_refs + inner.sets.values().map(Vec::len).sum::<usize>();
         (keys, refs)
     }
 }
 
-fn insert_sorted(list: &mut Vec<LibraryNo>, library: LibraryNo) {
-    if list.last() == Some(&library) {
-        return;
+/// A sampled shingle's key in the map: the high half of its hash (the low bits are what
+/// sampling selects on). Two shingles with one key make the map name a library that may hold
+/// neither, which its own lookups then answer; never one less. Half the memory and log of the
+/// whole hash: a full paper files ~900 sampled shingles.
+pub(crate) fn shingle_key(shingle: u64) -> u32 {
+    (shingle >> 32) as u32
+}
+
+/// Keys to the libraries holding them. Most keys of a data directory are held by one library
+/// (a shingle of one paper), so that case takes one map entry of twelve bytes; a key held by
+/// several moves to a list. (A list per key took about five times the memory: a full paper
+/// files ~900 sampled shingles.)
+struct KeyLibraries<K> {
+    one: HashMap<K, LibraryNo>,
+    /// Keys held by two libraries or more, ascending.
+    many: HashMap<K, Vec<LibraryNo>>,
+}
+
+impl<K> Default for KeyLibraries<K> {
+    fn default() -> Self {
+        KeyLibraries {
+            one: HashMap::new(),
+            many: HashMap::new(),
+        }
     }
-    if let Err(at) = list.binary_search(&library) {
-        list.insert(at, library);
+}
+
+impl<K: std::hash::Hash + Eq + Copy> KeyLibraries<K> {
+    fn insert(&mut self, key: K, library: LibraryNo) {
+        if let Some(list) = self.many.get_mut(&key) {
+            if let Err(at) = list.binary_search(&library) {
+                list.insert(at, library);
+            }
+            return;
+        }
+        match self.one.get(&key) {
+            None => {
+                self.one.insert(key, library);
+            }
+            Some(&held) if held == library => {}
+            Some(&held) => {
+                self.one.remove(&key);
+                self.many
+                    .insert(key, vec![held.min(library), held.max(library)]);
+            }
+        }
+    }
+
+    /// The libraries holding `key`.
+    fn get(&self, key: K) -> impl Iterator<Item = LibraryNo> + '_ {
+        let one = self.one.get(&key).copied();
+        let many = self.many.get(&key).into_iter().flatten().copied();
+        one.into_iter().chain(many)
+    }
+
+    /// Keys and library references held.
+    fn size(&self) -> (usize, usize) {
+        let many = self.many.values().map(Vec::len).sum::<usize>();
+        (self.one.len() + self.many.len(), self.one.len() + many)
     }
 }

@@ -3,7 +3,9 @@
 //! The log (`<library dir>/candidates.log`) is a sequence of frames, each
 //! `[kind u8][length u32][payload][crc32 u32]` (little-endian):
 //! - `HEADER`: the format version, first in every log;
-//! - `CONTENT`: one document's content hash and sampled shingles;
+//! - `CONTENT`: one document's content hash and sampled shingles (whole hashes; written before
+//!   `SHINGLE_KEYS`, still read);
+//! - `SHINGLE_KEYS`: one document's content hash and its sampled shingles' map keys (`u32`);
 //! - `SETS`: a statistics generation and the signature term sets of one document signed in it;
 //! - `COMPLETE`: every document written before this frame has its keys above it.
 //!
@@ -22,13 +24,14 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::keys::SetKey;
-use super::map::{CandidateMap, LibraryNo};
+use super::map::{CandidateMap, LibraryNo, shingle_key};
 use crate::index::IndexError;
 
 const HEADER: u8 = 0;
 const CONTENT: u8 = 1;
 const SETS: u8 = 2;
 const COMPLETE: u8 = 3;
+const SHINGLE_KEYS: u8 = 4;
 const VERSION: u32 = 1;
 /// A frame longer than this is damage, not data (a document has at most a few hundred
 /// thousand shingles).
@@ -179,13 +182,14 @@ impl CandidateShare {
         content_hash: u64,
         shingles: &[u64],
     ) -> Result<(), IndexError> {
-        let mut payload = Vec::with_capacity(8 * (1 + shingles.len()));
+        let mut payload = Vec::with_capacity(8 + 4 * shingles.len());
         payload.extend_from_slice(&content_hash.to_le_bytes());
-        for shingle in shingles {
-            payload.extend_from_slice(&shingle.to_le_bytes());
+        let keys: Vec<u32> = shingles.iter().map(|s| shingle_key(*s)).collect();
+        for key in &keys {
+            payload.extend_from_slice(&key.to_le_bytes());
         }
-        self.append(CONTENT, &payload)?;
-        self.map.add_content(self.library, content_hash, shingles);
+        self.append(SHINGLE_KEYS, &payload)?;
+        self.map.add_content(self.library, content_hash, &keys);
         Ok(())
     }
 
@@ -314,8 +318,20 @@ fn apply(
                 .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
                 .collect();
             if let Some((hash, shingles)) = words.split_first() {
-                map.add_content(library, *hash, shingles);
+                let keys: Vec<u32> = shingles.iter().map(|s| shingle_key(*s)).collect();
+                map.add_content(library, *hash, &keys);
             }
+            true
+        }
+        SHINGLE_KEYS => {
+            let Some((hash, keys)) = payload.split_at_checked(8) else {
+                return false;
+            };
+            let keys: Vec<u32> = keys
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            map.add_content(library, u64::from_le_bytes(hash.try_into().unwrap()), &keys);
             true
         }
         SETS => {

@@ -4,7 +4,6 @@
 use tantivy::TantivyDocument;
 use tantivy::schema::Value;
 
-use super::document::decode_shingles;
 use super::{IndexError, LibraryIndex};
 use dupfinder_text::analysis::sampled_shingles;
 
@@ -28,13 +27,13 @@ impl LibraryIndex {
                     .get_first(s.content_hash)
                     .and_then(|v| v.as_u64())
                     .unwrap_or_default();
-                let sequence = stored
-                    .get_first(s.shingle_seq)
-                    .and_then(|v| v.as_bytes())
-                    .and_then(decode_shingles)
+                let counts = self.decode_counts(&stored)?;
+                let sequence = self
+                    .stored_shingles(&stored, &counts)
+                    .map(|(shingles, _)| shingles)
                     .unwrap_or_default();
                 share.add_content(hash, &sampled_shingles(&sequence))?;
-                signatures.file_term_sets(&self.decode_counts(&stored)?)?;
+                signatures.file_term_sets(&counts)?;
             }
         }
         share.rebuilt()

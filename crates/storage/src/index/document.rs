@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 pub use dupfinder_text::analysis::content_hash;
-use dupfinder_text::analysis::{Language, Token};
+use dupfinder_text::analysis::{Language, SHINGLE_WORDS, Token, shingle_hash};
 
 /// A document that has been validated and analyzed, ready to be written. Preparing is the
 /// expensive part of ingest and needs no lock, so it runs before the writer is taken.
@@ -81,30 +81,36 @@ pub struct StoredForCheck {
     pub document: StoredDocument,
     /// Every shingle in text order.
     pub shingles: Vec<u64>,
-    /// The encoded term counts, decoded only when the bag of words is needed.
-    encoded_term_counts: Vec<u8>,
+    /// Each token's byte range in the text (its term left empty), when the document keeps them:
+    /// where its passages lie without analyzing it again.
+    pub tokens: Option<Vec<Token>>,
+    /// Each distinct term once, sorted by term, with its count (`None` if the stored bytes are
+    /// corrupt).
+    term_counts: Option<Vec<(String, u32)>>,
 }
 
 impl StoredForCheck {
     pub(crate) fn new(
         document: StoredDocument,
         shingles: Vec<u64>,
-        encoded_term_counts: Vec<u8>,
+        term_counts: Option<Vec<(String, u32)>>,
     ) -> Self {
         StoredForCheck {
             document,
             shingles,
-            encoded_term_counts,
+            tokens: None,
+            term_counts,
         }
     }
 
     /// The document's term counts (`None` if the stored bytes are corrupt).
-    pub fn term_counts(&self) -> Option<Vec<(String, u32)>> {
-        decode_term_counts(&self.encoded_term_counts)
+    pub fn term_counts(&self) -> Option<&[(String, u32)]> {
+        self.term_counts.as_deref()
     }
 }
 
-/// Encodes a shingle sequence as little-endian u64s.
+/// Encodes shingle hashes as little-endian u64s (the `shingle_seq` of documents written before
+/// `term_seq`, and PostgreSQL's column).
 pub(crate) fn encode_shingles(shingles: &[u64]) -> Vec<u8> {
     shingles.iter().flat_map(|h| h.to_le_bytes()).collect()
 }
@@ -120,6 +126,77 @@ pub(crate) fn decode_shingles(bytes: &[u8]) -> Option<Vec<u64>> {
             .map(|c| u64::from_le_bytes(c.try_into().expect("chunks of eight")))
             .collect(),
     )
+}
+
+/// Encodes a document's tokens for the `term_seq` stored field, in three runs of LEB128
+/// varints after their count: each token's term as its place in `counts` (sorted by term, as
+/// [`PreparedDocument::term_counts`]), then each token's start in bytes from the start of the
+/// one before (zigzag-signed: CJK bigrams overlap), then each token's length. A full paper's ~4,000 tokens take about four bytes
+/// each before compression, against eight for each shingle alone, and give back both what
+/// verification compares (the shingles) and where each token is (the passages' offsets), so a
+/// source is never analyzed again.
+pub(crate) fn encode_term_sequence(tokens: &[Token], counts: &[(String, u32)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(tokens.len() * 4 + 4);
+    write_varint(&mut out, tokens.len() as u64);
+    for token in tokens {
+        // Every term of the text is in its own counts.
+        let place = counts
+            .binary_search_by(|(t, _)| t.as_str().cmp(&token.term))
+            .unwrap_or_default();
+        write_varint(&mut out, place as u64);
+    }
+    let mut start = 0i64;
+    for token in tokens {
+        write_varint(&mut out, zigzag(token.start as i64 - start));
+        start = token.start as i64;
+    }
+    for token in tokens {
+        write_varint(&mut out, token.end.saturating_sub(token.start) as u64);
+    }
+    out
+}
+
+/// A stored document's tokens as [`encode_term_sequence`] kept them: the shingles hashed from
+/// the terms three by three (exactly as the analysis hashed them), and each token's byte
+/// range in the text. `None` when the bytes do not decode or name a term `counts` lacks.
+pub(crate) fn decode_term_sequence(
+    mut bytes: &[u8],
+    counts: &[(String, u32)],
+) -> Option<(Vec<u64>, Vec<Token>)> {
+    let n = usize::try_from(read_varint(&mut bytes)?).ok()?;
+    // Every token takes three bytes at least: a count beyond that is damage.
+    if n > bytes.len() / 3 {
+        return None;
+    }
+    let mut terms: Vec<&str> = Vec::with_capacity(n);
+    for _ in 0..n {
+        let place = usize::try_from(read_varint(&mut bytes)?).ok()?;
+        terms.push(counts.get(place)?.0.as_str());
+    }
+    let mut starts = Vec::with_capacity(n);
+    let mut start = 0i64;
+    for _ in 0..n {
+        start = start.checked_add(unzigzag(read_varint(&mut bytes)?))?;
+        starts.push(usize::try_from(start).ok()?);
+    }
+    let mut tokens = Vec::with_capacity(n);
+    for (position, start) in starts.into_iter().enumerate() {
+        let end = start.checked_add(usize::try_from(read_varint(&mut bytes)?).ok()?)?;
+        tokens.push(Token {
+            term: String::new(),
+            position: position as u32,
+            start,
+            end,
+        });
+    }
+    if !bytes.is_empty() {
+        return None;
+    }
+    let shingles = terms
+        .windows(SHINGLE_WORDS)
+        .map(|window| shingle_hash(window.iter().copied()))
+        .collect();
+    Some((shingles, tokens))
 }
 
 /// Encodes term counts compactly for the `term_counts` stored field: for each term its byte
@@ -158,6 +235,15 @@ fn write_varint(out: &mut Vec<u8>, mut value: u64) {
     out.push(value as u8);
 }
 
+/// A signed number as an unsigned one, small magnitudes small: 0, -1, 1, -2 … as 0, 1, 2, 3 ….
+fn zigzag(value: i64) -> u64 {
+    ((value << 1) ^ (value >> 63)) as u64
+}
+
+fn unzigzag(value: u64) -> i64 {
+    ((value >> 1) as i64) ^ -((value & 1) as i64)
+}
+
 fn read_varint(bytes: &mut &[u8]) -> Option<u64> {
     let mut value = 0u64;
     for shift in (0..64).step_by(7) {
@@ -182,6 +268,57 @@ mod tests {
             let encoded = encode_term_counts(&counts);
             prop_assert_eq!(decode_term_counts(&encoded), Some(counts));
         }
+    }
+
+    /// Verification hashes a stored document's shingles from its term sequence and places its
+    /// passages by the token ranges kept with it: they must be the very shingles and ranges the
+    /// analysis gave, or copied passages would be missed or misplaced.
+    #[test]
+    fn the_term_sequence_gives_back_the_analysed_shingles_and_token_ranges() {
+        let analyzer = crate::index::default_analyzer();
+        for text in [
+            "Метод шинглов сравнивает тексты по последовательностям из трёх слов, а метод \
+             сигнатур — по наиболее значимым словам документа. Метод шинглов устойчив.",
+            "Shingles of three words compare texts; signatures compare their most telling \
+             words, and the shingles of a copied run are shared by both texts.",
+            "  «Кавычки», числа 3,14 и e-mail: a@b.ru; переносы сло-\nва и ﬁ лигатуры.",
+            "本研究探讨了稻田养鸭模式对水稻产量和土壤质量的影响。Mixed 文本 and 漢字.",
+        ] {
+            let limits = dupfinder_text::analysis::TextLimits {
+                max_bytes: 1 << 20,
+                min_words: 1,
+            };
+            let analyzed =
+                dupfinder_text::analysis::analyze_text(&analyzer, text, None, limits).unwrap();
+            let bytes = encode_term_sequence(&analyzed.tokens, &analyzed.term_counts);
+            let (shingles, tokens) = decode_term_sequence(&bytes, &analyzed.term_counts).unwrap();
+            assert_eq!(shingles, analyzed.shingles);
+            let ranges = |tokens: &[Token]| -> Vec<(usize, usize)> {
+                tokens.iter().map(|t| (t.start, t.end)).collect()
+            };
+            assert_eq!(ranges(&tokens), ranges(&analyzed.tokens), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_damaged_term_sequence_is_rejected() {
+        let counts = vec![("a".to_string(), 1), ("b".to_string(), 1)];
+        // Three tokens, the last naming a third term.
+        assert_eq!(
+            decode_term_sequence(&[3, 0, 1, 2, 0, 1, 1, 1, 1, 1], &counts),
+            None
+        );
+        // Cut short, and with bytes left over.
+        assert_eq!(decode_term_sequence(&[2, 0, 1, 0, 1, 1], &counts), None);
+        assert_eq!(decode_term_sequence(&[1, 0, 0, 1, 9], &counts), None);
+        assert_eq!(decode_term_sequence(&[0x80], &counts), None);
+        // Starts 0 and 3 (zigzag 0 and 6), lengths 1 and 1.
+        let (shingles, tokens) = decode_term_sequence(&[2, 0, 1, 0, 6, 1, 1], &counts).unwrap();
+        assert!(shingles.is_empty());
+        assert_eq!(
+            tokens.iter().map(|t| (t.start, t.end)).collect::<Vec<_>>(),
+            [(0, 1), (3, 4)]
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub use browse::{DocumentPage, DocumentSummary, SortKey, SortOrder};
 pub use document::{
     DocKey, DocumentMeta, PreparedDocument, StoredDocument, StoredForCheck, content_hash, doc_key,
 };
-pub(crate) use document::{decode_shingles, encode_shingles, encode_term_counts};
+pub(crate) use document::{decode_shingles, encode_shingles};
 pub use error::IndexError;
 pub use library_index::{IndexOptions, IndexSummary, LibraryIndex};
 pub use open::{current_generation, prepare_schema};

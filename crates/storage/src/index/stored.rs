@@ -3,9 +3,10 @@
 use tantivy::schema::{Term, Value};
 use tantivy::{DocAddress, Searcher, TantivyDocument};
 
-use super::document::decode_term_counts;
+use super::document::{decode_shingles, decode_term_counts, decode_term_sequence};
 use super::postings::live_docs;
 use super::{DocumentMeta, IndexError, LibraryIndex, StoredDocument};
+use dupfinder_text::analysis::Token;
 
 impl LibraryIndex {
     /// The live document `doc_id`.
@@ -54,6 +55,24 @@ impl LibraryIndex {
                 .to_string(),
             reason: "undecodable term counts".to_string(),
         })
+    }
+
+    /// A stored document's shingles in text order, and its tokens' byte ranges when it keeps
+    /// them: decoded from its term sequence and `counts` (its decoded term counts), or read as
+    /// a document written before the term sequence keeps them (shingles only). `None` when the
+    /// stored bytes are corrupt.
+    pub(super) fn stored_shingles(
+        &self,
+        doc: &TantivyDocument,
+        counts: &[(String, u32)],
+    ) -> Option<(Vec<u64>, Option<Vec<Token>>)> {
+        let bytes = |field| doc.get_first(field).and_then(|v| v.as_bytes());
+        match bytes(self.schema.term_seq) {
+            Some(sequence) => decode_term_sequence(sequence, counts)
+                .map(|(shingles, tokens)| (shingles, Some(tokens))),
+            None => decode_shingles(bytes(self.schema.shingle_seq).unwrap_or_default())
+                .map(|shingles| (shingles, None)),
+        }
     }
 
     pub(super) fn to_stored(&self, doc: &TantivyDocument) -> StoredDocument {

@@ -10,10 +10,9 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use tantivy::schema::{IndexRecordOption, Term, Value};
+use tantivy::schema::{IndexRecordOption, Term};
 use tantivy::{DocAddress, DocSet, Searcher, TERMINATED, TantivyDocument};
 
-use super::document::decode_shingles;
 use super::postings::live_docs;
 use super::schema::field_names;
 use super::{DocKey, IndexError, LibraryIndex, SignatureIndex, StoredDocument, StoredForCheck};
@@ -213,21 +212,18 @@ impl LibraryView<'_> {
         let Some(doc) = self.read(key)? else {
             return Ok(None);
         };
-        let bytes = |field| {
-            doc.get_first(field)
-                .and_then(|v| v.as_bytes())
-                .unwrap_or_default()
-        };
-        let schema = &self.index.schema;
         let document = self.index.to_stored(&doc);
-        let shingles = decode_shingles(bytes(schema.shingle_seq)).ok_or_else(|| {
-            IndexError::CorruptDocument {
+        let counts = self.index.decode_counts(&doc).ok();
+        let (shingles, tokens) = self
+            .index
+            .stored_shingles(&doc, counts.as_deref().unwrap_or_default())
+            .ok_or_else(|| IndexError::CorruptDocument {
                 doc_id: document.meta.doc_id.clone(),
                 reason: "undecodable shingle sequence".to_string(),
-            }
-        })?;
-        let counts = bytes(schema.term_counts).to_vec();
-        Ok(Some(StoredForCheck::new(document, shingles, counts)))
+            })?;
+        let mut stored = StoredForCheck::new(document, shingles, counts);
+        stored.tokens = tokens;
+        Ok(Some(stored))
     }
 
     /// The live document `doc_id`.

@@ -8,7 +8,7 @@ use tantivy::schema::Term;
 use tantivy::tokenizer::PreTokenizedString;
 use tantivy::{IndexWriter, TantivyDocument};
 
-use super::document::{encode_shingles, encode_term_counts};
+use super::document::{encode_term_counts, encode_term_sequence};
 use super::signatures::SignatureIndex;
 use super::tokenizer::to_tantivy_tokens;
 use super::{IndexError, LibraryIndex, PreparedDocument, doc_key};
@@ -186,7 +186,7 @@ impl LibraryIndex {
         Ok(true)
     }
 
-    fn content_document(&self, document: &PreparedDocument) -> TantivyDocument {
+    pub(super) fn content_document(&self, document: &PreparedDocument) -> TantivyDocument {
         let s = &self.schema;
         let mut doc = TantivyDocument::new();
         doc.add_text(s.doc_id, &document.doc_id);
@@ -218,8 +218,11 @@ impl LibraryIndex {
         for shingle in &document.shingles {
             doc.add_u64(s.shingles, *shingle);
         }
-        doc.add_bytes(s.shingle_seq, &encode_shingles(&document.shingle_seq));
         doc.add_bytes(s.term_counts, &encode_term_counts(&document.term_counts));
+        doc.add_bytes(
+            s.term_seq,
+            &encode_term_sequence(&document.tokens, &document.term_counts),
+        );
         doc.add_u64(s.added_at, dupfinder_common::clock::unix_now());
         if let Some(pdf_url) = &document.pdf_url {
             doc.add_text(s.pdf_url, pdf_url);
@@ -228,5 +231,62 @@ impl LibraryIndex {
             doc.add_text(s.doi, doi);
         }
         doc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::document::encode_shingles;
+    use super::super::{DocKey, IndexOptions};
+    use super::*;
+    use crate::index::default_analyzer;
+    use crate::ingest::{DocumentInput, IdValue, prepare};
+
+    /// A document written before `term_seq` keeps its shingles in `shingle_seq`: verification
+    /// reads them as they are, and its passages analyze the text (no token ranges are kept).
+    #[test]
+    fn a_document_kept_with_its_shingle_sequence_is_read_as_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let analyzer = default_analyzer();
+        let index = LibraryIndex::open(dir.path(), &analyzer, &IndexOptions::default()).unwrap();
+        let input = DocumentInput {
+            id: Some(IdValue::Text("old".to_string())),
+            text: Some(
+                "Метод шинглов сравнивает тексты по последовательностям из трёх слов, а метод \
+                 сигнатур — по наиболее значимым словам документа."
+                    .to_string(),
+            ),
+            ..Default::default()
+        };
+        let limits = dupfinder_text::analysis::TextLimits {
+            max_bytes: 1 << 20,
+            min_words: 1,
+        };
+        let prepared = prepare(&analyzer, limits, input).unwrap();
+        // As an older release wrote it: every field but `term_seq`, and `shingle_seq`.
+        let written = index.content_document(&prepared);
+        let mut old = TantivyDocument::new();
+        for (field, value) in written.field_values() {
+            if field != index.schema.term_seq {
+                old.add_field_value(field, value);
+            }
+        }
+        old.add_bytes(
+            index.schema.shingle_seq,
+            &encode_shingles(&prepared.shingle_seq),
+        );
+        {
+            let mut guard = index.writer.lock();
+            let writer = index.content_writer(&mut guard).unwrap();
+            writer.add_document(old).unwrap();
+            writer.commit().unwrap();
+        }
+        index.reader.reload().unwrap();
+        let view = index.view();
+        let stored = view.stored_for_check(DocKey::of("old")).unwrap().unwrap();
+        assert_eq!(stored.shingles, prepared.shingle_seq);
+        assert!(stored.tokens.is_none());
+        assert_eq!(stored.term_counts(), Some(&prepared.term_counts[..]));
+        assert!(stored.document.text.starts_with("Метод шинглов"));
     }
 }

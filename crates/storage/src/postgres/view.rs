@@ -12,7 +12,7 @@ use super::meta::meta_of;
 use crate::ReadView;
 use crate::index::{
     DocKey, IndexError, ShingleHits, ShingleQuery, ShingleSearch, StoredDocument, StoredForCheck,
-    decode_shingles, encode_term_counts,
+    decode_shingles,
 };
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
 use dupfinder_text::analysis::is_sampled;
@@ -148,11 +148,7 @@ fn for_check_of(row: &tokio_postgres::Row) -> Result<StoredForCheck, IndexError>
         .into_iter()
         .zip(tfs.into_iter().map(|tf| tf as u32))
         .collect();
-    Ok(StoredForCheck::new(
-        document,
-        shingles,
-        encode_term_counts(&counts),
-    ))
+    Ok(StoredForCheck::new(document, shingles, Some(counts)))
 }
 
 impl ReadView for PgView {
