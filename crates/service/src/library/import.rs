@@ -1,7 +1,7 @@
 //! Bulk import of corpus files: JSON Lines, plain or gzip-compressed (`.jsonl`, `.jsonl.gz`).
 //!
 //! Lines are parsed and analyzed on one thread while the previous batch is written on another;
-//! every [`COMMIT_EVERY`] documents are committed together (fewer, larger segments to merge), so
+//! every [`COMMIT_EVERY`] documents (or [`COMMIT_TEXT_BYTES`] of text) are committed together (fewer, larger segments to merge), so
 //! an interrupted import keeps every group it committed. When the file is done the library's
 //! statistics are rebuilt and every document is re-signed.
 
@@ -26,6 +26,11 @@ const BATCH: usize = 2_000;
 const BATCH_TEXT_BYTES: usize = 8 << 20;
 /// Documents per commit.
 const COMMIT_EVERY: usize = 20_000;
+/// Bytes of text per commit at most. The index writer queues what it is given until its one
+/// indexing thread takes it (up to 10,000 documents, each holding its text and its tokens:
+/// ~400 KB for a full paper), and analysis outruns indexing, so without a commit to wait on
+/// an import of full papers held gigabytes in that queue.
+const COMMIT_TEXT_BYTES: usize = 16 << 20;
 /// Rejected lines kept in the summary; the rest are only counted.
 const MAX_REJECTIONS_KEPT: usize = 1_000;
 
@@ -195,6 +200,7 @@ pub fn import_file(
             Ok(reader.bytes())
         });
         let mut uncommitted = 0;
+        let mut uncommitted_bytes = 0;
         for (batch, rejected) in receiver {
             summary.rejected_lines += rejected.len();
             let room = MAX_REJECTIONS_KEPT.saturating_sub(summary.rejected.len());
@@ -205,10 +211,12 @@ pub fn import_file(
                 }
                 target.stage(&batch)?;
                 uncommitted += batch.len();
-                if uncommitted >= COMMIT_EVERY {
+                uncommitted_bytes += batch.iter().map(|d| d.text.len()).sum::<usize>();
+                if uncommitted >= COMMIT_EVERY || uncommitted_bytes >= COMMIT_TEXT_BYTES {
                     target.commit()?;
                     summary.accepted += uncommitted;
                     uncommitted = 0;
+                    uncommitted_bytes = 0;
                 }
             }
             progress.read(consumed.load(std::sync::atomic::Ordering::Relaxed));
