@@ -145,6 +145,21 @@ pub fn check_libraries<'a, E: From<CheckError>>(
         }
         found_matches.extend(found.matches);
     }
+    let (cross_language, translated) = super::translated::Translated {
+        checker,
+        ids,
+        open,
+        storage,
+        request,
+        query: &query,
+        cancel,
+        found: found_matches
+            .iter()
+            .map(|(m, _)| (m.library.clone(), m.doc_id.clone()))
+            .collect(),
+    }
+    .run()?;
+    found_matches.extend(translated);
     let exclusions = context.exclusions;
     for (report, _) in &mut found_matches {
         if !exclusions.counts_source(&report.library, &report.doc_id) {
@@ -207,6 +222,7 @@ pub fn check_libraries<'a, E: From<CheckError>>(
         flags: Flag::of(&query.disguises, query.words),
         generations,
         libraries_checked: ids.len(),
+        cross_language,
         took_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
 }

@@ -40,6 +40,8 @@ pub enum Method {
     Robust,
     /// Shared word shingles.
     Shingles,
+    /// Sentences aligned across languages through the bilingual lexicon.
+    Translation,
 }
 
 /// One matching document.
@@ -78,6 +80,9 @@ pub struct MatchReport {
     pub not_counted: Option<NotCounted>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub passages: Option<Vec<PassageMatch>>,
+    /// The languages of a match found across them (a translated copy).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_language: Option<super::LanguagePair>,
 }
 
 /// Why a match is listed but does not count.
@@ -142,6 +147,9 @@ pub struct CheckReport {
     /// Disguises seen through in the text (hidden characters, look-alike letters,
     /// transliteration, letter spacing); empty for an honest text.
     pub flags: Vec<Flag>,
+    /// Whether the check looked for translated copies (`on`, `off`, `unavailable` and why).
+    #[serde(flatten)]
+    pub cross_language: super::CrossLanguage,
     pub took_ms: f64,
 }
 

@@ -17,6 +17,7 @@ mod sections;
 mod self_check;
 pub mod sweep;
 pub mod synthetic;
+mod translated;
 
 pub use full_papers::{
     FalsePositiveRow, FullPapersError, full_paper_false_positives, print_false_positives,
@@ -36,3 +37,4 @@ pub use sections::{
     explain_article, explain_file, print_sections,
 };
 pub use self_check::{Latency, SelfCheckMiss, SelfCheckReport, self_check};
+pub use translated::{DirectionRow, TranslatedError, evaluate_translated, print_translated};
