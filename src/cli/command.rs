@@ -78,6 +78,10 @@ enum Command {
     /// precision of whole translated documents both ways, PAN measures of translated passages,
     /// documents of the same topic claimed wrongly. Needs a lexicon (`lexicon build`).
     EvalTranslated(eval::EvalTranslatedArgs),
+    /// Synonym swaps: Russian and English abstracts with 20 % and 30 % of their content words
+    /// swapped for thesaurus synonyms, checked against the originals; prints recall and how
+    /// often the match is flagged as rewording. Needs a lexicon built with thesauri.
+    EvalSynonyms(eval::EvalSynonymsArgs),
     /// Print libraries with their figures (every library, or a page of those whose id or
     /// name holds --q).
     Stats(stats::StatsArgs),
@@ -122,6 +126,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::GenTests(args) => eval::gen_tests(args),
         Command::Eval(args) => eval::eval(args, config::configure(global, None)?),
         Command::EvalSections(args) => eval::eval_sections(args),
+        Command::EvalSynonyms(args) => eval::eval_synonyms(args, config::configure(global, None)?),
         Command::EvalTranslated(args) => {
             eval::eval_translated(args, config::configure(global, None)?)
         }

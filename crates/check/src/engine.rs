@@ -145,21 +145,17 @@ pub fn check_libraries<'a, E: From<CheckError>>(
         }
         found_matches.extend(found.matches);
     }
-    let (cross_language, translated) = super::translated::Translated {
+    let added = super::translated::Translated {
         checker,
         ids,
         open,
-        storage,
         request,
         query: &query,
         cancel,
-        found: found_matches
-            .iter()
-            .map(|(m, _)| (m.library.clone(), m.doc_id.clone()))
-            .collect(),
+        found: &mut found_matches,
     }
     .run()?;
-    found_matches.extend(translated);
+    found_matches.extend(added.matches);
     let exclusions = context.exclusions;
     for (report, _) in &mut found_matches {
         if !exclusions.counts_source(&report.library, &report.doc_id) {
@@ -219,10 +215,13 @@ pub fn check_libraries<'a, E: From<CheckError>>(
         exclusions,
         hidden_matches,
         matches,
-        flags: Flag::of(&query.disguises, query.words),
+        flags: Flag::of(&query.disguises, query.words)
+            .into_iter()
+            .chain((added.reworded > 0).then(|| Flag::rewording(added.reworded)))
+            .collect(),
         generations,
         libraries_checked: ids.len(),
-        cross_language,
+        cross_language: added.cross_language,
         took_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
 }

@@ -42,6 +42,8 @@ pub enum Method {
     Shingles,
     /// Sentences aligned across languages through the bilingual lexicon.
     Translation,
+    /// Words swapped for synonyms (a thesaurus), found in a match of the text's own language.
+    Synonyms,
 }
 
 /// One matching document.
@@ -170,6 +172,17 @@ pub struct Flag {
 }
 
 impl Flag {
+    /// The flag of matches whose words were swapped for synonyms.
+    pub fn rewording(count: usize) -> Flag {
+        Flag {
+            kind: "rewording",
+            message: format!(
+                "{count} matching sources differ from the text by words swapped for synonyms (rewording)"
+            ),
+            count,
+        }
+    }
+
     /// The flag of a file's hidden text (white, invisible, tiny or off-page characters in a PDF).
     pub fn hidden_text(count: usize) -> Flag {
         Flag {

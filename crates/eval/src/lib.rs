@@ -16,6 +16,7 @@ mod reference;
 mod sections;
 mod self_check;
 pub mod sweep;
+mod synonym_swaps;
 pub mod synthetic;
 mod translated;
 
@@ -37,4 +38,7 @@ pub use sections::{
     explain_article, explain_file, print_sections,
 };
 pub use self_check::{Latency, SelfCheckMiss, SelfCheckReport, self_check};
+pub use synonym_swaps::{
+    SwapError, SwapRow, evaluate_synonym_swaps, print_synonym_swaps, swap_synonyms,
+};
 pub use translated::{DirectionRow, TranslatedError, evaluate_translated, print_translated};

@@ -167,6 +167,61 @@ fn keys(unit: &str) -> impl Iterator<Item = String> {
     std::iter::once(unit.to_string()).chain(cognate(unit))
 }
 
+/// The keys under which each of a text's terms may stand in the other language: its
+/// translations, itself and its cognate key; with the term's count.
+pub(super) struct Bag {
+    keys: Vec<(Vec<String>, u32)>,
+    all: HashSet<String>,
+}
+
+impl Bag {
+    pub(super) fn new(
+        lexicon: &Lexicon,
+        from: Language,
+        to: Language,
+        terms: &[(String, u32)],
+    ) -> Bag {
+        let keys: Vec<(Vec<String>, u32)> = terms
+            .iter()
+            .map(|(term, count)| {
+                let mut keys: Vec<String> = keys(term).collect();
+                keys.extend(lexicon.translate(from, to, term).iter().cloned());
+                (keys, *count)
+            })
+            .collect();
+        let all = keys.iter().flat_map(|(k, _)| k.iter().cloned()).collect();
+        Bag { keys, all }
+    }
+
+    /// How much of the query and of a document of the other language (its term counts) the
+    /// lexicon relates: the share of the query's term occurrences found in the document, and of
+    /// the document's found among the query's translations. A cheap test before alignment.
+    pub(super) fn overlap(&self, doc: &[(String, u32)]) -> (f64, f64) {
+        let mut found = HashSet::new();
+        let (mut doc_total, mut doc_matched) = (0u64, 0u64);
+        for (term, count) in doc {
+            doc_total += u64::from(*count);
+            let mut hit = false;
+            for key in keys(term) {
+                hit |= self.all.contains(&key);
+                found.insert(key);
+            }
+            if hit {
+                doc_matched += u64::from(*count);
+            }
+        }
+        let (mut total, mut matched) = (0u64, 0u64);
+        for (keys, count) in &self.keys {
+            total += u64::from(*count);
+            if keys.iter().any(|k| found.contains(k)) {
+                matched += u64::from(*count);
+            }
+        }
+        let share = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        (share(matched, total), share(doc_matched, doc_total))
+    }
+}
+
 /// One query sentence aligned with one candidate sentence.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Link {

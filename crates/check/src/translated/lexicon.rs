@@ -5,6 +5,8 @@
 //! It is built once, offline, from a dictionary in the dictd format (Debian's `mueller7-dict`,
 //! `dict-freedict-eng-rus`) by `dupfinder lexicon build`, and kept as a small text file: a
 //! header line, then one line per Russian stem, `stem<TAB>english stems separated by spaces`.
+//! Synonyms within one language, from MyThes thesauri (`mythes-ru`, `mythes-en-us`), follow
+//! as `~ru:stem<TAB>synonym stems` and `~en:stem<TAB>synonym stems`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{BufRead, Read, Write};
@@ -21,6 +23,8 @@ const HEADER: &str = "# dupfinder lexicon 1 (russian stem, tab, english stems)";
 pub struct Lexicon {
     ru_en: HashMap<String, Box<[String]>>,
     en_ru: HashMap<String, Box<[String]>>,
+    /// Synonym stems of each stem, keyed `ru:stem` or `en:stem`.
+    synonyms: HashMap<String, Box<[String]>>,
 }
 
 /// Why a lexicon could not be read or built.
@@ -51,6 +55,7 @@ impl Lexicon {
     /// Parses the lines of a lexicon (`path` names it in errors).
     pub fn parse(reader: impl BufRead, path: &Path) -> Result<Lexicon, LexiconError> {
         let mut pairs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut synonyms: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (i, line) in reader.lines().enumerate() {
             let line = line.map_err(|source| LexiconError::Read {
                 path: path.to_path_buf(),
@@ -73,10 +78,15 @@ impl Lexicon {
                     line: i + 1,
                 });
             };
-            let entry = pairs.entry(ru.to_string()).or_default();
+            let entry = match ru.strip_prefix('~') {
+                Some(key) => synonyms.entry(key.to_string()).or_default(),
+                None => pairs.entry(ru.to_string()).or_default(),
+            };
             entry.extend(en.split(' ').filter(|s| !s.is_empty()).map(str::to_string));
         }
-        Ok(Lexicon::from_pairs(pairs))
+        let mut lexicon = Lexicon::from_pairs(pairs);
+        lexicon.synonyms = boxed(synonyms);
+        Ok(lexicon)
     }
 
     /// A lexicon of `russian stem → english stems`.
@@ -87,16 +97,23 @@ impl Lexicon {
                 en_ru.entry(en.clone()).or_default().insert(ru.clone());
             }
         }
-        let boxed = |map: BTreeMap<String, BTreeSet<String>>| {
-            map.into_iter()
-                .filter(|(_, to)| !to.is_empty())
-                .map(|(from, to)| (from, to.into_iter().collect()))
-                .collect()
-        };
         Lexicon {
             ru_en: boxed(pairs),
             en_ru: boxed(en_ru),
+            synonyms: HashMap::new(),
         }
+    }
+
+    /// The synonym stems of the stem `term` of `lang` (Russian or English).
+    pub fn synonyms(&self, lang: Language, term: &str) -> &[String] {
+        self.synonyms
+            .get(&format!("{}:{term}", lang.code()))
+            .map_or(&[], |s| s)
+    }
+
+    /// Stems with synonyms.
+    pub fn synonym_entries(&self) -> usize {
+        self.synonyms.len()
     }
 
     /// The stems of `to` that translate the stem `term` of `from` (none for another pair).
@@ -125,6 +142,10 @@ impl Lexicon {
         for (ru, ens) in sorted {
             writeln!(out, "{ru}\t{}", ens.join(" "))?;
         }
+        let sorted: BTreeMap<&String, &Box<[String]>> = self.synonyms.iter().collect();
+        for (key, synonyms) in sorted {
+            writeln!(out, "~{key}\t{}", synonyms.join(" "))?;
+        }
         Ok(())
     }
 
@@ -141,17 +162,97 @@ impl Lexicon {
     }
 }
 
+fn boxed(map: BTreeMap<String, BTreeSet<String>>) -> HashMap<String, Box<[String]>> {
+    map.into_iter()
+        .filter(|(_, to)| !to.is_empty())
+        .map(|(from, to)| (from, to.into_iter().collect()))
+        .collect()
+}
+
 /// Builds a lexicon from dictd dictionaries (English headwords, Russian translations): the
 /// `.dict` or `.dict.dz` files of each.
 pub fn build_from_dictd(analyzer: &Analyzer, files: &[PathBuf]) -> Result<Lexicon, LexiconError> {
+    build(analyzer, files, &[])
+}
+
+/// Builds a lexicon from dictd dictionaries and MyThes thesauri (`th_*.dat`, UTF-8; the
+/// language of each told by its headwords' script).
+pub fn build(
+    analyzer: &Analyzer,
+    dictionaries: &[PathBuf],
+    thesauri: &[PathBuf],
+) -> Result<Lexicon, LexiconError> {
     let mut pairs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for path in files {
+    for path in dictionaries {
         let text = read_dict(path)?;
         for (headword, body) in dictd_entries(&text) {
             add_entry(analyzer, headword, &body, &mut pairs);
         }
     }
-    Ok(Lexicon::from_pairs(pairs))
+    let mut lexicon = Lexicon::from_pairs(pairs);
+    let mut synonyms: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for path in thesauri {
+        add_thesaurus(analyzer, &read_dict(path)?, &mut synonyms);
+    }
+    lexicon.synonyms = boxed(synonyms);
+    Ok(lexicon)
+}
+
+/// Files the one-word synonyms of a MyThes thesaurus: `word|n` then `n` lines
+/// `(label)|synonym|…`; antonyms and terms marked `(generic term)`, `(related term)` and the
+/// like are left out. Both directions are filed, stem to stem.
+fn add_thesaurus(analyzer: &Analyzer, text: &str, out: &mut BTreeMap<String, BTreeSet<String>>) {
+    let stem = |word: &str| -> Option<(Language, String)> {
+        if word.contains([' ', '(', '-', '\'']) {
+            return None;
+        }
+        let lang = if word
+            .chars()
+            .any(|c| ('а'..='я').contains(&c.to_lowercase().next().unwrap_or(c)))
+        {
+            Language::Russian
+        } else if word.chars().all(|c| c.is_ascii_alphabetic()) {
+            Language::English
+        } else {
+            return None;
+        };
+        let analyzed = analyzer.analyze(word, Some(lang));
+        match analyzed.tokens.as_slice() {
+            [token] => Some((lang, token.term.clone())),
+            _ => None,
+        }
+    };
+    let mut head: Option<(Language, String)> = None;
+    for line in text.lines().skip(1) {
+        if !line.starts_with('(') {
+            head = line.split('|').next().and_then(stem);
+            continue;
+        }
+        let Some((lang, head_stem)) = &head else {
+            continue;
+        };
+        let mut fields = line.split('|');
+        let label = fields.next().unwrap_or("");
+        if label.contains("антоним") || label.contains("antonym") || label.contains("связанный")
+        {
+            continue;
+        }
+        for field in fields {
+            let Some((syn_lang, syn)) = stem(field.trim()) else {
+                continue;
+            };
+            if syn_lang != *lang || syn == *head_stem {
+                continue;
+            }
+            let code = lang.code();
+            out.entry(format!("{code}:{head_stem}"))
+                .or_default()
+                .insert(syn.clone());
+            out.entry(format!("{code}:{syn}"))
+                .or_default()
+                .insert(head_stem.clone());
+        }
+    }
 }
 
 /// The text of a `.dict` file, or of a `.dict.dz` one (dictzip is gzip).
@@ -311,5 +412,33 @@ mod tests {
         let read = Lexicon::parse(&written[..], Path::new("x")).unwrap();
         assert_eq!(read.len(), lexicon.len());
         assert!(Lexicon::parse(&b"other\n"[..], Path::new("x")).is_err());
+    }
+
+    #[test]
+    fn a_thesaurus_gives_synonyms_both_ways_without_antonyms() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("th_ru.dat");
+        let thesaurus =
+            "UTF-8\nабсолютный|2\n(синоним)|безусловный|полный\n(антоним)|относительный\n";
+        std::fs::write(&path, thesaurus).unwrap();
+        let analyzer = default_analyzer();
+        let lexicon = build(&analyzer, &[], &[path]).unwrap();
+        let ru = |w: &str| {
+            analyzer.analyze(w, Some(Language::Russian)).tokens[0]
+                .term
+                .clone()
+        };
+        let synonyms = lexicon.synonyms(Language::Russian, &ru("абсолютный"));
+        assert!(synonyms.contains(&ru("полный")), "{synonyms:?}");
+        assert!(!synonyms.contains(&ru("относительный")));
+        assert_eq!(
+            lexicon.synonyms(Language::Russian, &ru("полный")),
+            [ru("абсолютный")]
+        );
+
+        let mut written = Vec::new();
+        lexicon.write(&mut written).unwrap();
+        let read = Lexicon::parse(&written[..], Path::new("x")).unwrap();
+        assert_eq!(read.synonym_entries(), lexicon.synonym_entries());
     }
 }

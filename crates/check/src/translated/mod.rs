@@ -11,6 +11,7 @@
 
 mod align;
 mod lexicon;
+mod synonyms;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -24,12 +25,11 @@ use super::request::go_on;
 use super::verify::Verified;
 use super::{CancelFlag, CheckError, CheckRequest, MatchReport, Method, PassageKind, Verdict};
 use super::{Checker, PassageMatch};
-use dupfinder_storage::candidates::CandidateProbe;
+use dupfinder_storage::ReadView;
 use dupfinder_storage::index::{MAX_SEARCH_TERMS, StoredDocument};
-use dupfinder_storage::{ReadView, Storage};
 use dupfinder_text::analysis::{AnalyzedText, Language, Span, Token};
 
-pub use lexicon::{Lexicon, LexiconError, build_from_dictd};
+pub use lexicon::{Lexicon, LexiconError, build as build_lexicon, build_from_dictd};
 
 /// The `[check.cross_language]` section.
 #[derive(Debug, Clone, Deserialize)]
@@ -40,6 +40,9 @@ pub struct CrossLanguageConfig {
     pub lexicon: Option<PathBuf>,
     /// Documents of the other language verified per library, at most.
     pub max_candidates: usize,
+    /// A document is aligned with the query only when the lexicon relates at least this share
+    /// of the query's words or of the document's to the other text (a bag-of-words test).
+    pub min_overlap: f64,
     /// Two sentences are aligned when this share of their units (terms and numbers, the
     /// geometric mean of both sentences' counts) match through the lexicon…
     pub sentence_score: f64,
@@ -57,7 +60,8 @@ impl Default for CrossLanguageConfig {
     fn default() -> Self {
         CrossLanguageConfig {
             lexicon: None,
-            max_candidates: 10,
+            max_candidates: 4,
+            min_overlap: 0.5,
             sentence_score: 0.5,
             sentence_units: 3,
             duplicate_coverage: 0.6,
@@ -118,57 +122,72 @@ pub(super) struct Translated<'c, 'a, E> {
     pub(super) checker: &'c Checker<'c>,
     pub(super) ids: &'c [&'c str],
     pub(super) open: &'c dyn Fn(usize) -> Result<Option<StoreRef<'a>>, E>,
-    pub(super) storage: Option<&'c dyn Storage>,
     pub(super) request: &'c CheckRequest,
     pub(super) query: &'c AnalyzedText,
     pub(super) cancel: &'c CancelFlag,
-    /// Documents already matched in the query's own language: `(library, doc_id)`.
-    pub(super) found: HashSet<(String, String)>,
+    /// The matches found in the query's own language; those that swapped words for synonyms
+    /// get the method `synonyms`.
+    pub(super) found: &'c mut [Verified],
+}
+
+/// What the cross-language part of a check adds.
+pub(super) struct Added {
+    pub(super) cross_language: CrossLanguage,
+    pub(super) matches: Vec<Verified>,
+    /// Matches of the query's own language with words swapped for synonyms.
+    pub(super) reworded: usize,
 }
 
 impl<E: From<CheckError>> Translated<'_, '_, E> {
-    /// The translated matches of every library, and whether the check looked for them.
-    pub(super) fn run(&self) -> Result<(CrossLanguage, Vec<Verified>), E> {
+    /// The translated matches of every library and whether the check looked for them; the
+    /// found matches that swapped words for synonyms marked.
+    pub(super) fn run(mut self) -> Result<Added, E> {
         let config = &self.checker.config.cross_language;
+        let added = |cross_language, matches| Added {
+            cross_language,
+            matches,
+            reworded: 0,
+        };
+        let Some(path) = &config.lexicon else {
+            let reason = "no bilingual lexicon is configured ([check.cross_language] lexicon; \
+                          build one with `dupfinder lexicon build`)";
+            return Ok(added(
+                CrossLanguage::unavailable(reason.to_string()),
+                Vec::new(),
+            ));
+        };
+        let lexicon = match Lexicon::cached(path) {
+            Ok(lexicon) => lexicon,
+            Err(e) => return Ok(added(CrossLanguage::unavailable(e.to_string()), Vec::new())),
+        };
+        let reworded = self.mark_synonyms(&lexicon)?;
+        let added = |cross_language, matches| Added {
+            cross_language,
+            matches,
+            reworded,
+        };
         if !self.request.cross_language {
             let off = CrossLanguage {
                 state: CrossLanguageState::Off,
                 reason: None,
             };
-            return Ok((off, Vec::new()));
+            return Ok(added(off, Vec::new()));
         }
-        let Some(path) = &config.lexicon else {
-            let reason = "no bilingual lexicon is configured ([check.cross_language] lexicon; \
-                          build one with `dupfinder lexicon build`)";
-            return Ok((CrossLanguage::unavailable(reason.to_string()), Vec::new()));
-        };
-        let lexicon = match Lexicon::cached(path) {
-            Ok(lexicon) => lexicon,
-            Err(e) => return Ok((CrossLanguage::unavailable(e.to_string()), Vec::new())),
-        };
         let on = CrossLanguage {
             state: CrossLanguageState::On,
             reason: None,
         };
         let from = self.query.lang;
         let Some(to) = other(from) else {
-            return Ok((on, Vec::new()));
+            return Ok(added(on, Vec::new()));
         };
         let weights = translated_terms(&lexicon, from, to, self.query);
         if weights.is_empty() {
-            return Ok((on, Vec::new()));
+            return Ok(added(on, Vec::new()));
         }
-        let probe_terms: Vec<(String, u32)> = weights.keys().map(|t| (t.clone(), 1)).collect();
-        let reach = self.storage.and_then(|storage| {
-            storage.candidate_libraries(&CandidateProbe {
-                content_hash: self.query.content_hash,
-                shingles: &[],
-                terms: &probe_terms,
-                min_shingle_hits: u32::MAX,
-            })
-        });
         let query_sentences = align::sentences(&self.request.text, &self.query.tokens);
         let side = Side {
+            bag: align::Bag::new(&lexicon, from, to, &self.query.term_counts),
             lexicon: &lexicon,
             from,
             to,
@@ -178,9 +197,6 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
         let mut matches = Vec::new();
         for (i, id) in self.ids.iter().enumerate() {
             go_on(self.cancel)?;
-            if reach.as_ref().is_some_and(|reach| !reach.contains(*id)) {
-                continue;
-            }
             let Some(store) = (self.open)(i)? else {
                 continue;
             };
@@ -191,23 +207,60 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 .map_err(CheckError::from)?
             else {
                 let reason = format!("library {id} is kept by a backend without term search");
-                return Ok((CrossLanguage::unavailable(reason), Vec::new()));
+                return Ok(added(CrossLanguage::unavailable(reason), Vec::new()));
             };
             for key in keys {
                 go_on(self.cancel)?;
-                let Some(document) = view.stored(key).map_err(CheckError::from)? else {
+                let Some(stored) = view.stored_for_check(key).map_err(CheckError::from)? else {
                     continue;
                 };
+                let (query_share, doc_share) =
+                    side.bag.overlap(&stored.term_counts().unwrap_or_default());
+                if query_share.max(doc_share) < config.min_overlap {
+                    continue;
+                }
+                let document = stored.document;
                 if self
                     .found
-                    .contains(&(id.to_string(), document.meta.doc_id.clone()))
+                    .iter()
+                    .any(|(m, _)| m.library == *id && m.doc_id == document.meta.doc_id)
                 {
                     continue;
                 }
                 matches.extend(self.verify(&side, id, document));
             }
         }
-        Ok((on, matches))
+        Ok(added(on, matches))
+    }
+
+    /// Marks the counted matches of the query's own language that swapped words for synonyms
+    /// (method `synonyms`); answers how many.
+    fn mark_synonyms(&mut self, lexicon: &Lexicon) -> Result<usize, E> {
+        let mut reworded = 0;
+        for (report, _) in self.found.iter_mut() {
+            if !report.counted || report.cross_language.is_some() {
+                continue;
+            }
+            let Some(i) = self.ids.iter().position(|id| *id == report.library) else {
+                continue;
+            };
+            let Some(store) = (self.open)(i)? else {
+                continue;
+            };
+            let view = store.view().map_err(CheckError::from)?;
+            let key = dupfinder_storage::index::DocKey::of(&report.doc_id);
+            let Some(stored) = view.stored_for_check(key).map_err(CheckError::from)? else {
+                continue;
+            };
+            let doc_terms = stored.term_counts().unwrap_or_default();
+            let lang = self.query.lang;
+            let swapped = synonyms::swapped(lexicon, lang, &self.query.term_counts, &doc_terms);
+            if synonyms::reworded(swapped, self.query.term_counts.len()) {
+                report.methods.push(Method::Synonyms);
+                reworded += 1;
+            }
+        }
+        Ok(reworded)
     }
 
     /// One document of the other language against the query: its sentences aligned with the
@@ -311,6 +364,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
 
 /// The query's side of an alignment.
 struct Side<'a> {
+    bag: align::Bag,
     lexicon: &'a Lexicon,
     from: Language,
     to: Language,

@@ -59,9 +59,14 @@ impl Setup {
             })
             .collect();
         index.add(&prepared).unwrap();
-        let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures/lexicon/mini.dict");
-        let lexicon = build_from_dictd(&analyzer, &[fixture]).unwrap();
+        let fixtures =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/lexicon");
+        let lexicon = lexicon::build(
+            &analyzer,
+            &[fixtures.join("mini.dict")],
+            &[fixtures.join("th_mini.dat")],
+        )
+        .unwrap();
         let mut file = std::fs::File::create(dir.path().join("lexicon.tsv")).unwrap();
         lexicon.write(&mut file).unwrap();
         Setup { dir, index }
@@ -160,4 +165,33 @@ fn a_request_may_turn_it_off() {
     let report = setup.check(&request, true);
     assert_eq!(report.cross_language.state, CrossLanguageState::Off);
     assert!(report.matches.is_empty());
+}
+
+#[test]
+fn a_copy_with_words_swapped_for_synonyms_is_flagged_as_rewording() {
+    let setup = Setup::new(&[("en-1", ENGLISH, "en")]);
+    let swapped = ENGLISH
+        .replace("rapidly", "quickly")
+        .replace("strict", "severe")
+        .replace("effective", "efficient")
+        .replace("showed", "demonstrated")
+        .replace("protects", "shields");
+    let report = setup.check(&CheckRequest::new(swapped), true);
+    let [found] = report.matches.as_slice() else {
+        panic!("one match expected: {report:#?}");
+    };
+    assert!(
+        found.counted && found.methods.contains(&Method::Synonyms),
+        "{found:#?}"
+    );
+    assert!(
+        report.flags.iter().any(|f| f.kind == "rewording"),
+        "{:?}",
+        report.flags
+    );
+
+    // The text as it is: a copy, not a rewording.
+    let report = setup.check(&CheckRequest::new(ENGLISH), true);
+    assert!(!report.matches[0].methods.contains(&Method::Synonyms));
+    assert!(report.flags.is_empty());
 }
