@@ -231,17 +231,18 @@ pub(super) struct Link {
 }
 
 /// Aligns the query's sentences (language `from`) with the document's (`to`): for each query
-/// sentence, the document sentence sharing the largest share of translated units with it, when
-/// that share and count are large enough.
+/// sentence, the document sentence of a comparable length (within 2 : 5) sharing the largest
+/// share of translated units with it, when that share and count are large enough and the share
+/// stands out; each document sentence aligned once.
 pub(super) fn align(
     lexicon: &Lexicon,
     from: Language,
     to: Language,
     query: &[Sentence],
     doc: &[Sentence],
-    bar: (f64, usize),
+    bar: (f64, usize, f64),
 ) -> Vec<Link> {
-    let (min_score, min_units) = bar;
+    let (min_score, min_units, margin) = bar;
     let mut index: HashMap<String, Vec<usize>> = HashMap::new();
     for (j, sentence) in doc.iter().enumerate() {
         for unit in &sentence.units {
@@ -275,23 +276,44 @@ pub(super) fn align(
             }
         }
         let mut best: Option<Link> = None;
+        let mut runner_up = 0.0f64;
         for &j in &touched {
             let matched = counts[j];
-            let size = (sentence.units.len() as f64 * doc[j].units.len() as f64).sqrt();
+            let (a, b) = (sentence.units.len(), doc[j].units.len());
+            // A translation keeps a sentence's length, give or take.
+            if a.min(b) * 5 < a.max(b) * 2 {
+                continue;
+            }
+            let size = (a as f64 * b as f64).sqrt();
             let score = matched as f64 / size.max(1.0);
-            if matched >= min_units && score >= min_score && best.is_none_or(|b| score > b.score) {
-                best = Some(Link {
-                    query: i,
-                    doc: j,
-                    score,
-                });
+            if best.is_none_or(|b| score > b.score) {
+                runner_up = runner_up.max(best.map_or(0.0, |b| b.score));
+                if matched >= min_units {
+                    best = Some(Link {
+                        query: i,
+                        doc: j,
+                        score,
+                    });
+                }
+            } else {
+                runner_up = runner_up.max(score);
             }
         }
         for j in touched.drain(..) {
             counts[j] = 0;
         }
-        links.extend(best);
+        // A sentence of a long text shares common words with many: it is aligned only with
+        // one that stands out.
+        links.extend(best.filter(|b| b.score >= min_score && b.score - runner_up >= margin));
     }
+    // One sentence of the document translates one of the query: the best-scored link keeps it.
+    let mut best_of: HashMap<usize, f64> = HashMap::new();
+    for link in &links {
+        let best = best_of.entry(link.doc).or_insert(link.score);
+        *best = best.max(link.score);
+    }
+    let mut kept = HashSet::new();
+    links.retain(|l| best_of[&l.doc] == l.score && kept.insert(l.doc));
     links
 }
 

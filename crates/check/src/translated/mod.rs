@@ -46,8 +46,10 @@ pub struct CrossLanguageConfig {
     /// Two sentences are aligned when this share of their units (terms and numbers, the
     /// geometric mean of both sentences' counts) match through the lexicon…
     pub sentence_score: f64,
-    /// …and at least this many do.
+    /// …and at least this many do, and its share is above that of the document's next best
+    /// sentence by `sentence_margin`.
     pub sentence_units: usize,
+    pub sentence_margin: f64,
     /// A translated document is a duplicate when this share of either text is aligned.
     pub duplicate_coverage: f64,
     /// A translated passage makes a partial copy when it holds this many aligned sentences…
@@ -60,10 +62,11 @@ impl Default for CrossLanguageConfig {
     fn default() -> Self {
         CrossLanguageConfig {
             lexicon: None,
-            max_candidates: 4,
+            max_candidates: 3,
             min_overlap: 0.5,
             sentence_score: 0.5,
             sentence_units: 3,
+            sentence_margin: 0.05,
             duplicate_coverage: 0.6,
             partial_sentences: 2,
             partial_words: 20,
@@ -185,14 +188,18 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
         if weights.is_empty() {
             return Ok(added(on, Vec::new()));
         }
-        let query_sentences = align::sentences(&self.request.text, &self.query.tokens);
-        let side = Side {
-            bag: align::Bag::new(&lexicon, from, to, &self.query.term_counts),
-            lexicon: &lexicon,
-            from,
-            to,
-            sentences: &query_sentences,
-            tokens: &self.query.tokens,
+        // The query's side of an alignment is prepared at the first candidate: most checks
+        // find none.
+        let side = std::cell::OnceCell::new();
+        let side = || {
+            side.get_or_init(|| Side {
+                bag: align::Bag::new(&lexicon, from, to, &self.query.term_counts),
+                lexicon: &lexicon,
+                from,
+                to,
+                sentences: align::sentences(&self.request.text, &self.query.tokens),
+                tokens: &self.query.tokens,
+            })
         };
         let mut matches = Vec::new();
         for (i, id) in self.ids.iter().enumerate() {
@@ -201,7 +208,10 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 continue;
             };
             let view = store.view().map_err(CheckError::from)?;
-            let terms = search_terms(view.as_ref(), &weights).map_err(CheckError::from)?;
+            let Some(terms) = search_terms(view.as_ref(), &weights).map_err(CheckError::from)?
+            else {
+                continue;
+            };
             let Some(keys) = view
                 .term_search(&terms, to.code(), config.max_candidates)
                 .map_err(CheckError::from)?
@@ -214,6 +224,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 let Some(stored) = view.stored_for_check(key).map_err(CheckError::from)? else {
                     continue;
                 };
+                let side = side();
                 let (query_share, doc_share) =
                     side.bag.overlap(&stored.term_counts().unwrap_or_default());
                 if query_share.max(doc_share) < config.min_overlap {
@@ -227,7 +238,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 {
                     continue;
                 }
-                matches.extend(self.verify(&side, id, document));
+                matches.extend(self.verify(side, id, document));
             }
         }
         Ok(added(on, matches))
@@ -273,9 +284,13 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
             side.lexicon,
             side.from,
             side.to,
-            side.sentences,
+            &side.sentences,
             &doc_sentences,
-            (config.sentence_score, config.sentence_units),
+            (
+                config.sentence_score,
+                config.sentence_units,
+                config.sentence_margin,
+            ),
         );
         let tokens_of = |sentences: &[align::Sentence], picked: &mut dyn Iterator<Item = usize>| {
             let distinct: HashSet<usize> = picked.collect();
@@ -286,7 +301,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
         };
         let query_tokens = side.tokens.len();
         let doc_tokens = analyzed.tokens.len();
-        let covered_query = tokens_of(side.sentences, &mut links.iter().map(|l| l.query));
+        let covered_query = tokens_of(&side.sentences, &mut links.iter().map(|l| l.query));
         let covered_doc = tokens_of(&doc_sentences, &mut links.iter().map(|l| l.doc));
         let coverage_query = ratio(covered_query, query_tokens);
         let coverage_doc = ratio(covered_doc, doc_tokens);
@@ -368,7 +383,7 @@ struct Side<'a> {
     lexicon: &'a Lexicon,
     from: Language,
     to: Language,
-    sentences: &'a [align::Sentence],
+    sentences: Vec<align::Sentence>,
     tokens: &'a [Token],
 }
 
@@ -395,14 +410,18 @@ fn translated_terms(
     weights
 }
 
-/// The translated terms a library is searched with: those it holds, the rarest and most
-/// weighed first, [`MAX_SEARCH_TERMS`] at the most.
+/// The translated terms a library is searched with, the rarest and most weighed first,
+/// [`MAX_SEARCH_TERMS`] at the most; none when the library's statistics know documents but not one
+/// of the terms (a library of the query's language alone: nothing to look up).
 fn search_terms(
     view: &dyn ReadView,
     weights: &HashMap<String, f64>,
-) -> Result<Vec<String>, dupfinder_storage::index::IndexError> {
+) -> Result<Option<Vec<String>>, dupfinder_storage::index::IndexError> {
     let asked: Vec<(String, u32)> = weights.keys().map(|t| (t.clone(), 1)).collect();
     let snapshot = view.statistics(&asked)?;
+    if snapshot.docs() > 0 && weights.keys().all(|t| snapshot.get(t).is_none()) {
+        return Ok(None);
+    }
     let docs = snapshot.docs().max(1) as f64;
     let mut scored: Vec<(f64, &String)> = weights
         .iter()
@@ -414,11 +433,13 @@ fn search_terms(
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    Ok(scored
-        .into_iter()
-        .take(MAX_SEARCH_TERMS)
-        .map(|(_, t)| t.clone())
-        .collect())
+    Ok(Some(
+        scored
+            .into_iter()
+            .take(MAX_SEARCH_TERMS)
+            .map(|(_, t)| t.clone())
+            .collect(),
+    ))
 }
 
 #[cfg(test)]

@@ -25,6 +25,15 @@ impl LibraryView<'_> {
             return Ok(Vec::new());
         }
         let schema = &self.index.schema;
+        let lang_term = Term::from_field_text(schema.lang, lang);
+        let holders = self
+            .content
+            .doc_freq(&lang_term)
+            .map_err(IndexError::tantivy(&self.index.content_path))?;
+        if holders == 0 {
+            // No document of that language: nothing to score.
+            return Ok(Vec::new());
+        }
         let should: Vec<(Occur, Box<dyn Query>)> = terms
             .iter()
             .take(MAX_SEARCH_TERMS)
@@ -36,10 +45,7 @@ impl LibraryView<'_> {
                 (Occur::Should, Box::new(query) as Box<dyn Query>)
             })
             .collect();
-        let language = TermQuery::new(
-            Term::from_field_text(schema.lang, lang),
-            IndexRecordOption::Basic,
-        );
+        let language = TermQuery::new(lang_term, IndexRecordOption::Basic);
         let query = BooleanQuery::new(vec![
             (
                 Occur::Must,
