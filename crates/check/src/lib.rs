@@ -39,6 +39,6 @@ pub use similarity::{Similarity, bag_similarity, sorted_intersection};
 pub use stored::{StoredCheck, check_stored};
 pub use translated::{
     CrossLanguage, CrossLanguageConfig, CrossLanguageState, LanguagePair, Lexicon, LexiconError,
-    build_from_dictd, build_lexicon,
+    build_from_dictd, build_lexicon, thesaurus_entries,
 };
 pub use verify::token_spans;

@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::gen_tests::read_objects;
-use dupfinder_check::{CheckError, CheckRequest, Method, Verdict};
+use dupfinder_check::{CheckError, CheckRequest, Method, Verdict, thesaurus_entries};
 use dupfinder_service::library::check;
 use dupfinder_service::library::{Catalog, DocumentInput, IdValue, LibraryError, NewLibrary};
 use dupfinder_storage::index::default_analyzer;
@@ -64,24 +64,12 @@ fn read_thesaurus(path: &Path, lang: Language) -> Result<HashMap<String, Vec<Str
         source,
     })?;
     let mut out: HashMap<String, Vec<String>> = HashMap::new();
-    let mut head = String::new();
-    for line in text.lines().skip(1) {
-        if !line.starts_with('(') {
-            head = line.split('|').next().unwrap_or("").to_string();
-            continue;
-        }
-        let Some(key) = stem(&head, lang) else {
+    for (head, synonyms) in thesaurus_entries(&text) {
+        let Some(key) = stem(head, lang) else {
             continue;
         };
-        let mut fields = line.split('|');
-        let label = fields.next().unwrap_or("");
-        if label.contains("антоним") || label.contains("antonym") || label.contains("связанный")
-        {
-            continue;
-        }
-        for field in fields {
-            let field = field.trim();
-            if field != head && !field.is_empty() && field.chars().all(char::is_alphabetic) {
+        for field in synonyms {
+            if field != head && field.chars().all(char::is_alphabetic) {
                 out.entry(key.clone()).or_default().push(field.to_string());
             }
         }

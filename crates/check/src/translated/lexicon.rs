@@ -198,6 +198,29 @@ pub fn build(
     Ok(lexicon)
 }
 
+/// The entries of a MyThes thesaurus (`word|n`, then `n` lines `(label)|synonym|…`): each word
+/// with its synonyms, antonyms and related terms left out.
+pub fn thesaurus_entries(text: &str) -> Vec<(&str, Vec<&str>)> {
+    let mut entries: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in text.lines().skip(1) {
+        if !line.starts_with('(') {
+            entries.push((line.split('|').next().unwrap_or(""), Vec::new()));
+            continue;
+        }
+        let Some((_, synonyms)) = entries.last_mut() else {
+            continue;
+        };
+        let mut fields = line.split('|');
+        let label = fields.next().unwrap_or("");
+        if label.contains("антоним") || label.contains("antonym") || label.contains("связанный")
+        {
+            continue;
+        }
+        synonyms.extend(fields.map(str::trim).filter(|f| !f.is_empty()));
+    }
+    entries
+}
+
 /// Files the one-word synonyms of a MyThes thesaurus: `word|n` then `n` lines
 /// `(label)|synonym|…`; antonyms and terms marked `(generic term)`, `(related term)` and the
 /// like are left out. Both directions are filed, stem to stem.
@@ -222,26 +245,15 @@ fn add_thesaurus(analyzer: &Analyzer, text: &str, out: &mut BTreeMap<String, BTr
             _ => None,
         }
     };
-    let mut head: Option<(Language, String)> = None;
-    for line in text.lines().skip(1) {
-        if !line.starts_with('(') {
-            head = line.split('|').next().and_then(stem);
-            continue;
-        }
-        let Some((lang, head_stem)) = &head else {
+    for (head, synonyms) in thesaurus_entries(text) {
+        let Some((lang, head_stem)) = stem(head) else {
             continue;
         };
-        let mut fields = line.split('|');
-        let label = fields.next().unwrap_or("");
-        if label.contains("антоним") || label.contains("antonym") || label.contains("связанный")
-        {
-            continue;
-        }
-        for field in fields {
-            let Some((syn_lang, syn)) = stem(field.trim()) else {
+        for field in synonyms {
+            let Some((syn_lang, syn)) = stem(field) else {
                 continue;
             };
-            if syn_lang != *lang || syn == *head_stem {
+            if syn_lang != lang || syn == head_stem {
                 continue;
             }
             let code = lang.code();

@@ -29,7 +29,9 @@ use dupfinder_storage::ReadView;
 use dupfinder_storage::index::{MAX_SEARCH_TERMS, StoredDocument};
 use dupfinder_text::analysis::{AnalyzedText, Language, Span, Token};
 
-pub use lexicon::{Lexicon, LexiconError, build as build_lexicon, build_from_dictd};
+pub use lexicon::{
+    Lexicon, LexiconError, build as build_lexicon, build_from_dictd, thesaurus_entries,
+};
 
 /// The `[check.cross_language]` section.
 #[derive(Debug, Clone, Deserialize)]
