@@ -50,6 +50,9 @@ pub(crate) struct CheckArgs {
     /// directory is never kept as a report).
     #[arg(long)]
     no_store: bool,
+    /// Do not look for translated copies (sends `"cross_language": false`).
+    #[arg(long)]
+    no_cross_language: bool,
     /// How the answer is printed: `text` (the summary, also when the output is not a
     /// terminal), `json` (also `--json`) or, for a batch, `csv`. Default: the summary on a
     /// terminal, JSON otherwise; a batch's line per file.
@@ -142,6 +145,9 @@ fn options(args: &CheckArgs) -> Result<Value> {
     if let Some(lang) = &args.lang {
         options["lang"] = json!(lang);
     }
+    if args.no_cross_language {
+        options["cross_language"] = json!(false);
+    }
     if let Some(exclude) = &args.exclude {
         options["exclude"] =
             serde_json::from_str(exclude).context("--exclude is not a valid exclusion object")?;
@@ -162,6 +168,7 @@ fn local_request(args: &CheckArgs, text: String) -> Result<CheckRequest> {
                 .context("--exclude is not a valid exclusion object")?,
             None => Default::default(),
         },
+        cross_language: !args.no_cross_language,
     })
 }
 

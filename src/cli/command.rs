@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 
 use super::config::{self, GlobalArgs, LogFormat};
 use super::{
-    backup, check, crawl, dedup, delete, eval, eval_extract, eval_pdf_text, import, keys,
+    backup, check, crawl, dedup, delete, eval, eval_extract, eval_pdf_text, import, keys, lexicon,
     libraries, phrases, reindex, search, serve, stats,
 };
 
@@ -74,9 +74,19 @@ enum Command {
     /// article is checked against its journal; prints the share of papers with a counted
     /// match to another paper, with the default exclusions and with each one off.
     EvalFullPapers(eval::EvalFullPapersArgs),
+    /// Translated copies on Russian–English parallel text (TICO-19, FLORES-200): recall and
+    /// precision of whole translated documents both ways, PAN measures of translated passages,
+    /// documents of the same topic claimed wrongly. Needs a lexicon (`lexicon build`).
+    EvalTranslated(eval::EvalTranslatedArgs),
+    /// Synonym swaps: Russian and English abstracts with 20 % and 30 % of their content words
+    /// swapped for thesaurus synonyms, checked against the originals; prints recall and how
+    /// often the match is flagged as rewording. Needs a lexicon built with thesauri.
+    EvalSynonyms(eval::EvalSynonymsArgs),
     /// Print libraries with their figures (every library, or a page of those whose id or
     /// name holds --q).
     Stats(stats::StatsArgs),
+    /// Build the bilingual lexicon that translated-copy checks use (`lexicon build`).
+    Lexicon(lexicon::LexiconArgs),
     /// Declare many libraries at once from a JSON Lines or CSV file (`libraries import`).
     Libraries(libraries::LibrariesArgs),
     /// Delete one document from a library.
@@ -116,11 +126,16 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::GenTests(args) => eval::gen_tests(args),
         Command::Eval(args) => eval::eval(args, config::configure(global, None)?),
         Command::EvalSections(args) => eval::eval_sections(args),
+        Command::EvalSynonyms(args) => eval::eval_synonyms(args, config::configure(global, None)?),
+        Command::EvalTranslated(args) => {
+            eval::eval_translated(args, config::configure(global, None)?)
+        }
         Command::EvalFullPapers(args) => {
             eval::eval_full_papers(args, config::configure(global, None)?)
         }
         Command::Stats(args) => stats::run(args, global),
         Command::Libraries(args) => libraries::run(args, global),
+        Command::Lexicon(args) => lexicon::run(args),
         Command::DeleteDocument(args) => delete::run(args, global),
         Command::Keys(args) => keys::run(args, global),
         Command::Phrases(args) => phrases::run(args, global),

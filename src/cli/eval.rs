@@ -254,3 +254,68 @@ pub(crate) fn eval_full_papers(args: EvalFullPapersArgs, config: Config) -> Resu
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Args)]
+pub(crate) struct EvalTranslatedArgs {
+    /// The folder of `tico19.{en,ru}`, `tico19.info.tsv`, `flores200.devtest.{en,ru}` and
+    /// `flores200.devtest.metadata.tsv`: libraries `xl-en` and `xl-ru` of the data directory are
+    /// made from them (once).
+    corpus: PathBuf,
+    /// The lexicon (default: `[check.cross_language] lexicon`).
+    #[arg(long)]
+    lexicon: Option<PathBuf>,
+    /// Print the rows as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn eval_translated(args: EvalTranslatedArgs, mut config: Config) -> Result<ExitCode> {
+    if let Some(lexicon) = args.lexicon {
+        config.check.cross_language.lexicon = Some(lexicon);
+    }
+    let catalog = open_catalog(&config)?;
+    let rows = dupfinder::eval::evaluate_translated(&catalog, &args.corpus)?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        dupfinder::eval::print_translated(&rows);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub(crate) struct EvalSynonymsArgs {
+    /// The folder of `ru_sci_480.jsonl.gz` and `acl_abstracts.jsonl.gz`: a library `syn` of the
+    /// data directory is made from them (once).
+    corpus: PathBuf,
+    /// The thesauri the swaps are made with (MyThes `.dat`).
+    #[arg(long, default_value = "/usr/share/mythes/th_ru_RU_v2.dat")]
+    thesaurus_ru: PathBuf,
+    #[arg(long, default_value = "/usr/share/mythes/th_en_US_v2.dat")]
+    thesaurus_en: PathBuf,
+    /// The lexicon (default: `[check.cross_language] lexicon`).
+    #[arg(long)]
+    lexicon: Option<PathBuf>,
+    /// Print the rows as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn eval_synonyms(args: EvalSynonymsArgs, mut config: Config) -> Result<ExitCode> {
+    if let Some(lexicon) = args.lexicon {
+        config.check.cross_language.lexicon = Some(lexicon);
+    }
+    let catalog = open_catalog(&config)?;
+    let rows = dupfinder::eval::evaluate_synonym_swaps(
+        &catalog,
+        &args.corpus,
+        &args.thesaurus_ru,
+        &args.thesaurus_en,
+    )?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        dupfinder::eval::print_synonym_swaps(&rows);
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -20,6 +20,7 @@ mod eval_methods;
 mod eval_pdf_text;
 mod import;
 mod keys;
+mod lexicon;
 mod libraries;
 mod phrases;
 mod reindex;

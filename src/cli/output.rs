@@ -95,6 +95,14 @@ pub(crate) fn check_summary(answer: &Value) -> String {
         head.push_str(&format!(" · report {id}"));
     }
     let mut lines = vec![head];
+    if answer["cross_language"] == "unavailable" {
+        lines.push(format!(
+            "  translated copies not looked for: {}",
+            answer["cross_language_reason"]
+                .as_str()
+                .unwrap_or("unavailable")
+        ));
+    }
     for (n, m) in answer["matches"]
         .as_array()
         .into_iter()
@@ -124,10 +132,19 @@ fn finding(m: &Value) -> String {
         }
         .to_string();
     }
-    format!(
-        "{} of this source reused",
-        numbers::percent(m["containment_doc"].as_f64().unwrap_or(0.0), 0, "en")
-    )
+    let share = numbers::percent(m["containment_doc"].as_f64().unwrap_or(0.0), 0, "en");
+    let methods = m["methods"].as_array().into_iter().flatten();
+    let reworded = methods.clone().any(|method| method == "synonyms");
+    match (
+        &m["cross_language"]["doc_lang"],
+        &m["cross_language"]["query_lang"],
+    ) {
+        (Value::String(from), Value::String(to)) => {
+            format!("{share} of this source translated ({from} → {to})")
+        }
+        _ if reworded => format!("{share} of this source reused, reworded"),
+        _ => format!("{share} of this source reused"),
+    }
 }
 
 /// Libraries in a few lines: id, documents, words, generation, whether paused; how many of how

@@ -91,7 +91,45 @@ contract!(
     a_record_changes_in_place_and_the_documents_stay,
     search_finds_words_phrases_and_fields,
     a_phrase_deep_in_a_full_paper_is_found_in_its_order_only,
+    term_search_ranks_documents_of_one_language,
 );
+
+/// The term search of translated-copy checks: documents of the language asked for, those holding
+/// most of the terms first; none of another language.
+fn term_search_ranks_documents_of_one_language(storage: &dyn Storage) {
+    let store = storage.create("terms").unwrap();
+    const WORDS: [&str; 24] = [
+        "river", "mountain", "protein", "vaccine", "market", "engine", "harbour", "teacher",
+        "library", "garden", "weather", "journal", "patient", "circuit", "theatre", "forest",
+        "glacier", "senate", "orchard", "bridge", "painter", "station", "harvest", "planet",
+    ];
+    // Each document draws eight words of its own and a few shared ones, in English.
+    let text = |i: usize| {
+        let own = (0..8).map(|j| WORDS[(i * 4 + j) % WORDS.len()]);
+        let words: Vec<&str> = own.cycle().take(60).collect();
+        format!("The {} study.", words.join(" "))
+    };
+    let mut docs: Vec<PreparedDocument> = (0..6)
+        .map(|i| document(&format!("d{i}"), &text(i)))
+        .collect();
+    docs[5].lang = dupfinder::analysis::Language::Russian;
+    store.write(&docs).unwrap();
+    finished(store.as_ref());
+    let view = store.view().unwrap();
+    let terms: Vec<String> = docs[2].term_counts.iter().map(|(t, _)| t.clone()).collect();
+    let found = view.term_search(&terms, "en", 3).unwrap().unwrap();
+    assert_eq!(found[0], DocKey::of("d2"), "{found:?}");
+    assert!(found.len() <= 3);
+    let theirs: Vec<String> = docs[5].term_counts.iter().map(|(t, _)| t.clone()).collect();
+    let found = view.term_search(&theirs, "ru", 3).unwrap().unwrap();
+    assert_eq!(found, [DocKey::of("d5")]);
+    assert!(
+        view.term_search(&terms, "de", 3)
+            .unwrap()
+            .unwrap()
+            .is_empty()
+    );
+}
 
 fn analyzer() -> Analyzer {
     default_analyzer()

@@ -42,6 +42,8 @@ struct CheckBody {
     store: Option<bool>,
     #[serde(default)]
     exclude: dupfinder_check::ExcludeRequest,
+    /// `false` skips the search for translated copies.
+    cross_language: Option<bool>,
 }
 
 /// Parses and validates a check body: at most `limits.max_json_depth` levels of JSON, at most
@@ -73,6 +75,7 @@ fn parse_check_body(body: &str, limits: &Limits) -> Result<(CheckRequest, bool),
         min_similarity: body.min_similarity,
         lang: body.lang,
         exclude: body.exclude,
+        cross_language: body.cross_language.unwrap_or(true),
     };
     Ok((request, body.store.unwrap_or(true)))
 }

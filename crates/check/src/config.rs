@@ -53,6 +53,8 @@ pub struct CheckConfig {
     /// papers far below the `frequent_shingle_docs` count. Holders that are versions of one
     /// work (equal normalized titles, or near-duplicates) count once.
     pub boilerplate_min_docs: u64,
+    /// Translated copies (`[check.cross_language]`).
+    pub cross_language: crate::CrossLanguageConfig,
 }
 
 impl Default for CheckConfig {
@@ -80,6 +82,7 @@ impl Default for CheckConfig {
             exclude_boilerplate: true,
             exclude_small_matches: 0,
             boilerplate_min_docs: 4,
+            cross_language: crate::CrossLanguageConfig::default(),
         }
     }
 }

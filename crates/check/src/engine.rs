@@ -145,6 +145,17 @@ pub fn check_libraries<'a, E: From<CheckError>>(
         }
         found_matches.extend(found.matches);
     }
+    let added = super::translated::Translated {
+        checker,
+        ids,
+        open,
+        request,
+        query: &query,
+        cancel,
+        found: &mut found_matches,
+    }
+    .run()?;
+    found_matches.extend(added.matches);
     let exclusions = context.exclusions;
     for (report, _) in &mut found_matches {
         if !exclusions.counts_source(&report.library, &report.doc_id) {
@@ -204,9 +215,13 @@ pub fn check_libraries<'a, E: From<CheckError>>(
         exclusions,
         hidden_matches,
         matches,
-        flags: Flag::of(&query.disguises, query.words),
+        flags: Flag::of(&query.disguises, query.words)
+            .into_iter()
+            .chain((added.reworded > 0).then(|| Flag::rewording(added.reworded)))
+            .collect(),
         generations,
         libraries_checked: ids.len(),
+        cross_language: added.cross_language,
         took_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
 }

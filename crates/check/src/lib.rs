@@ -6,7 +6,8 @@
 //! `verify` (scores of one candidate), `works` (a repeated passage's holders counted as works,
 //! so that versions of one paper are not boilerplate), `passages` and `similarity` (the
 //! arithmetic), `engine` (the check across libraries), `stored` (a stored document against
-//! its own library), `config` (the `[check]` section).
+//! its own library), `config` (the `[check]` section), `translated` (translated copies across Russian and
+//! English).
 //!
 //! The check reads libraries only through the storage seam (`ReadView`, `LibraryStore`): it
 //! knows no backend, no catalog, no HTTP and no async runtime. Which libraries a check reads is
@@ -22,6 +23,7 @@ mod report;
 mod request;
 mod similarity;
 mod stored;
+mod translated;
 mod verify;
 mod works;
 
@@ -35,4 +37,8 @@ pub use report::{CheckReport, Flag, MatchReport, Method, NotCounted, Verdict, ro
 pub use request::{CancelFlag, CancelOnDrop, CheckError, CheckRequest};
 pub use similarity::{Similarity, bag_similarity, sorted_intersection};
 pub use stored::{StoredCheck, check_stored};
+pub use translated::{
+    CrossLanguage, CrossLanguageConfig, CrossLanguageState, LanguagePair, Lexicon, LexiconError,
+    build_from_dictd, build_lexicon, thesaurus_entries,
+};
 pub use verify::token_spans;

@@ -21,6 +21,9 @@ pub struct PassageMatch {
     /// For a quoted passage: whether a citation stands next to the quotation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cited: Option<bool>,
+    /// A passage aligned across languages: the query translates the document's text.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub translated: bool,
 }
 
 /// Bytes between two checkpoints of [`CharOffsets`].
@@ -255,6 +258,7 @@ pub(super) fn passages(chains: &[Chain], query: &Side<'_>, doc: &Side<'_>) -> Ve
                 words: q_end + 1 - c.first.0,
                 shared_shingles: c.matched,
                 kind: super::PassageKind::Copied,
+                translated: false,
                 cited: None,
             }
         })

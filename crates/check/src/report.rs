@@ -40,6 +40,10 @@ pub enum Method {
     Robust,
     /// Shared word shingles.
     Shingles,
+    /// Sentences aligned across languages through the bilingual lexicon.
+    Translation,
+    /// Words swapped for synonyms (a thesaurus), found in a match of the text's own language.
+    Synonyms,
 }
 
 /// One matching document.
@@ -78,6 +82,9 @@ pub struct MatchReport {
     pub not_counted: Option<NotCounted>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub passages: Option<Vec<PassageMatch>>,
+    /// The languages of a match found across them (a translated copy).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_language: Option<super::LanguagePair>,
 }
 
 /// Why a match is listed but does not count.
@@ -142,6 +149,9 @@ pub struct CheckReport {
     /// Disguises seen through in the text (hidden characters, look-alike letters,
     /// transliteration, letter spacing); empty for an honest text.
     pub flags: Vec<Flag>,
+    /// Whether the check looked for translated copies (`on`, `off`, `unavailable` and why).
+    #[serde(flatten)]
+    pub cross_language: super::CrossLanguage,
     pub took_ms: f64,
 }
 
@@ -162,6 +172,17 @@ pub struct Flag {
 }
 
 impl Flag {
+    /// The flag of matches whose words were swapped for synonyms.
+    pub fn rewording(count: usize) -> Flag {
+        Flag {
+            kind: "rewording",
+            message: format!(
+                "{count} matching sources differ from the text by words swapped for synonyms (rewording)"
+            ),
+            count,
+        }
+    }
+
     /// The flag of a file's hidden text (white, invisible, tiny or off-page characters in a PDF).
     pub fn hidden_text(count: usize) -> Flag {
         Flag {

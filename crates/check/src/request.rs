@@ -18,6 +18,8 @@ pub struct CheckRequest {
     pub lang: Option<String>,
     /// What does not count; the configured defaults where it says nothing.
     pub exclude: ExcludeRequest,
+    /// Whether translated copies are looked for (when a lexicon is at hand).
+    pub cross_language: bool,
 }
 
 impl CheckRequest {
@@ -30,6 +32,7 @@ impl CheckRequest {
             min_similarity: 0.0,
             lang: None,
             exclude: ExcludeRequest::default(),
+            cross_language: true,
         }
     }
 

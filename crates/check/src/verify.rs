@@ -175,6 +175,7 @@ pub(super) fn verify(
             NotCounted::of(&kinds, query.exclusions)
         }),
         passages,
+        cross_language: None,
     };
     Ok(Some((report, ranges)))
 }

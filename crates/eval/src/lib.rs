@@ -16,7 +16,9 @@ mod reference;
 mod sections;
 mod self_check;
 pub mod sweep;
+mod synonym_swaps;
 pub mod synthetic;
+mod translated;
 
 pub use full_papers::{
     FalsePositiveRow, FullPapersError, full_paper_false_positives, print_false_positives,
@@ -36,3 +38,7 @@ pub use sections::{
     explain_article, explain_file, print_sections,
 };
 pub use self_check::{Latency, SelfCheckMiss, SelfCheckReport, self_check};
+pub use synonym_swaps::{
+    SwapError, SwapRow, evaluate_synonym_swaps, print_synonym_swaps, swap_synonyms,
+};
+pub use translated::{DirectionRow, TranslatedError, evaluate_translated, print_translated};

@@ -51,6 +51,15 @@ impl ReadView for LibraryView<'_> {
         LibraryView::shingle_search(self, query)
     }
 
+    fn term_search(
+        &self,
+        terms: &[String],
+        lang: &str,
+        limit: usize,
+    ) -> Result<Option<Vec<DocKey>>, IndexError> {
+        LibraryView::term_search(self, terms, lang, limit).map(Some)
+    }
+
     fn stored(&self, key: DocKey) -> Result<Option<StoredDocument>, IndexError> {
         LibraryView::stored(self, key)
     }

@@ -46,6 +46,17 @@ pub trait ReadView {
     /// Which live documents share sampled shingles with a query ([`ShingleQuery`]).
     fn shingle_search(&self, query: &ShingleQuery<'_>) -> Result<ShingleSearch, IndexError>;
 
+    /// Live documents in language `lang` holding any of `terms` (analyzer terms), the best BM25
+    /// score first, at most `limit`; `None` from a backend that has no term search.
+    fn term_search(
+        &self,
+        _terms: &[String],
+        _lang: &str,
+        _limit: usize,
+    ) -> Result<Option<Vec<DocKey>>, IndexError> {
+        Ok(None)
+    }
+
     /// The stored document `key`, if it is live in this view.
     fn stored(&self, key: DocKey) -> Result<Option<StoredDocument>, IndexError>;
 

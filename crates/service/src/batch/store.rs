@@ -75,6 +75,7 @@ impl BatchSettings {
             min_similarity: self.min_similarity,
             lang: self.lang.clone(),
             exclude: self.exclude.clone(),
+            cross_language: true,
         }
     }
 }

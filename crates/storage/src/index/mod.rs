@@ -38,4 +38,4 @@ pub use search::{SNIPPET_CHARS, SearchError, SearchHit, SearchResults, snippet_h
 pub use signatures::SignatureIndex;
 pub use stopwords::default_analyzer;
 pub use tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME};
-pub use view::{LibraryView, ShingleHits, ShingleQuery, ShingleSearch};
+pub use view::{LibraryView, MAX_SEARCH_TERMS, ShingleHits, ShingleQuery, ShingleSearch};

@@ -19,6 +19,10 @@ use super::{DocKey, IndexError, LibraryIndex, SignatureIndex, StoredDocument, St
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
 use dupfinder_text::analysis::is_sampled;
 
+mod terms;
+
+pub use terms::MAX_SEARCH_TERMS;
+
 /// What one document shares with a query's shingles.
 #[derive(Debug, Clone, Default)]
 pub struct ShingleHits {

@@ -134,7 +134,7 @@ fn add_part<'t>(
 }
 
 /// Appends `lexeme` quoted as `tsvector` and `tsquery` input reads it.
-fn quote_lexeme(out: &mut String, lexeme: &str) {
+pub(super) fn quote_lexeme(out: &mut String, lexeme: &str) {
     out.push('\'');
     for c in lexeme.chars() {
         match c {

@@ -184,6 +184,33 @@ impl ReadView for PgView {
         )))
     }
 
+    /// The analyzer's terms are the lexemes of the `search` vector: any of them, ranked by
+    /// `ts_rank`.
+    fn term_search(
+        &self,
+        terms: &[String],
+        lang: &str,
+        limit: usize,
+    ) -> Result<Option<Vec<DocKey>>, IndexError> {
+        let mut query = String::new();
+        for term in terms.iter().take(crate::index::MAX_SEARCH_TERMS) {
+            if !query.is_empty() {
+                query.push_str(" | ");
+            }
+            super::search::quote_lexeme(&mut query, term);
+        }
+        if query.is_empty() || limit == 0 {
+            return Ok(Some(Vec::new()));
+        }
+        self.select_keys(
+            "SELECT doc_key FROM documents \
+             WHERE library = $1 AND lang = $2 AND search @@ $3::text::tsquery \
+             ORDER BY ts_rank(search, $3::text::tsquery) DESC, doc_key LIMIT $4",
+            &[&lang, &query, &(limit as i64)],
+        )
+        .map(Some)
+    }
+
     fn with_content_hash(&self, hash: u64, limit: usize) -> Result<Vec<DocKey>, IndexError> {
         self.select_keys(
             "SELECT doc_key FROM documents WHERE library = $1 AND content_hash = $2 \

@@ -221,7 +221,7 @@ async function showReport(results, text, report) {
     (m.passages || []).forEach((p, j) => querySpans.push({
       start: p.query.start, end: p.query.end, source: m.index, key: `${m.index}-${j}`, kind: p.kind,
       muted: m.counted === false || !passageCounts(p.kind, report.exclusions || {}),
-      label: t('report.passage_label', { kind: t(`kind.${p.kind || 'copied'}`), n: m.index + 1, source: m.title || m.doc_id }),
+      label: t('report.passage_label', { kind: t(p.translated ? 'kind.translated' : `kind.${p.kind || 'copied'}`), n: m.index + 1, source: m.title || m.doc_id }),
     }));
   }
   let selected = -1;
@@ -245,7 +245,7 @@ async function showReport(results, text, report) {
     }
     const spans = (m.passages || []).map((p, j) => ({
       start: p.doc.start, end: p.doc.end, source: index, key: `${index}-${j}`, kind: p.kind,
-      label: t('report.source_passage_label', { kind: t(`kind.${p.kind || 'copied'}`) }),
+      label: t('report.source_passage_label', { kind: t(p.translated ? 'kind.translated' : `kind.${p.kind || 'copied'}`) }),
     }));
     renderMarked(right, sourceTexts.get(index), spans, (span) => activate(span.key));
     if (scroll && spans.length) activate(spans[0].key);

@@ -59,7 +59,12 @@ export function finding(m) {
   if (m.counted === false) {
     return h('span', { class: 'muted' }, t(`report.not_counted_${m.not_counted || 'left_out_kinds'}`));
   }
-  return badge(m.verdict, t('report.reused', { share: percent(m.containment_doc ?? 0, 0) }));
+  const share = percent(m.containment_doc ?? 0, 0);
+  if (m.cross_language) {
+    const { doc_lang: from, query_lang: to } = m.cross_language;
+    return badge(m.verdict, t('report.translated', { share, from, to }));
+  }
+  return badge(m.verdict, t('report.reused', { share }));
 }
 
 // A match's title as the page shows it.
@@ -272,7 +277,7 @@ class ReportPage {
         spans.push({
           start: p.query.start, end: p.query.end, source: m.index, key: `${m.index}-${j}`,
           number: m.number, kind: p.kind, muted: !live,
-          label: t('report.passage_label', { kind: t(`kind.${p.kind}`), n: m.number, source: sourceName(m) })
+          label: t('report.passage_label', { kind: t(p.translated ? 'kind.translated' : `kind.${p.kind}`), n: m.number, source: sourceName(m) })
             + (p.kind === 'quoted' && p.cited === false ? ` ${t('report.no_citation')}` : '')
             + (live ? '' : ` ${t('report.passage_left_out')}`),
         });
@@ -317,7 +322,7 @@ class ReportPage {
     const spans = (m.passages || []).map((p, j) => ({
       start: p.doc.start, end: p.doc.end, source: index, key: `${index}-${j}`, number: m.number, kind: p.kind,
       muted: m.counted === false || !passageCounts(p.kind, exclusions),
-      label: t('report.source_passage_label', { kind: t(`kind.${p.kind}`) }),
+      label: t('report.source_passage_label', { kind: t(p.translated ? 'kind.translated' : `kind.${p.kind}`) }),
     }));
     renderMarked(this.right, this.sourceTexts.get(index), spans, (span) => this.activate(span.key));
     if (scroll && spans.length) this.activate(spans[0].key);

@@ -24,6 +24,8 @@ pub(super) struct Labels {
     pub(super) share: &'static str,
     /// `{share}`: how much of the source the manuscript reuses.
     pub(super) reused: &'static str,
+    /// `{share}`, `{from}`, `{to}`: how much of the source the manuscript translates.
+    pub(super) translated: &'static str,
     pub(super) not_counted: [(&'static str, &'static str); 3],
     pub(super) kinds: &'static str,
     pub(super) kinds_help: &'static str,
@@ -73,6 +75,7 @@ pub(super) const EN: Labels = Labels {
     no_sources: "No source shares text with the manuscript.",
     share: "Share of the manuscript",
     reused: "{share} of this source reused",
+    translated: "{share} of this source translated ({from} → {to})",
     not_counted: [
         ("source_excluded", "not counted: the source is left out"),
         (
@@ -163,6 +166,7 @@ pub(super) const RU: Labels = Labels {
     no_sources: "Ни один источник не содержит текста рукописи.",
     share: "Доля рукописи",
     reused: "использовано {share} источника",
+    translated: "переведено {share} источника ({from} → {to})",
     not_counted: [
         ("source_excluded", "не учитывается: источник исключён"),
         (

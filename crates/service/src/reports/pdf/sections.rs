@@ -105,8 +105,18 @@ impl<'a> Written<'a> {
                 .not_counted(m["not_counted"].as_str().unwrap_or_default())
                 .to_string();
         }
-        l.reused
-            .replace("{share}", &l.percent(self.figure(&m["containment_doc"]), 0))
+        let share = l.percent(self.figure(&m["containment_doc"]), 0);
+        match (
+            &m["cross_language"]["doc_lang"],
+            &m["cross_language"]["query_lang"],
+        ) {
+            (Value::String(from), Value::String(to)) => l
+                .translated
+                .replace("{share}", &share)
+                .replace("{from}", from)
+                .replace("{to}", to),
+            _ => l.reused.replace("{share}", &share),
+        }
     }
 
     fn heading(&self, pages: &mut Pages<'_>, text: &str) {
