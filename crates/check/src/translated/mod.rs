@@ -232,6 +232,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 if query_share.max(doc_share) < config.min_overlap {
                     continue;
                 }
+                let tokens = stored.analysed_tokens();
                 let document = stored.document;
                 if self
                     .found
@@ -240,7 +241,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 {
                     continue;
                 }
-                matches.extend(self.verify(side, id, document));
+                matches.extend(self.verify(side, id, document, tokens));
             }
         }
         Ok(added(on, matches))
@@ -278,10 +279,24 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
 
     /// One document of the other language against the query: its sentences aligned with the
     /// query's, the verdict from the aligned shares and passages.
-    fn verify(&self, side: &Side<'_>, library: &str, document: StoredDocument) -> Option<Verified> {
+    ///
+    /// `tokens` are the document's as the library keeps them; without them its text is
+    /// analyzed again.
+    fn verify(
+        &self,
+        side: &Side<'_>,
+        library: &str,
+        document: StoredDocument,
+        tokens: Option<Vec<dupfinder_text::analysis::Token>>,
+    ) -> Option<Verified> {
         let config = &self.checker.config.cross_language;
-        let analyzed = self.checker.analyzer.analyze(&document.text, Some(side.to));
-        let doc_sentences = align::sentences(&document.text, &analyzed.tokens);
+        let tokens = tokens.unwrap_or_else(|| {
+            self.checker
+                .analyzer
+                .analyze(&document.text, Some(side.to))
+                .tokens
+        });
+        let doc_sentences = align::sentences(&document.text, &tokens);
         let links = align::align(
             side.lexicon,
             side.from,
@@ -302,7 +317,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 .sum::<usize>()
         };
         let query_tokens = side.tokens.len();
-        let doc_tokens = analyzed.tokens.len();
+        let doc_tokens = tokens.len();
         let covered_query = tokens_of(&side.sentences, &mut links.iter().map(|l| l.query));
         let covered_doc = tokens_of(&doc_sentences, &mut links.iter().map(|l| l.doc));
         let coverage_query = ratio(covered_query, query_tokens);

@@ -84,6 +84,8 @@ pub struct StoredForCheck {
     /// Each token's byte range in the text (its term left empty), when the document keeps them:
     /// where its passages lie without analyzing it again.
     pub tokens: Option<Vec<Token>>,
+    /// Each token's term as its place in the term counts, kept with `tokens`.
+    places: Option<Vec<u32>>,
     /// Each distinct term once, sorted by term, with its count (`None` if the stored bytes are
     /// corrupt).
     term_counts: Option<Vec<(String, u32)>>,
@@ -99,6 +101,7 @@ impl StoredForCheck {
             document,
             shingles,
             tokens: None,
+            places: None,
             term_counts,
         }
     }
@@ -106,6 +109,34 @@ impl StoredForCheck {
     /// The document's term counts (`None` if the stored bytes are corrupt).
     pub fn term_counts(&self) -> Option<&[(String, u32)]> {
         self.term_counts.as_deref()
+    }
+
+    /// Keeps the tokens decoded from the term sequence: their byte ranges, and their terms as
+    /// places in the term counts.
+    pub(crate) fn with_tokens(mut self, tokens: Vec<Token>, places: Vec<u32>) -> Self {
+        self.tokens = Some(tokens);
+        self.places = Some(places);
+        self
+    }
+
+    /// The tokens as the analysis gave them, terms and byte ranges, when the document keeps
+    /// them (`None` for a document written before the term sequence).
+    pub fn analysed_tokens(&self) -> Option<Vec<Token>> {
+        let (tokens, places, counts) = (
+            self.tokens.as_ref()?,
+            self.places.as_ref()?,
+            self.term_counts.as_ref()?,
+        );
+        tokens
+            .iter()
+            .zip(places)
+            .map(|(token, &place)| {
+                Some(Token {
+                    term: counts.get(place as usize)?.0.clone(),
+                    ..token.clone()
+                })
+            })
+            .collect()
     }
 }
 
@@ -162,16 +193,18 @@ pub(crate) fn encode_term_sequence(tokens: &[Token], counts: &[(String, u32)]) -
 pub(crate) fn decode_term_sequence(
     mut bytes: &[u8],
     counts: &[(String, u32)],
-) -> Option<(Vec<u64>, Vec<Token>)> {
+) -> Option<DecodedSequence> {
     let n = usize::try_from(read_varint(&mut bytes)?).ok()?;
     // Every token takes three bytes at least: a count beyond that is damage.
     if n > bytes.len() / 3 {
         return None;
     }
     let mut terms: Vec<&str> = Vec::with_capacity(n);
+    let mut places = Vec::with_capacity(n);
     for _ in 0..n {
-        let place = usize::try_from(read_varint(&mut bytes)?).ok()?;
-        terms.push(counts.get(place)?.0.as_str());
+        let place = u32::try_from(read_varint(&mut bytes)?).ok()?;
+        terms.push(counts.get(place as usize)?.0.as_str());
+        places.push(place);
     }
     let mut starts = Vec::with_capacity(n);
     let mut start = 0i64;
@@ -196,7 +229,22 @@ pub(crate) fn decode_term_sequence(
         .windows(SHINGLE_WORDS)
         .map(|window| shingle_hash(window.iter().copied()))
         .collect();
-    Some((shingles, tokens))
+    Some(DecodedSequence {
+        shingles,
+        tokens,
+        places,
+    })
+}
+
+/// What a term sequence gives back.
+#[derive(Debug, PartialEq)]
+pub(crate) struct DecodedSequence {
+    /// Every shingle in text order.
+    pub(crate) shingles: Vec<u64>,
+    /// Each token's byte range (terms left empty).
+    pub(crate) tokens: Vec<Token>,
+    /// Each token's term as its place in the term counts.
+    pub(crate) places: Vec<u32>,
 }
 
 /// Encodes term counts compactly for the `term_counts` stored field: for each term its byte
@@ -291,7 +339,31 @@ mod tests {
             let analyzed =
                 dupfinder_text::analysis::analyze_text(&analyzer, text, None, limits).unwrap();
             let bytes = encode_term_sequence(&analyzed.tokens, &analyzed.term_counts);
-            let (shingles, tokens) = decode_term_sequence(&bytes, &analyzed.term_counts).unwrap();
+            let decoded = decode_term_sequence(&bytes, &analyzed.term_counts).unwrap();
+            // The cross-language check reads a source's terms back from the same bytes.
+            let stored = StoredForCheck::new(
+                StoredDocument {
+                    meta: DocumentMeta {
+                        doc_id: "d".to_string(),
+                        url: None,
+                        title: None,
+                        authors: Vec::new(),
+                        lang: "ru".to_string(),
+                        year: None,
+                        pdf_url: None,
+                        doi: None,
+                    },
+                    words: 0,
+                    content_hash: 0,
+                    added_at: 0,
+                    text: text.to_string(),
+                },
+                decoded.shingles.clone(),
+                Some(analyzed.term_counts.clone()),
+            )
+            .with_tokens(decoded.tokens.clone(), decoded.places.clone());
+            assert_eq!(stored.analysed_tokens(), Some(analyzed.tokens.clone()));
+            let (shingles, tokens) = (decoded.shingles, decoded.tokens);
             assert_eq!(shingles, analyzed.shingles);
             let ranges = |tokens: &[Token]| -> Vec<(usize, usize)> {
                 tokens.iter().map(|t| (t.start, t.end)).collect()
@@ -313,10 +385,15 @@ mod tests {
         assert_eq!(decode_term_sequence(&[1, 0, 0, 1, 9], &counts), None);
         assert_eq!(decode_term_sequence(&[0x80], &counts), None);
         // Starts 0 and 3 (zigzag 0 and 6), lengths 1 and 1.
-        let (shingles, tokens) = decode_term_sequence(&[2, 0, 1, 0, 6, 1, 1], &counts).unwrap();
-        assert!(shingles.is_empty());
+        let decoded = decode_term_sequence(&[2, 0, 1, 0, 6, 1, 1], &counts).unwrap();
+        assert!(decoded.shingles.is_empty());
+        assert_eq!(decoded.places, [0, 1]);
         assert_eq!(
-            tokens.iter().map(|t| (t.start, t.end)).collect::<Vec<_>>(),
+            decoded
+                .tokens
+                .iter()
+                .map(|t| (t.start, t.end))
+                .collect::<Vec<_>>(),
             [(0, 1), (3, 4)]
         );
     }

@@ -3,10 +3,9 @@
 use tantivy::schema::{Term, Value};
 use tantivy::{DocAddress, Searcher, TantivyDocument};
 
-use super::document::{decode_shingles, decode_term_counts, decode_term_sequence};
+use super::document::{DecodedSequence, decode_shingles, decode_term_counts, decode_term_sequence};
 use super::postings::live_docs;
 use super::{DocumentMeta, IndexError, LibraryIndex, StoredDocument};
-use dupfinder_text::analysis::Token;
 
 impl LibraryIndex {
     /// The live document `doc_id`.
@@ -57,19 +56,22 @@ impl LibraryIndex {
         })
     }
 
-    /// A stored document's shingles in text order, and its tokens' byte ranges when it keeps
-    /// them: decoded from its term sequence and `counts` (its decoded term counts), or read as
-    /// a document written before the term sequence keeps them (shingles only). `None` when the
-    /// stored bytes are corrupt.
+    /// A stored document's shingles in text order, and its tokens when it keeps them: decoded
+    /// from its term sequence and `counts` (its decoded term counts), or read as a document
+    /// written before the term sequence keeps them (shingles only). `None` when the stored bytes
+    /// are corrupt.
     pub(super) fn stored_shingles(
         &self,
         doc: &TantivyDocument,
         counts: &[(String, u32)],
-    ) -> Option<(Vec<u64>, Option<Vec<Token>>)> {
+    ) -> Option<(Vec<u64>, Option<DecodedSequence>)> {
         let bytes = |field| doc.get_first(field).and_then(|v| v.as_bytes());
         match bytes(self.schema.term_seq) {
-            Some(sequence) => decode_term_sequence(sequence, counts)
-                .map(|(shingles, tokens)| (shingles, Some(tokens))),
+            Some(sequence) => {
+                let mut decoded = decode_term_sequence(sequence, counts)?;
+                let shingles = std::mem::take(&mut decoded.shingles);
+                Some((shingles, Some(decoded)))
+            }
             None => decode_shingles(bytes(self.schema.shingle_seq).unwrap_or_default())
                 .map(|shingles| (shingles, None)),
         }

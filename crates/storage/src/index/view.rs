@@ -225,9 +225,11 @@ impl LibraryView<'_> {
                 doc_id: document.meta.doc_id.clone(),
                 reason: "undecodable shingle sequence".to_string(),
             })?;
-        let mut stored = StoredForCheck::new(document, shingles, counts);
-        stored.tokens = tokens;
-        Ok(Some(stored))
+        let stored = StoredForCheck::new(document, shingles, counts);
+        Ok(Some(match tokens {
+            Some(decoded) => stored.with_tokens(decoded.tokens, decoded.places),
+            None => stored,
+        }))
     }
 
     /// The live document `doc_id`.
