@@ -228,7 +228,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 };
                 let side = side();
                 let (query_share, doc_share) =
-                    side.bag.overlap(&stored.term_counts().unwrap_or_default());
+                    side.bag.overlap(stored.term_counts().unwrap_or_default());
                 if query_share.max(doc_share) < config.min_overlap {
                     continue;
                 }
@@ -268,7 +268,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
             };
             let doc_terms = stored.term_counts().unwrap_or_default();
             let lang = self.query.lang;
-            let swapped = synonyms::swapped(lexicon, lang, &self.query.term_counts, &doc_terms);
+            let swapped = synonyms::swapped(lexicon, lang, &self.query.term_counts, doc_terms);
             if synonyms::reworded(swapped, self.query.term_counts.len()) {
                 report.methods.push(Method::Synonyms);
                 reworded += 1;
