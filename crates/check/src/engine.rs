@@ -152,6 +152,7 @@ pub fn check_libraries<'a, E: From<CheckError>>(
         request,
         query: &query,
         cancel,
+        storage,
         found: &mut found_matches,
     }
     .run()?;

@@ -153,6 +153,15 @@ pub trait Storage: Send + Sync {
         None
     }
 
+    /// The libraries that may hold a document in `language` (an ISO 639-1 code; a superset),
+    /// or `None` when the backend keeps no map spanning its libraries.
+    fn libraries_holding_language(
+        &self,
+        _language: &str,
+    ) -> Option<std::collections::HashSet<String>> {
+        None
+    }
+
     /// Whether library `id` is open in this process now. A library that stayed closed was not
     /// written meanwhile, so a sweep over every library may pass it over.
     fn is_open(&self, _id: &str) -> bool {

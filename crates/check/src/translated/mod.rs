@@ -26,6 +26,7 @@ use super::verify::Verified;
 use super::{CancelFlag, CheckError, CheckRequest, MatchReport, Method, PassageKind, Verdict};
 use super::{Checker, PassageMatch};
 use dupfinder_storage::ReadView;
+use dupfinder_storage::Storage;
 use dupfinder_storage::index::{MAX_SEARCH_TERMS, StoredDocument};
 use dupfinder_text::analysis::{AnalyzedText, Language, Span, Token};
 
@@ -130,6 +131,9 @@ pub(super) struct Translated<'c, 'a, E> {
     pub(super) request: &'c CheckRequest,
     pub(super) query: &'c AnalyzedText,
     pub(super) cancel: &'c CancelFlag,
+    /// Where the libraries are kept, when it can tell which libraries hold documents of a
+    /// language: the others are never opened.
+    pub(super) storage: Option<&'c dyn Storage>,
     /// The matches found in the query's own language; those that swapped words for synonyms
     /// get the method `synonyms`.
     pub(super) found: &'c mut [Verified],
@@ -203,9 +207,15 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 tokens: &self.query.tokens,
             })
         };
+        let holding = self
+            .storage
+            .and_then(|storage| storage.libraries_holding_language(to.code()));
         let mut matches = Vec::new();
         for (i, id) in self.ids.iter().enumerate() {
             go_on(self.cancel)?;
+            if holding.as_ref().is_some_and(|h| !h.contains(*id)) {
+                continue;
+            }
             let Some(store) = (self.open)(i)? else {
                 continue;
             };

@@ -36,6 +36,10 @@ struct Inner {
     term_sets: HashMap<u32, u32>,
     /// Libraries named for every query (their keys are being read).
     unknown: HashSet<LibraryNo>,
+    /// The languages of each library's documents (ISO 639-1 codes). A library whose documents
+    /// were filed without their language (by an older log) is in `any_language`.
+    languages: HashMap<LibraryNo, Vec<[u8; 2]>>,
+    any_language: HashSet<LibraryNo>,
 }
 
 /// What a check looks up: the query's content hash, its sampled shingles and its terms.
@@ -78,10 +82,27 @@ impl CandidateMap {
         inner.unknown.remove(&library);
     }
 
-    /// Files one document's content keys under `library`: its content hash and its sampled
-    /// shingles' [`shingle_key`]s.
-    pub(crate) fn add_content(&self, library: LibraryNo, content_hash: u64, shingle_keys: &[u32]) {
+    /// Files one document's content keys under `library`: its content hash, its sampled
+    /// shingles' [`shingle_key`]s and its language (`None`: not known, any).
+    pub(crate) fn add_content(
+        &self,
+        library: LibraryNo,
+        content_hash: u64,
+        shingle_keys: &[u32],
+        language: Option<[u8; 2]>,
+    ) {
         let mut inner = self.inner.write();
+        match language {
+            Some(code) => {
+                let held = inner.languages.entry(library).or_default();
+                if !held.contains(&code) {
+                    held.push(code);
+                }
+            }
+            None => {
+                inner.any_language.insert(library);
+            }
+        }
         inner.hashes.insert(content_hash, library);
         for key in shingle_keys {
             inner.shingles.insert(*key, library);
@@ -152,6 +173,26 @@ impl CandidateMap {
             .collect()
     }
 
+    /// The ids of the libraries that may hold a document in `language` (an ISO 639-1 code): a
+    /// superset, as for [`CandidateMap::libraries`].
+    pub fn libraries_holding(&self, language: &str) -> HashSet<String> {
+        let inner = self.inner.read();
+        let code = language_code(language);
+        let holding = inner
+            .languages
+            .iter()
+            .filter(|(_, held)| code.is_none_or(|code| held.contains(&code)))
+            .map(|(library, _)| *library);
+        let found: HashSet<LibraryNo> = holding
+            .chain(inner.unknown.iter().copied())
+            .chain(inner.any_language.iter().copied())
+            .collect();
+        found
+            .into_iter()
+            .filter_map(|n| inner.names.get(n as usize).cloned().flatten())
+            .collect()
+    }
+
     /// Entries held, for the figures of a benchmark: keys and library references.
     pub fn size(&self) -> (usize, usize) {
         let inner = self.inner.read();
@@ -161,6 +202,12 @@ impl CandidateMap {
         let refs = hash_refs + shingle_refs + inner.sets.values().map(Vec::len).sum::<usize>();
         (keys, refs)
     }
+}
+
+/// A language code as the map files it: two ASCII bytes (`None` for any other code, which
+/// matches every library).
+pub(crate) fn language_code(code: &str) -> Option<[u8; 2]> {
+    code.as_bytes().try_into().ok()
 }
 
 /// A sampled shingle's key in the map: the high half of its hash (the low bits are what
@@ -222,5 +269,37 @@ impl<K: std::hash::Hash + Eq + Copy> KeyLibraries<K> {
     fn size(&self) -> (usize, usize) {
         let many = self.many.values().map(Vec::len).sum::<usize>();
         (self.one.len() + self.many.len(), self.one.len() + many)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_library_is_named_for_the_languages_it_holds() {
+        let map = CandidateMap::new();
+        let (ru, en, old) = (map.join("ru"), map.join("en"), map.join("old"));
+        for library in [ru, en, old] {
+            map.known(library);
+        }
+        map.add_content(ru, 1, &[], language_code("ru"));
+        map.add_content(en, 2, &[], language_code("en"));
+        map.add_content(en, 3, &[], language_code("en"));
+        // Filed by an older log, without its language.
+        map.add_content(old, 4, &[], None);
+        let named = |lang: &str| {
+            let mut ids: Vec<String> = map.libraries_holding(lang).into_iter().collect();
+            ids.sort();
+            ids
+        };
+        assert_eq!(named("ru"), ["old", "ru"]);
+        assert_eq!(named("en"), ["en", "old"]);
+        assert_eq!(named("de"), ["old"]);
+        // A library whose keys are being read is named for every language.
+        let new = map.join("new");
+        assert!(map.libraries_holding("de").contains("new"));
+        map.known(new);
+        assert!(!map.libraries_holding("de").contains("new"));
     }
 }

@@ -5,7 +5,8 @@
 //! - `HEADER`: the format version, first in every log;
 //! - `CONTENT`: one document's content hash and sampled shingles (whole hashes; written before
 //!   `SHINGLE_KEYS`, still read);
-//! - `SHINGLE_KEYS`: one document's content hash and its sampled shingles' map keys (`u32`);
+//! - `SHINGLE_KEYS`: one document's content hash, its language (two ASCII bytes) and its
+//!   sampled shingles' map keys (`u32`);
 //! - `SETS`: a statistics generation and the signature term sets of one document signed in it;
 //! - `COMPLETE`: every document written before this frame has its keys above it.
 //!
@@ -24,7 +25,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::keys::SetKey;
-use super::map::{CandidateMap, LibraryNo, shingle_key};
+use super::map::{CandidateMap, LibraryNo, language_code, shingle_key};
 use crate::index::IndexError;
 
 const HEADER: u8 = 0;
@@ -32,6 +33,8 @@ const CONTENT: u8 = 1;
 const SETS: u8 = 2;
 const COMPLETE: u8 = 3;
 const SHINGLE_KEYS: u8 = 4;
+/// The language written for a document whose language has no two-letter code.
+const ANY_LANGUAGE: [u8; 2] = *b"??";
 const VERSION: u32 = 1;
 /// A frame longer than this is damage, not data (a document has at most a few hundred
 /// thousand shingles).
@@ -181,15 +184,20 @@ impl CandidateShare {
         &self,
         content_hash: u64,
         shingles: &[u64],
+        language: &str,
     ) -> Result<(), IndexError> {
-        let mut payload = Vec::with_capacity(8 + 4 * shingles.len());
+        let mut payload = Vec::with_capacity(10 + 4 * shingles.len());
         payload.extend_from_slice(&content_hash.to_le_bytes());
+        // "und" and any other code that is not two letters are filed as any language.
+        let code = language_code(language);
+        payload.extend_from_slice(&code.unwrap_or(ANY_LANGUAGE));
         let keys: Vec<u32> = shingles.iter().map(|s| shingle_key(*s)).collect();
         for key in &keys {
             payload.extend_from_slice(&key.to_le_bytes());
         }
         self.append(SHINGLE_KEYS, &payload)?;
-        self.map.add_content(self.library, content_hash, &keys);
+        self.map
+            .add_content(self.library, content_hash, &keys, code);
         Ok(())
     }
 
@@ -319,19 +327,27 @@ fn apply(
                 .collect();
             if let Some((hash, shingles)) = words.split_first() {
                 let keys: Vec<u32> = shingles.iter().map(|s| shingle_key(*s)).collect();
-                map.add_content(library, *hash, &keys);
+                map.add_content(library, *hash, &keys, None);
             }
             true
         }
         SHINGLE_KEYS => {
-            let Some((hash, keys)) = payload.split_at_checked(8) else {
+            let Some((hash, rest)) = payload.split_at_checked(8) else {
                 return false;
             };
+            let Some((code, keys)) = rest.split_at_checked(2) else {
+                return false;
+            };
+            if !keys.len().is_multiple_of(4) {
+                return false;
+            }
             let keys: Vec<u32> = keys
                 .chunks_exact(4)
                 .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
                 .collect();
-            map.add_content(library, u64::from_le_bytes(hash.try_into().unwrap()), &keys);
+            let code: [u8; 2] = code.try_into().unwrap();
+            let hash = u64::from_le_bytes(hash.try_into().unwrap());
+            map.add_content(library, hash, &keys, (code != ANY_LANGUAGE).then_some(code));
             true
         }
         SETS => {

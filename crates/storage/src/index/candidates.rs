@@ -32,7 +32,11 @@ impl LibraryIndex {
                     .stored_shingles(&stored, &counts)
                     .map(|(shingles, _)| shingles)
                     .unwrap_or_default();
-                share.add_content(hash, &sampled_shingles(&sequence))?;
+                let language = stored
+                    .get_first(s.lang)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default();
+                share.add_content(hash, &sampled_shingles(&sequence), language)?;
                 signatures.file_term_sets(&counts)?;
             }
         }

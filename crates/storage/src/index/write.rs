@@ -57,7 +57,11 @@ impl LibraryIndex {
                 .add_document(self.content_document(document))
                 .map_err(IndexError::tantivy(&self.content_path))?;
             if let Some(candidates) = &self.candidates {
-                candidates.add_content(document.content_hash, &document.shingles)?;
+                candidates.add_content(
+                    document.content_hash,
+                    &document.shingles,
+                    document.lang.code(),
+                )?;
             }
             signatures.stage(&document.doc_id, &document.term_counts)?;
         }

@@ -508,6 +508,10 @@ impl Storage for TantivyStorage {
         Some(self.candidates.libraries(probe))
     }
 
+    fn libraries_holding_language(&self, language: &str) -> Option<HashSet<String>> {
+        Some(self.candidates.libraries_holding(language))
+    }
+
     /// One process owns a data directory: its unfinished re-indexes are resumed at start.
     fn shared_by_processes(&self) -> bool {
         false
