@@ -377,7 +377,6 @@ impl LibraryCheck<'_> {
             phrases: &phrases,
             works: Default::default(),
         };
-        let analyzer = self.passages.then_some(self.checker.analyzer);
         let candidates = gathered.candidates.len();
         let mut matches = Vec::new();
         for_each_read(
@@ -400,7 +399,7 @@ impl LibraryCheck<'_> {
                     stored,
                     &query,
                     config,
-                    analyzer,
+                    self.passages,
                 )?;
                 if let Some((_, passages)) = &verified {
                     self.budget.found(passages.len())?;

@@ -73,7 +73,7 @@ pub fn check_stored(
     for_each_read(view, others, &query, config, |_, candidate, stored| {
         if let Some(stored) = stored {
             matches.extend(
-                verify(view, library, candidate, stored, &query, config, None)?.map(|(r, _)| r),
+                verify(view, library, candidate, stored, &query, config, false)?.map(|(r, _)| r),
             );
         }
         Ok::<_, CheckError>(())

@@ -83,8 +83,8 @@ pub(super) fn for_each_read<E: From<IndexError>>(
     Ok(())
 }
 
-/// Scores one candidate, read as `stored`, and decides its verdict; `None` when it is not a
-/// match.
+/// Scores one candidate, read as `stored`, and decides its verdict, with its passages when
+/// `passages` asks; `None` when it is not a match.
 pub(super) fn verify(
     view: &dyn ReadView,
     library: &str,
@@ -92,7 +92,7 @@ pub(super) fn verify(
     stored: StoredForCheck,
     query: &Query<'_>,
     config: &CheckConfig,
-    analyzer: Option<&Analyzer>,
+    passages: bool,
 ) -> Result<Option<Verified>, IndexError> {
     let exact = candidate.methods.contains(&Method::Exact);
     let (mut scores, chains, doc_set) = shingle_scores(query, &stored.shingles, exact, config);
@@ -142,7 +142,7 @@ pub(super) fn verify(
         .zip(&kinds)
         .map(|(c, k)| (c.query_tokens(), k.kind))
         .collect();
-    let passages = analyzer.is_some().then(|| {
+    let passages = passages.then(|| {
         let mut passages = locate(query, &mut source, &chains);
         if passages.len() == kinds.len() {
             for (passage, kind) in passages.iter_mut().zip(&kinds) {
