@@ -14,15 +14,15 @@ use super::lexicon::Lexicon;
 /// sentences are at most as far apart, make one passage.
 const PASSAGE_GAP: usize = 2;
 
-/// One sentence of a text.
+/// Where one sentence of a text lies.
 #[derive(Debug, Clone)]
 pub(super) struct Sentence {
     /// Its tokens, as indices into the text's tokens.
     pub(super) tokens: Range<usize>,
     /// Its extent in code points.
     pub(super) chars: Span,
-    /// Its distinct units: terms and numbers.
-    units: Vec<String>,
+    /// Its extent in bytes.
+    bytes: Range<usize>,
 }
 
 /// Cuts a text into sentences: at `.`, `!`, `?` or `…` followed by a space and a capital
@@ -30,7 +30,6 @@ pub(super) struct Sentence {
 pub(super) fn sentences(text: &str, tokens: &[Token]) -> Vec<Sentence> {
     let mut bounds: Vec<(usize, usize)> = Vec::new(); // (byte start, byte end)
     let mut start = 0;
-    let bytes = text.as_bytes();
     for (i, c) in text.char_indices() {
         let end_here = match c {
             '\n' => true,
@@ -52,8 +51,8 @@ pub(super) fn sentences(text: &str, tokens: &[Token]) -> Vec<Sentence> {
             start = end;
         }
     }
-    if start < bytes.len() && !text[start..].trim().is_empty() {
-        bounds.push((start, bytes.len()));
+    if start < text.len() && !text[start..].trim().is_empty() {
+        bounds.push((start, text.len()));
     }
     let mut out = Vec::with_capacity(bounds.len());
     let mut token = 0;
@@ -68,20 +67,13 @@ pub(super) fn sentences(text: &str, tokens: &[Token]) -> Vec<Sentence> {
         while token < tokens.len() && tokens[token].start < end {
             token += 1;
         }
-        let mut units: Vec<String> = tokens[first..token]
-            .iter()
-            .map(|t| t.term.clone())
-            .collect();
-        units.extend(numbers(&text[start..end]));
-        units.sort_unstable();
-        units.dedup();
         out.push(Sentence {
             tokens: first..token,
             chars: Span {
                 start: char_start,
                 end: char_pos,
             },
-            units,
+            bytes: start..end,
         });
     }
     out
@@ -162,64 +154,228 @@ fn cognate(term: &str) -> Option<String> {
     (latin.len() >= 5).then(|| format!("~{}", &latin[..5]))
 }
 
-/// What one side's units are looked up as: a term itself, and its cognate key.
-fn keys(unit: &str) -> impl Iterator<Item = String> {
-    std::iter::once(unit.to_string()).chain(cognate(unit))
+/// The keys under which a term may stand in the other language besides its translations:
+/// itself and its cognate key.
+fn own_keys(term: &str) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
+    std::iter::once(std::borrow::Cow::Borrowed(term)).chain(cognate(term).map(Into::into))
 }
 
-/// The keys under which each of a text's terms may stand in the other language: its
-/// translations, itself and its cognate key; with the term's count.
-pub(super) struct Bag {
-    keys: Vec<(Vec<String>, u32)>,
-    all: HashSet<String>,
+/// The query's side of a cross-language comparison, prepared once per check. Every key a unit
+/// of the query (a distinct term or number) may stand as in the other language (its
+/// translations, itself, its cognate key) is numbered, so a document's terms are looked up once
+/// each and sentences are compared by numbers.
+pub(super) struct Query {
+    /// Each key's number.
+    ids: HashMap<String, u32>,
+    /// For each unit, the keys it may stand as, in the order they are tried: the query's
+    /// distinct terms first (in the order of its term counts), then its numbers.
+    looked: Vec<Vec<u32>>,
+    /// Each distinct term's count.
+    counts: Vec<u32>,
+    pub(super) sentences: Vec<Sentence>,
+    /// Each sentence's distinct units, in the order of their spelling.
+    units: Vec<Vec<u32>>,
 }
 
-impl Bag {
+fn number(ids: &mut HashMap<String, u32>, key: &str) -> u32 {
+    if let Some(&id) = ids.get(key) {
+        return id;
+    }
+    let id = ids.len() as u32;
+    ids.insert(key.to_string(), id);
+    id
+}
+
+impl Query {
     pub(super) fn new(
         lexicon: &Lexicon,
-        from: Language,
-        to: Language,
+        (from, to): (Language, Language),
+        text: &str,
+        tokens: &[Token],
         terms: &[(String, u32)],
-    ) -> Bag {
-        let keys: Vec<(Vec<String>, u32)> = terms
-            .iter()
-            .map(|(term, count)| {
-                let mut keys: Vec<String> = keys(term).collect();
-                keys.extend(lexicon.translate(from, to, term).iter().cloned());
-                (keys, *count)
-            })
-            .collect();
-        let all = keys.iter().flat_map(|(k, _)| k.iter().cloned()).collect();
-        Bag { keys, all }
+    ) -> Query {
+        let mut ids = HashMap::new();
+        let mut names: Vec<String> = Vec::with_capacity(terms.len());
+        let mut looked = Vec::with_capacity(terms.len());
+        let mut unit_of: HashMap<String, u32> = HashMap::with_capacity(terms.len());
+        let mut add = |unit: &str, looked: &mut Vec<Vec<u32>>, names: &mut Vec<String>| {
+            let mut keys: Vec<u32> = Vec::new();
+            let translations = lexicon.translate(from, to, unit).iter();
+            for key in own_keys(unit).chain(translations.map(|t| t.as_str().into())) {
+                let id = number(&mut ids, &key);
+                if !keys.contains(&id) {
+                    keys.push(id);
+                }
+            }
+            looked.push(keys);
+            names.push(unit.to_string());
+            (looked.len() - 1) as u32
+        };
+        for (term, _) in terms {
+            let unit = add(term, &mut looked, &mut names);
+            unit_of.insert(term.clone(), unit);
+        }
+        let counts = terms.iter().map(|(_, count)| *count).collect();
+        let sentences = sentences(text, tokens);
+        let mut units = Vec::with_capacity(sentences.len());
+        for sentence in &sentences {
+            let spelled = tokens[sentence.tokens.clone()]
+                .iter()
+                .map(|t| t.term.clone())
+                .chain(numbers(&text[sentence.bytes.clone()]));
+            let mut own: Vec<u32> = Vec::new();
+            for name in spelled {
+                let unit = match unit_of.get(&name) {
+                    Some(&unit) => unit,
+                    None => {
+                        let unit = add(&name, &mut looked, &mut names);
+                        unit_of.insert(name, unit);
+                        unit
+                    }
+                };
+                own.push(unit);
+            }
+            own.sort_unstable_by(|a, b| names[*a as usize].cmp(&names[*b as usize]));
+            own.dedup();
+            units.push(own);
+        }
+        Query {
+            ids,
+            looked,
+            counts,
+            sentences,
+            units,
+        }
     }
 
-    /// How much of the query and of a document of the other language (its term counts) the
-    /// lexicon relates: the share of the query's term occurrences found in the document, and of
-    /// the document's found among the query's translations. A cheap test before alignment.
-    pub(super) fn overlap(&self, doc: &[(String, u32)]) -> (f64, f64) {
-        let mut found = HashSet::new();
+    /// How much of the query and of a document of the other language the lexicon relates: the
+    /// share of the query's term occurrences found in the document, and of the document's found
+    /// among the query's keys. A cheap test before alignment.
+    pub(super) fn overlap(&self, doc: &DocTerms) -> (f64, f64) {
+        let mut found = vec![false; self.ids.len()];
         let (mut doc_total, mut doc_matched) = (0u64, 0u64);
-        for (term, count) in doc {
+        for (place, count) in doc.counts.iter().enumerate() {
             doc_total += u64::from(*count);
-            let mut hit = false;
-            for key in keys(term) {
-                hit |= self.all.contains(&key);
-                found.insert(key);
-            }
-            if hit {
+            let keys = doc.keys(place);
+            if !keys.is_empty() {
                 doc_matched += u64::from(*count);
+            }
+            for &key in keys {
+                found[key as usize] = true;
             }
         }
         let (mut total, mut matched) = (0u64, 0u64);
-        for (keys, count) in &self.keys {
+        for (keys, count) in self.looked.iter().zip(&self.counts) {
             total += u64::from(*count);
-            if keys.iter().any(|k| found.contains(k)) {
+            if keys.iter().any(|&k| found[k as usize]) {
                 matched += u64::from(*count);
             }
         }
         let share = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
         (share(matched, total), share(doc_matched, doc_total))
     }
+}
+
+/// A document's distinct terms, each with its count and the query's keys it stands as.
+pub(super) struct DocTerms {
+    counts: Vec<u32>,
+    /// The keys of term `p` are `keys[starts[p]..starts[p + 1]]`.
+    starts: Vec<u32>,
+    keys: Vec<u32>,
+}
+
+impl DocTerms {
+    pub(super) fn new(query: &Query, terms: &[(String, u32)]) -> DocTerms {
+        let mut starts = Vec::with_capacity(terms.len() + 1);
+        starts.push(0);
+        let mut keys = Vec::new();
+        for (term, _) in terms {
+            for key in own_keys(term) {
+                if let Some(&id) = query.ids.get(key.as_ref())
+                    && !keys[*starts.last().expect("a start") as usize..].contains(&id)
+                {
+                    keys.push(id);
+                }
+            }
+            starts.push(keys.len() as u32);
+        }
+        DocTerms {
+            counts: terms.iter().map(|(_, count)| *count).collect(),
+            starts,
+            keys,
+        }
+    }
+
+    fn keys(&self, place: usize) -> &[u32] {
+        &self.keys[self.starts[place] as usize..self.starts[place + 1] as usize]
+    }
+
+    /// The document's sentences, each with how many distinct units it holds and the query's keys
+    /// they stand as; `places` gives each token's term as its place in these terms.
+    pub(super) fn sentences(
+        &self,
+        query: &Query,
+        text: &str,
+        tokens: &[Token],
+        places: &[u32],
+    ) -> DocSentences {
+        let sentences = sentences(text, tokens);
+        let mut sizes = Vec::with_capacity(sentences.len());
+        let mut keys = Vec::with_capacity(sentences.len());
+        let mut distinct: Vec<u32> = Vec::new();
+        for sentence in &sentences {
+            distinct.clear();
+            distinct.extend(&places[sentence.tokens.clone()]);
+            distinct.sort_unstable();
+            distinct.dedup();
+            let mut numbers = numbers(&text[sentence.bytes.clone()]);
+            numbers.sort_unstable();
+            numbers.dedup();
+            sizes.push(distinct.len() + numbers.len());
+            let mut own: Vec<u32> = distinct
+                .iter()
+                .flat_map(|&p| self.keys(p as usize))
+                .copied()
+                .chain(numbers.iter().filter_map(|n| query.ids.get(n).copied()))
+                .collect();
+            own.sort_unstable();
+            own.dedup();
+            keys.push(own);
+        }
+        DocSentences {
+            sentences,
+            sizes,
+            keys,
+        }
+    }
+}
+
+/// Distinct terms with their counts, in order of first occurrence, and each token's term as
+/// its place among them: what a library keeps for a document, made from an analysis.
+pub(super) fn places(tokens: &[Token]) -> (Vec<(String, u32)>, Vec<u32>) {
+    let mut place_of: HashMap<&str, u32> = HashMap::new();
+    let mut counts: Vec<(String, u32)> = Vec::new();
+    let places = tokens
+        .iter()
+        .map(|token| {
+            let place = *place_of.entry(token.term.as_str()).or_insert_with(|| {
+                counts.push((token.term.clone(), 0));
+                (counts.len() - 1) as u32
+            });
+            counts[place as usize].1 += 1;
+            place
+        })
+        .collect();
+    (counts, places)
+}
+
+/// A document's sentences as alignment compares them.
+pub(super) struct DocSentences {
+    pub(super) sentences: Vec<Sentence>,
+    /// Each sentence's count of distinct units.
+    sizes: Vec<usize>,
+    /// The query's keys each sentence's units stand as.
+    keys: Vec<Vec<u32>>,
 }
 
 /// One query sentence aligned with one candidate sentence.
@@ -230,43 +386,45 @@ pub(super) struct Link {
     pub(super) score: f64,
 }
 
-/// Aligns the query's sentences (language `from`) with the document's (`to`): for each query
-/// sentence, the document sentence of a comparable length (within 2 : 5) sharing the largest
-/// share of translated units with it, when that share and count are large enough and the share
-/// stands out; each document sentence aligned once.
-pub(super) fn align(
-    lexicon: &Lexicon,
-    from: Language,
-    to: Language,
-    query: &[Sentence],
-    doc: &[Sentence],
-    bar: (f64, usize, f64),
-) -> Vec<Link> {
+/// Aligns the query's sentences with the document's: for each query sentence, the document
+/// sentence of a comparable length (within 2 : 5) sharing the largest share of translated
+/// units with it, when that share and count are large enough and the share stands out; each
+/// document sentence aligned once.
+pub(super) fn align(query: &Query, doc: &DocSentences, bar: (f64, usize, f64)) -> Vec<Link> {
     let (min_score, min_units, margin) = bar;
-    let mut index: HashMap<String, Vec<usize>> = HashMap::new();
-    for (j, sentence) in doc.iter().enumerate() {
-        for unit in &sentence.units {
-            for key in keys(unit) {
-                let list = index.entry(key).or_default();
-                if list.last() != Some(&j) {
-                    list.push(j);
-                }
-            }
+    // For each key, the document's sentences that hold it, in order.
+    let mut starts = vec![0u32; query.ids.len() + 1];
+    for keys in &doc.keys {
+        for &key in keys {
+            starts[key as usize + 1] += 1;
+        }
+    }
+    for k in 1..starts.len() {
+        starts[k] += starts[k - 1];
+    }
+    let mut holders = vec![0u32; starts[starts.len() - 1] as usize];
+    let mut filled = starts.clone();
+    for (j, keys) in doc.keys.iter().enumerate() {
+        for &key in keys {
+            holders[filled[key as usize] as usize] = j as u32;
+            filled[key as usize] += 1;
         }
     }
     let mut links = Vec::new();
-    let mut counts = vec![0usize; doc.len()];
+    let mut counts = vec![0usize; doc.keys.len()];
+    // The last unit that counted each document sentence: a unit counts a sentence once.
+    let mut counted_by = vec![u32::MAX; doc.keys.len()];
     let mut touched: Vec<usize> = Vec::new();
-    let mut seen: HashSet<usize> = HashSet::new();
-    for (i, sentence) in query.iter().enumerate() {
-        for unit in &sentence.units {
-            seen.clear();
-            let translations = lexicon.translate(from, to, unit);
-            let own = keys(unit);
-            let looked: Vec<String> = own.chain(translations.iter().cloned()).collect();
-            for key in &looked {
-                for &j in index.get(key).map_or(&[][..], |v| v) {
-                    if seen.insert(j) {
+    let mut serial = 0u32;
+    for (i, units) in query.units.iter().enumerate() {
+        for &unit in units {
+            serial += 1;
+            for &key in &query.looked[unit as usize] {
+                let range = starts[key as usize] as usize..starts[key as usize + 1] as usize;
+                for &j in &holders[range] {
+                    let j = j as usize;
+                    if counted_by[j] != serial {
+                        counted_by[j] = serial;
                         if counts[j] == 0 {
                             touched.push(j);
                         }
@@ -279,7 +437,7 @@ pub(super) fn align(
         let mut runner_up = 0.0f64;
         for &j in &touched {
             let matched = counts[j];
-            let (a, b) = (sentence.units.len(), doc[j].units.len());
+            let (a, b) = (units.len(), doc.sizes[j]);
             // A translation keeps a sentence's length, give or take.
             if a.min(b) * 5 < a.max(b) * 2 {
                 continue;

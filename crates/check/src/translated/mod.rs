@@ -27,8 +27,8 @@ use super::{CancelFlag, CheckError, CheckRequest, MatchReport, Method, PassageKi
 use super::{Checker, PassageMatch};
 use dupfinder_storage::ReadView;
 use dupfinder_storage::Storage;
-use dupfinder_storage::index::{MAX_SEARCH_TERMS, StoredDocument};
-use dupfinder_text::analysis::{AnalyzedText, Language, Span, Token};
+use dupfinder_storage::index::{MAX_SEARCH_TERMS, StoredForCheck};
+use dupfinder_text::analysis::{AnalyzedText, Language, Span};
 
 pub use lexicon::{
     Lexicon, LexiconError, build as build_lexicon, build_from_dictd, thesaurus_entries,
@@ -199,12 +199,16 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
         let side = std::cell::OnceCell::new();
         let side = || {
             side.get_or_init(|| Side {
-                bag: align::Bag::new(&lexicon, from, to, &self.query.term_counts),
-                lexicon: &lexicon,
+                query: align::Query::new(
+                    &lexicon,
+                    (from, to),
+                    &self.request.text,
+                    &self.query.tokens,
+                    &self.query.term_counts,
+                ),
                 from,
                 to,
-                sentences: align::sentences(&self.request.text, &self.query.tokens),
-                tokens: &self.query.tokens,
+                tokens: self.query.tokens.len(),
             })
         };
         let holding = self
@@ -237,13 +241,13 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                     continue;
                 };
                 let side = side();
-                let (query_share, doc_share) =
-                    side.bag.overlap(stored.term_counts().unwrap_or_default());
+                let terms =
+                    align::DocTerms::new(&side.query, stored.term_counts().unwrap_or_default());
+                let (query_share, doc_share) = side.query.overlap(&terms);
                 if query_share.max(doc_share) < config.min_overlap {
                     continue;
                 }
-                let tokens = stored.analysed_tokens();
-                let document = stored.document;
+                let document = &stored.document;
                 if self
                     .found
                     .iter()
@@ -251,7 +255,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 {
                     continue;
                 }
-                matches.extend(self.verify(side, id, document, tokens));
+                matches.extend(self.verify(side, id, &stored, &terms));
             }
         }
         Ok(added(on, matches))
@@ -290,28 +294,36 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
     /// One document of the other language against the query: its sentences aligned with the
     /// query's, the verdict from the aligned shares and passages.
     ///
-    /// `tokens` are the document's as the library keeps them; without them its text is
-    /// analyzed again.
+    /// The document's tokens are those the library keeps; without them its text is analyzed
+    /// again.
     fn verify(
         &self,
-        side: &Side<'_>,
+        side: &Side,
         library: &str,
-        document: StoredDocument,
-        tokens: Option<Vec<dupfinder_text::analysis::Token>>,
+        stored: &StoredForCheck,
+        terms: &align::DocTerms,
     ) -> Option<Verified> {
         let config = &self.checker.config.cross_language;
-        let tokens = tokens.unwrap_or_else(|| {
-            self.checker
-                .analyzer
-                .analyze(&document.text, Some(side.to))
-                .tokens
-        });
-        let doc_sentences = align::sentences(&document.text, &tokens);
+        let document = &stored.document;
+        let (doc_tokens, doc_sentences) = match stored.token_places() {
+            Some((tokens, places)) => (
+                tokens.len(),
+                terms.sentences(&side.query, &document.text, tokens, places),
+            ),
+            None => {
+                let tokens = self
+                    .checker
+                    .analyzer
+                    .analyze(&document.text, Some(side.to))
+                    .tokens;
+                let (counts, places) = align::places(&tokens);
+                let terms = align::DocTerms::new(&side.query, &counts);
+                let sentences = terms.sentences(&side.query, &document.text, &tokens, &places);
+                (tokens.len(), sentences)
+            }
+        };
         let links = align::align(
-            side.lexicon,
-            side.from,
-            side.to,
-            &side.sentences,
+            &side.query,
             &doc_sentences,
             (
                 config.sentence_score,
@@ -319,6 +331,8 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 config.sentence_margin,
             ),
         );
+        let doc_sentences = &doc_sentences.sentences;
+        let side_sentences = &side.query.sentences;
         let tokens_of = |sentences: &[align::Sentence], picked: &mut dyn Iterator<Item = usize>| {
             let distinct: HashSet<usize> = picked.collect();
             distinct
@@ -326,10 +340,9 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 .map(|&i| sentences[i].tokens.len())
                 .sum::<usize>()
         };
-        let query_tokens = side.tokens.len();
-        let doc_tokens = tokens.len();
-        let covered_query = tokens_of(&side.sentences, &mut links.iter().map(|l| l.query));
-        let covered_doc = tokens_of(&doc_sentences, &mut links.iter().map(|l| l.doc));
+        let query_tokens = side.tokens;
+        let covered_query = tokens_of(side_sentences, &mut links.iter().map(|l| l.query));
+        let covered_doc = tokens_of(doc_sentences, &mut links.iter().map(|l| l.doc));
         let coverage_query = ratio(covered_query, query_tokens);
         let coverage_doc = ratio(covered_doc, doc_tokens);
         let mut passages = Vec::new();
@@ -338,7 +351,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
             let run = &links[run];
             let (first, last) = (run[0], run[run.len() - 1]);
             let query_range =
-                side.sentences[first.query].tokens.start..side.sentences[last.query].tokens.end;
+                side_sentences[first.query].tokens.start..side_sentences[last.query].tokens.end;
             let words = query_range.len();
             if run.len() < config.partial_sentences || words < config.partial_words {
                 continue;
@@ -347,8 +360,8 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
             let doc_last = run.iter().map(|l| l.doc).max().unwrap_or(last.doc);
             passages.push(PassageMatch {
                 query: Span {
-                    start: side.sentences[first.query].chars.start,
-                    end: side.sentences[last.query].chars.end,
+                    start: side_sentences[first.query].chars.start,
+                    end: side_sentences[last.query].chars.end,
                 },
                 doc: Span {
                     start: doc_sentences[doc_first].chars.start,
@@ -379,11 +392,11 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
         let covered: usize = ranges.iter().map(|(r, _)| r.len()).sum();
         let report = MatchReport {
             library: library.to_string(),
-            doc_id: document.meta.doc_id,
-            url: document.meta.url,
-            title: document.meta.title,
-            pdf_url: document.meta.pdf_url,
-            doi: document.meta.doi,
+            doc_id: document.meta.doc_id.clone(),
+            url: document.meta.url.clone(),
+            title: document.meta.title.clone(),
+            pdf_url: document.meta.pdf_url.clone(),
+            doi: document.meta.doi.clone(),
             methods: vec![Method::Translation],
             verdict,
             resemblance: round(coverage_query.min(coverage_doc)),
@@ -405,13 +418,12 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
 }
 
 /// The query's side of an alignment.
-struct Side<'a> {
-    bag: align::Bag,
-    lexicon: &'a Lexicon,
+struct Side {
+    query: align::Query,
     from: Language,
     to: Language,
-    sentences: Vec<align::Sentence>,
-    tokens: &'a [Token],
+    /// How many tokens the query has.
+    tokens: usize,
 }
 
 /// The query's terms in the other language, each weighed by the query's count of the terms it

@@ -119,6 +119,12 @@ impl StoredForCheck {
         self
     }
 
+    /// Each token's byte range (its term left empty) and its term's place in
+    /// [`term_counts`](Self::term_counts), when the document keeps them.
+    pub fn token_places(&self) -> Option<(&[Token], &[u32])> {
+        Some((self.tokens.as_deref()?, self.places.as_deref()?))
+    }
+
     /// The tokens as the analysis gave them, terms and byte ranges, when the document keeps
     /// them (`None` for a document written before the term sequence).
     pub fn analysed_tokens(&self) -> Option<Vec<Token>> {
