@@ -98,8 +98,8 @@ impl PgStorage {
             let tx = client.transaction().await?;
             let created = tx
                 .execute(
-                    "INSERT INTO libraries (library, created_at, record) \
-                     VALUES ($1, $2, $3::text::jsonb) ON CONFLICT (library) DO NOTHING",
+                    "INSERT INTO libraries (library, created_at, record, search_pairs) \
+                     VALUES ($1, $2, $3::text::jsonb, true) ON CONFLICT (library) DO NOTHING",
                     &[&id, &(unix_now() as i64), &record],
                 )
                 .await?;

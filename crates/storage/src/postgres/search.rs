@@ -16,7 +16,7 @@
 //! words of a text; a word alone is found anywhere; a text whose vector would pass 1 MB is
 //! searchable by its first part only.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use tantivy::query_grammar::{
@@ -54,6 +54,10 @@ const GAP: u32 = 2;
 /// binary form is smaller than the text form, so this leaves a margin).
 const MAX_VECTOR_TEXT: usize = 900_000;
 
+/// The lexeme a vector holds instead of its word pairs when they do not fit it: a phrase query
+/// accepts a document that holds it (two spaces keep it apart from every word and pair).
+const NO_PAIRS: &str = "no word pairs";
+
 /// The weight of a part of a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -87,11 +91,18 @@ pub(super) fn search_vector(analyzer: &Analyzer, document: &PreparedDocument) ->
         .iter()
         .map(|author| analyzer.analyze(author, None).tokens)
         .collect();
-    add_part(&mut lexemes, &title, Part::Title, &mut next);
+    let mut pairs = BTreeSet::new();
+    add_part(&mut lexemes, &mut pairs, &title, Part::Title, &mut next);
     for author in &authors {
-        add_part(&mut lexemes, author, Part::Authors, &mut next);
+        add_part(&mut lexemes, &mut pairs, author, Part::Authors, &mut next);
     }
-    add_part(&mut lexemes, &document.tokens, Part::Text, &mut next);
+    add_part(
+        &mut lexemes,
+        &mut pairs,
+        &document.tokens,
+        Part::Text,
+        &mut next,
+    );
 
     let mut out = String::new();
     for (lexeme, positions) in lexemes {
@@ -112,23 +123,50 @@ pub(super) fn search_vector(analyzer: &Analyzer, document: &PreparedDocument) ->
             break;
         }
     }
+    // The pairs, without positions: all of them, or the marker that stands for them.
+    let words = out.len();
+    for pair in &pairs {
+        out.push(' ');
+        quote_lexeme(&mut out, pair);
+        if out.len() > MAX_VECTOR_TEXT {
+            out.truncate(words);
+            out.push(' ');
+            quote_lexeme(&mut out, NO_PAIRS);
+            break;
+        }
+    }
     out
 }
 
-/// Adds the tokens of one part of a document from position `next` on, and moves `next` past it.
+/// The lexeme of two adjacent words: both, a space between (no word holds a space); none when
+/// it would be too long to be a lexeme.
+fn pair(first: &str, second: &str) -> Option<String> {
+    (first.len() + 1 + second.len() <= MAX_LEXEME_BYTES).then(|| format!("{first} {second}"))
+}
+
+/// Adds the tokens of one part of a document from position `next` on, and moves `next` past it;
+/// each two tokens at adjacent positions make a pair.
 fn add_part<'t>(
     lexemes: &mut BTreeMap<&'t str, Vec<(u32, Part)>>,
+    pairs: &mut BTreeSet<String>,
     tokens: &'t [Token],
     part: Part,
     next: &mut u32,
 ) {
     let start = *next;
+    let mut previous: Option<(&str, u32)> = None;
     for token in tokens.iter().filter(|t| t.term.len() <= MAX_LEXEME_BYTES) {
         let position = (start + token.position).min(MAX_POSITION);
         let positions = lexemes.entry(token.term.as_str()).or_default();
         if positions.len() < 256 && positions.last().is_none_or(|(p, _)| *p != position) {
             positions.push((position, part));
         }
+        if let Some((word, at)) = previous
+            && at + 1 == position
+        {
+            pairs.extend(pair(word, &token.term));
+        }
+        previous = Some((&token.term, position));
         *next = (position + GAP).min(MAX_POSITION);
     }
 }
@@ -185,13 +223,19 @@ pub(super) enum Translated {
     Nothing,
 }
 
-/// Translates a user's query into SQL.
-pub(super) fn translate(analyzer: &Analyzer, query: &str) -> Result<Translated, SearchError> {
+/// Translates a user's query into SQL; `pairs` when every vector of the library holds its word
+/// pairs, so that a phrase asks for them too.
+pub(super) fn translate(
+    analyzer: &Analyzer,
+    query: &str,
+    pairs: bool,
+) -> Result<Translated, SearchError> {
     let translated = translate_query(query)?;
     let ast = tantivy::query_grammar::parse_query(&translated)
         .map_err(|_| SearchError::InvalidQuery(format!("`{query}` is not a query")))?;
     let mut builder = Builder {
         analyzer,
+        pairs,
         out: SqlQuery::default(),
         ranked: Vec::new(),
     };
@@ -226,6 +270,8 @@ enum Node {
 
 struct Builder<'a> {
     analyzer: &'a Analyzer,
+    /// Whether the library's vectors hold word pairs.
+    pairs: bool,
     out: SqlQuery,
     /// The `tsquery` of every word and phrase not excluded.
     ranked: Vec<String>,
@@ -393,6 +439,30 @@ impl Builder<'_> {
                     .extend(tokens.iter().map(|t| t.term.clone()));
             }
         }
+        if self.pairs && literal.slop == 0 {
+            // A document holding the phrase holds each of its pairs of adjacent words (or the
+            // marker of a vector without pairs): asking for them changes no answer, and lets
+            // the index leave out most documents that hold the words apart.
+            let last = tokens.len().saturating_sub(1);
+            let pairs: Vec<String> = tokens
+                .windows(2)
+                .enumerate()
+                .filter(|(i, w)| {
+                    w[1].position == w[0].position + 1 && !(literal.prefix && i + 1 == last)
+                })
+                .filter_map(|(_, w)| pair(&w[0].term, &w[1].term))
+                .map(|p| {
+                    let mut quoted = String::new();
+                    quote_lexeme(&mut quoted, &p);
+                    quoted
+                })
+                .collect();
+            if !pairs.is_empty() {
+                let mut marker = String::new();
+                quote_lexeme(&mut marker, NO_PAIRS);
+                tsquery = format!("({tsquery}) & (({}) | {marker})", pairs.join(" & "));
+            }
+        }
         let p = self.param(Param::TsQuery(tsquery));
         Ok(Some(format!("search @@ {p}")))
     }
@@ -414,7 +484,17 @@ impl super::PgLibrary {
         offset: usize,
     ) -> Result<SearchResults, SearchError> {
         let analyzer = &self.shared.analyzer;
-        let sql = match translate(analyzer, query)? {
+        let pairs = self.shared.block_on(async {
+            let client = self.shared.client().await?;
+            let row = client
+                .query_opt(
+                    "SELECT search_pairs FROM libraries WHERE library = $1",
+                    &[&self.library.as_str()],
+                )
+                .await?;
+            Ok::<_, crate::index::IndexError>(row.is_some_and(|r| r.get::<_, bool>(0)))
+        })?;
+        let sql = match translate(analyzer, query, pairs)? {
             Translated::Nothing => {
                 return Ok(SearchResults {
                     total: 0,
@@ -515,7 +595,7 @@ mod tests {
     use crate::index::default_analyzer;
 
     fn sql(query: &str) -> SqlQuery {
-        match translate(&default_analyzer(), query).unwrap() {
+        match translate(&default_analyzer(), query, true).unwrap() {
             Translated::Query(q) => q,
             Translated::Nothing => panic!("nothing to look for in {query}"),
         }
@@ -532,11 +612,42 @@ mod tests {
             q.params,
             vec![
                 Param::TsQuery("'neural':AD".to_string()),
-                Param::TsQuery("'machin':AD <-> 'translat':AD".to_string()),
+                Param::TsQuery(
+                    "('machin':AD <-> 'translat':AD) & (('machin translat') | 'no word pairs')"
+                        .to_string()
+                ),
                 Param::TsQuery("'survey':AD".to_string()),
             ]
         );
         assert_eq!(q.rank, "('neural':AD) | ('machin':AD <-> 'translat':AD)");
+    }
+
+    #[test]
+    fn a_phrase_asks_for_its_adjacent_pairs_only_where_the_library_keeps_them() {
+        // A stop word leaves no gap (as in the vector); the last word of a prefix phrase makes
+        // no pair.
+        let q = sql("\"theory of parsing tables\" \"machine transl\"*");
+        assert_eq!(
+            q.params[0],
+            Param::TsQuery(
+                "('theori':AD <-> 'pars':AD <-> 'tabl':AD) \
+                 & (('theori pars' & 'pars tabl') | 'no word pairs')"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            q.params[1],
+            Param::TsQuery("'machin':AD <-> 'transl':*AD".to_string())
+        );
+        let Translated::Query(old) =
+            translate(&default_analyzer(), "\"parsing tables\"", false).unwrap()
+        else {
+            panic!("a query");
+        };
+        assert_eq!(
+            old.params,
+            vec![Param::TsQuery("'pars':AD <-> 'tabl':AD".to_string())]
+        );
     }
 
     #[test]
@@ -565,15 +676,15 @@ mod tests {
     #[test]
     fn stop_words_alone_ask_for_nothing_and_exclusions_alone_are_refused() {
         assert!(matches!(
-            translate(&default_analyzer(), "the of").unwrap(),
+            translate(&default_analyzer(), "the of", true).unwrap(),
             Translated::Nothing
         ));
         assert!(matches!(
-            translate(&default_analyzer(), "-survey"),
+            translate(&default_analyzer(), "-survey", true),
             Err(SearchError::InvalidQuery(_))
         ));
         assert!(matches!(
-            translate(&default_analyzer(), "colour:red"),
+            translate(&default_analyzer(), "colour:red", true),
             Err(SearchError::Query(QueryError::UnknownField(_)))
         ));
     }
@@ -611,5 +722,10 @@ mod tests {
         assert!(!search_vector(&analyzer, &document).contains("xxx"));
         assert!(vector.contains("'pars':1A,"), "{vector}");
         assert!(vector.contains("'smith':3B"), "{vector}");
+        // Adjacent words of one part make a pair; the last of the title and the first author
+        // do not.
+        assert!(vector.contains("'pars fine'"), "{vector}");
+        assert!(!vector.contains("'pars smith'"), "{vector}");
+        assert!(!vector.contains("'smith pars'"), "{vector}");
     }
 }

@@ -1,0 +1,12 @@
+-- Phrases bounded by word pairs (version 7).
+--
+-- A document's search vector also holds, without positions, each pair of adjacent words of its
+-- parts (`'word word'`), and a phrase query asks for its pairs besides the phrase: the GIN
+-- index then narrows a phrase's candidates to the documents holding every pair of it, not
+-- every word, and few candidates are read to test the phrase's positions. A vector too large
+-- to hold its pairs holds the marker lexeme instead, and a phrase query accepts it.
+--
+-- Vectors written before this version hold no pairs: `search_pairs` says whether every vector
+-- of the library was written with them. A library created from this version on has it; an
+-- older library's phrases keep the unnarrowed search until it is imported anew.
+ALTER TABLE libraries ADD COLUMN search_pairs boolean NOT NULL DEFAULT false;
