@@ -367,7 +367,8 @@ fn a_backup_on_postgres_is_a_pg_dump_that_restores() {
 /// The leases under both claims, at the stores: a batch's file taken by one process is not
 /// handed to another until its lease has passed; then the other takes it, and whichever records
 /// it second keeps nothing (its transaction fails, the file has one line). A webhook delivery
-/// taken by one process is not handed to another.
+/// taken by one process is not handed to another until its lease has passed, and then under
+/// the same event id.
 #[test]
 fn a_file_or_a_delivery_is_held_by_the_process_that_took_it() {
     use dupfinder::batch::{BatchFile, BatchItem, BatchLine, BatchSettings, BatchStore, PgBatches};
@@ -377,7 +378,8 @@ fn a_file_or_a_delivery_is_held_by_the_process_that_took_it() {
     use dupfinder::storage::PostgresConfig;
     use dupfinder::storage::postgres::PgStorage;
     use dupfinder::webhooks::{
-        Event, EventKind, NewWebhook, PgWebhooks, WebhookStore, WebhooksConfig,
+        Attempt, DeliveryState, Event, EventKind, NewWebhook, PgWebhooks, WebhookStore,
+        WebhooksConfig,
     };
 
     let Some(server) = crate::support::PgServer::start("leases_at_the_stores") else {
@@ -441,12 +443,37 @@ fn a_file_or_a_delivery_is_held_by_the_process_that_took_it() {
         data: json!({"report_id": "r"}),
     };
     assert_eq!(b.announce(&event).unwrap(), 1);
-    let now = u64::MAX / 2;
-    assert_eq!(a.due(now, 10).unwrap().0.len(), 1);
+    // Far past the announcement, with room for the leases below in the database's bigint.
+    let now = 4_000_000_000_000u64;
+    let (taken, _) = a.due(now, 10).unwrap();
+    assert_eq!(taken.len(), 1);
     assert_eq!(
         b.due(now, 10).unwrap().0.len(),
         0,
         "a delivery handed out twice"
     );
     assert_eq!(a.due(now, 10).unwrap().0.len(), 0);
+    // A dies between sending and recording: once its lease has passed, B sends the delivery
+    // again under the same event id (`X-Dupfinder-Delivery`), by which the receiver tells the
+    // repeat; once B records it delivered, no process has it due.
+    let lease = config.timeout_ms + 60_000;
+    let (again, _) = b.due(now + lease + 1, 10).unwrap();
+    assert_eq!(
+        again.len(),
+        1,
+        "a delivery its sender never recorded is lost"
+    );
+    assert_eq!(again[0].delivery().event_id, "evt_1");
+    assert_eq!(
+        again[0].delivery().event_id,
+        taken[0].delivery().event_id,
+        "a repeat the receiver cannot tell"
+    );
+    let state = b
+        .record(again[0].key(), Attempt::Answered(200), &config, 0.0)
+        .unwrap();
+    assert_eq!(state, DeliveryState::Delivered);
+    let much_later = now + 10 * lease;
+    assert!(a.due(much_later, 10).unwrap().0.is_empty());
+    assert!(b.due(much_later, 10).unwrap().0.is_empty());
 }

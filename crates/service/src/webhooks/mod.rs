@@ -28,7 +28,10 @@ pub use error::WebhookError;
 pub use event::{Event, EventKind};
 pub use settings::WebhooksConfig;
 pub use sign::{SIGNATURE_HEADER, TIMESTAMP_HEADER, signature, verify};
-pub use store::{Delivery, DeliveryState, EmbeddedWebhooks, NewWebhook, Webhook, WebhookStore};
+pub use store::{
+    Attempt, Delivery, DeliveryState, DueDelivery, EmbeddedWebhooks, NewWebhook, Webhook,
+    WebhookStore,
+};
 pub(crate) use store::{announce_in, copy_subscriptions};
 pub use store_pg::PgWebhooks;
 pub(crate) use store_pg::announce_in_pg;

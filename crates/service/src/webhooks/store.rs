@@ -102,6 +102,18 @@ pub struct DueDelivery {
     pub(super) secret: String,
 }
 
+impl DueDelivery {
+    /// The delivery's key in the outbox, by which its attempt is recorded.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// What is sent: the event's id (`X-Dupfinder-Delivery`), its kind and its state.
+    pub fn delivery(&self) -> &Delivery {
+        &self.delivery
+    }
+}
+
 /// The outcome of one attempt.
 pub enum Attempt {
     /// The receiver answered with this status (2xx: delivered).
