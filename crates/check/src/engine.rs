@@ -453,7 +453,7 @@ pub(super) mod tests {
     }
 
     /// One tantivy library on a temporary directory, and the rules it is checked with.
-    struct Library {
+    pub(crate) struct Library {
         _dir: tempfile::TempDir,
         index: Arc<LibraryIndex>,
         analyzer: Analyzer,
@@ -461,7 +461,7 @@ pub(super) mod tests {
     }
 
     impl Library {
-        fn new() -> Self {
+        pub(crate) fn new() -> Self {
             let dir = tempfile::tempdir().unwrap();
             let analyzer = default_analyzer();
             let options = IndexOptions {
@@ -478,7 +478,7 @@ pub(super) mod tests {
         }
 
         /// Writes and commits `(id, text)` documents in English.
-        fn add(&self, documents: &[(String, String)]) {
+        pub(crate) fn add(&self, documents: &[(String, String)]) {
             let limits = TextLimits {
                 max_bytes: 5_000_000,
                 min_words: 10,
@@ -498,7 +498,7 @@ pub(super) mod tests {
             self.index.add(&prepared).unwrap();
         }
 
-        fn check(
+        pub(crate) fn check(
             &self,
             request: &CheckRequest,
             cancel: &CancelFlag,
@@ -516,7 +516,8 @@ pub(super) mod tests {
         }
     }
 
-    fn words(seed: usize, n: usize) -> String {
+    /// `n` made-up words, the same for the same `seed`.
+    pub(crate) fn words(seed: usize, n: usize) -> String {
         (0..n)
             .map(|i| format!("term{}x{}", (seed * 7919 + i * 104_729) % 5003, i % 13))
             .collect::<Vec<_>>()

@@ -133,17 +133,20 @@ pub(super) fn mostly_in(inside: usize, span: Span) -> bool {
     inside as f64 > INSIDE * len as f64
 }
 
-/// The kind of a passage from where it lies in the query; `doc_in_references` tells, only when
-/// asked, whether its source side lies in the source's reference list.
-pub(super) fn classify(
+/// The kind of a passage from where it lies in the query. Two answers are asked for only when
+/// the place does not settle the kind already, as they cost reads of the library:
+/// `doc_in_references`, whether its source side lies in the source's reference list (for a
+/// passage in the query's), and `boilerplate`, whether the library repeats it across works
+/// (for a passage in no part of its own).
+pub(super) fn classify<E>(
     query: &Structure,
     span: Span,
     words: usize,
-    boilerplate: bool,
     exclusions: &Exclusions,
     doc_in_references: impl FnOnce() -> bool,
-) -> Classified {
-    let plain = |kind| Classified { kind, cited: None };
+    boilerplate: impl FnOnce() -> Result<bool, E>,
+) -> Result<Classified, E> {
+    let plain = |kind| Ok(Classified { kind, cited: None });
     if mostly_in(query.overlap_with_part(span, Part::References), span) && doc_in_references() {
         return plain(PassageKind::Bibliography);
     }
@@ -159,12 +162,12 @@ pub(super) fn classify(
         .collect::<Vec<_>>();
     let inside: usize = quoted.iter().map(|q| overlap([q.span], span)).sum();
     if mostly_in(inside, span) {
-        return Classified {
+        return Ok(Classified {
             kind: PassageKind::Quoted,
             cited: Some(quoted.iter().any(|q| q.cited)),
-        };
+        });
     }
-    if boilerplate {
+    if boilerplate()? {
         return plain(PassageKind::Boilerplate);
     }
     plain(by_length(words, exclusions))
@@ -250,6 +253,18 @@ pub fn figures(
 mod tests {
     use super::*;
 
+    use std::convert::Infallible;
+
+    /// The library repeats no passage.
+    fn plain() -> Result<bool, Infallible> {
+        Ok(false)
+    }
+
+    /// The library repeats every passage.
+    fn repeated() -> Result<bool, Infallible> {
+        Ok(true)
+    }
+
     fn exclusions() -> Exclusions {
         ExcludeRequest::default().resolve(&CheckConfig::default())
     }
@@ -273,9 +288,15 @@ mod tests {
         let structure = Structure::detect(PAPER);
         let ex = exclusions();
         let kind = |needle: &str, in_refs: bool| {
-            classify(&structure, span_of(PAPER, needle), 10, false, &ex, || {
-                in_refs
-            })
+            classify(
+                &structure,
+                span_of(PAPER, needle),
+                10,
+                &ex,
+                || in_refs,
+                plain,
+            )
+            .unwrap()
             .kind
         };
         assert_eq!(
@@ -303,10 +324,11 @@ mod tests {
             &structure,
             span_of(PAPER, "заимствование должно быть"),
             10,
-            false,
             &ex,
             || false,
-        );
+            plain,
+        )
+        .unwrap();
         assert_eq!(quoted.cited, Some(true));
         let small = Exclusions {
             small_matches: 20,
@@ -314,13 +336,64 @@ mod tests {
         };
         let copied = span_of(PAPER, "собственный текст");
         assert_eq!(
-            classify(&structure, copied, 10, false, &small, || false).kind,
+            classify(&structure, copied, 10, &small, || false, plain)
+                .unwrap()
+                .kind,
             PassageKind::Small
         );
         assert_eq!(
-            classify(&structure, copied, 10, true, &ex, || false).kind,
+            classify(&structure, copied, 10, &ex, || false, repeated)
+                .unwrap()
+                .kind,
             PassageKind::Boilerplate
         );
+    }
+
+    /// A passage whose place gives its kind is not asked about the library: bibliography,
+    /// front matter and quotations never ask whether the library repeats them.
+    #[test]
+    fn the_library_is_asked_only_about_passages_in_no_part_of_their_own() {
+        let structure = Structure::detect(PAPER);
+        let ex = exclusions();
+        let asked = std::cell::Cell::new(0);
+        let boilerplate = || {
+            asked.set(asked.get() + 1);
+            Ok::<_, Infallible>(true)
+        };
+        let kind = |needle: &str, in_refs: bool| {
+            classify(
+                &structure,
+                span_of(PAPER, needle),
+                10,
+                &ex,
+                || in_refs,
+                boilerplate,
+            )
+            .unwrap()
+            .kind
+        };
+        assert_eq!(
+            kind("СПбГУ, Санкт-Петербург", false),
+            PassageKind::FrontMatter
+        );
+        assert_eq!(
+            kind("Петров П. П. О цитатах", true),
+            PassageKind::Bibliography
+        );
+        assert_eq!(
+            kind("всякое заимствование должно быть оформлено", false),
+            PassageKind::Quoted
+        );
+        assert_eq!(asked.get(), 0);
+        assert_eq!(
+            kind("Петров П. П. О цитатах", false),
+            PassageKind::Boilerplate
+        );
+        assert_eq!(
+            kind("собственный текст статьи", false),
+            PassageKind::Boilerplate
+        );
+        assert_eq!(asked.get(), 2);
     }
 
     #[test]

@@ -117,15 +117,24 @@ pub(super) fn verify(
         let tokens = c.query_tokens();
         let span = token_span(query.token_chars, tokens.clone());
         let words = tokens.end.min(query.token_chars.len()) - tokens.start;
-        let boilerplate = repeated_across_works(view, query, c, config)? || in_phrases(query, c);
+        let boilerplate = || {
+            Ok::<_, IndexError>(
+                repeated_across_works(view, query, c, config)? || in_phrases(query, c),
+            )
+        };
+        #[cfg(test)]
+        let boilerplate = tests::as_before(boilerplate)?;
+        // Asked only of a passage its place does not give a kind: a full paper's front matter
+        // and reference entries are shared with many sources and repeated across the library,
+        // and neither answer changes their kind.
         kinds.push(classify(
             query.structure,
             span,
             words,
-            boilerplate,
             query.exclusions,
             || source.in_references(c),
-        ));
+            boilerplate,
+        )?);
     }
     // The verdict rests on the counted passages alone; a match none of whose passages
     // counts is still listed, as not counted.
@@ -223,6 +232,8 @@ fn repeated_across_works(
     chain: &Chain,
     config: &CheckConfig,
 ) -> Result<bool, IndexError> {
+    #[cfg(test)]
+    tests::asked_about_works();
     let min_docs = config.boilerplate_min_docs;
     if !repeated(query, chain, min_docs) {
         return Ok(false);
@@ -327,12 +338,17 @@ impl<'a> SourceSide<'a> {
         })
     }
 
-    /// Whether the chain's source side lies in the source's reference list.
+    /// Whether the chain's source side lies in the source's reference list (the source's parts
+    /// alone tell: its quotations are never asked about).
     fn in_references(&mut self, chain: &Chain) -> bool {
         if self.read.is_none() {
             let text = &self.document.text;
             let spans = token_spans(text, self.tokens());
-            self.read = Some((spans, Structure::detect(text)));
+            #[cfg(test)]
+            let structure = tests::source_structure(text);
+            #[cfg(not(test))]
+            let structure = Structure::parts_of(text);
+            self.read = Some((spans, structure));
         }
         let Some((token_chars, structure)) = &self.read else {
             return false;
@@ -414,13 +430,23 @@ fn locate(query: &Query<'_>, source: &mut SourceSide<'_>, chains: &[Chain]) -> V
 
 /// The distinct shingles of `shingles` not in `frequent`, sorted.
 pub(super) fn distinct_without(shingles: &[u64], frequent: &HashSet<u64>) -> Vec<u64> {
-    let mut distinct: Vec<u64> = shingles
-        .iter()
-        .copied()
-        .filter(|h| !frequent.contains(h))
-        .collect();
+    let mut distinct = shingles.to_vec();
     distinct.sort_unstable();
     distinct.dedup();
+    if frequent.is_empty() {
+        return distinct;
+    }
+    // Both sorted, one merge: a source's thousands of shingles are each hashed no more (this
+    // runs for every candidate verified).
+    let mut left_out: Vec<u64> = frequent.iter().copied().collect();
+    left_out.sort_unstable();
+    let mut next = 0;
+    distinct.retain(|hash| {
+        while left_out.get(next).is_some_and(|f| f < hash) {
+            next += 1;
+        }
+        left_out.get(next) != Some(hash)
+    });
     distinct
 }
 
@@ -437,7 +463,158 @@ pub(super) fn covered(ranges: &[std::ops::Range<usize>], total: usize) -> usize 
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+
     use super::*;
+    use crate::CheckRequest;
+    use crate::engine::tests::Library;
+
+    thread_local! {
+        /// Verification as it was before passages were given their kind lazily: whether the
+        /// library repeats a passage asked of every passage, the source's whole structure read.
+        static AS_BEFORE: Cell<bool> = const { Cell::new(false) };
+        /// How many passages the library was asked about.
+        static WORKS_ASKED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// `boilerplate`, answered at once when verifying as before.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn as_before<'f>(
+        boilerplate: impl FnOnce() -> Result<bool, IndexError> + 'f,
+    ) -> Result<Box<dyn FnOnce() -> Result<bool, IndexError> + 'f>, IndexError> {
+        if AS_BEFORE.get() {
+            let answer = boilerplate()?;
+            return Ok(Box::new(move || Ok(answer)));
+        }
+        Ok(Box::new(boilerplate))
+    }
+
+    pub(super) fn source_structure(text: &str) -> Structure {
+        if AS_BEFORE.get() {
+            Structure::detect(text)
+        } else {
+            Structure::parts_of(text)
+        }
+    }
+
+    pub(super) fn asked_about_works() {
+        WORKS_ASKED.set(WORKS_ASKED.get() + 1);
+    }
+
+    /// `n` made-up words in sentences, the same for the same `seed`, another text for another.
+    fn words(seed: usize, n: usize) -> String {
+        let mut state = seed as u64 ^ 0x9E37_79B9_7F4A_7C15;
+        let mut text = String::new();
+        for i in 0..n {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let word = (state >> 33) % 4_000;
+            let sep = if i == 0 {
+                ""
+            } else if i % 12 == 0 {
+                ". "
+            } else {
+                " "
+            };
+            text += &format!("{sep}word{word}");
+        }
+        text
+    }
+
+    /// A full paper of the library or a manuscript: front matter all papers share, the
+    /// reference entries `cited`, and body paragraphs of its own with `inserted` ones.
+    fn paper(n: usize, cited: &[usize], inserted: &[String]) -> String {
+        let mut text = format!(
+            "Residue mulch {}\nA. Smith{n}, B. Jones{n}\n\
+1 Department of soil studies, University of Lovo, Lovo 10114, Kerelia\n\
+2 Institute of field research and crop breeding, Vantaa, Finland\n\
+E-mail: smith{n}@university.edu\nReceived 3 September 2013; accepted 15 March 2014\n\n\
+Abstract\n{}.\nKeywords: drought{n}, nitrogen{n}, mulch{n}\n\n1. Introduction\n\n",
+            words(400_000 + n, 2),
+            words(500_000 + n, 50),
+        );
+        for k in 0..3 {
+            text += &format!("{}.\n\n", words(100_000 + 10 * n + k, 70));
+        }
+        for copied in inserted {
+            text += &format!("{copied}\n\n");
+        }
+        text += "2. Methods\n\n";
+        text += &format!("{}.\n\nReferences\n", words(200_000 + n, 70));
+        for (i, w) in cited.iter().enumerate() {
+            text += &format!(
+                "{}. R. Ismi{w}, K. Ganik{w} (1982). {}. Journal of Soil studies 51(3), 170–190.\n",
+                i + 1,
+                words(300_000 + w, 12),
+            );
+        }
+        text
+    }
+
+    /// The check as it is and as it was before give the same answer — every match, counted or
+    /// not, with its scores, passages and their kinds — while asking the library about fewer
+    /// passages: shared front matter and reference entries no longer ask it.
+    #[test]
+    fn giving_passages_their_kind_lazily_keeps_every_answer() {
+        let library = Library::new();
+        // A template paragraph five papers repeat (boilerplate), and the reference entries
+        // every paper shares some of.
+        let template = words(777, 45);
+        let documents: Vec<(String, String)> = (0..8)
+            .map(|n| {
+                let cited = [n % 3, 3 + n % 2, 5, 6 + n % 4];
+                let inserted = if n < 5 {
+                    vec![template.clone()]
+                } else {
+                    vec![]
+                };
+                (format!("p{n}"), paper(n, &cited, &inserted))
+            })
+            .collect();
+        library.add(&documents);
+        let copied = words(100_000 + 10 * 2 + 1, 70);
+        let quoted = format!("As they wrote, \"{}\" [2].", words(100_000 + 10 * 3, 40));
+        let manuscripts = [
+            paper(100, &[0, 3, 5, 6, 9], &[]),
+            paper(101, &[1, 4, 5], std::slice::from_ref(&template)),
+            paper(102, &[0, 5, 7], &[copied, quoted]),
+        ];
+        let check = |text: &str, as_before: bool| {
+            AS_BEFORE.set(as_before);
+            WORKS_ASKED.set(0);
+            let mut request = CheckRequest::new(text);
+            request.passages = true;
+            let report = library.check(&request, &Default::default()).unwrap();
+            AS_BEFORE.set(false);
+            let mut answer = serde_json::to_value(&report).unwrap();
+            answer["took_ms"] = serde_json::Value::Null;
+            (answer, WORKS_ASKED.get())
+        };
+        let mut kinds = std::collections::BTreeSet::new();
+        let (mut asked_now, mut asked_before) = (0, 0);
+        for text in &manuscripts {
+            let (now, asked) = check(text, false);
+            let (before, asked_then) = check(text, true);
+            assert_eq!(now, before);
+            asked_now += asked;
+            asked_before += asked_then;
+            for m in now["matches"].as_array().unwrap() {
+                for p in m["passages"].as_array().unwrap() {
+                    kinds.insert((
+                        p["kind"].as_str().unwrap().to_string(),
+                        m["counted"] == true,
+                    ));
+                }
+            }
+        }
+        // Every kind the check tells apart here, counted or not, was compared.
+        for kind in ["front_matter", "bibliography", "boilerplate", "quoted"] {
+            assert!(kinds.iter().any(|(k, _)| k == kind), "{kind}: {kinds:?}");
+        }
+        assert!(kinds.contains(&("copied".to_string(), true)), "{kinds:?}");
+        assert!(asked_now < asked_before, "{asked_now} of {asked_before}");
+    }
 
     #[test]
     fn shared_and_covered_count_each_once() {
@@ -446,5 +623,12 @@ mod tests {
         assert_eq!(covered(&[0..3, 2..5, 9..20], 10), 6);
         let frequent = HashSet::from([4]);
         assert_eq!(distinct_without(&[5, 4, 1, 5, 2], &frequent), [1, 2, 5]);
+        let frequent = HashSet::from([0, 2, 3, 9, 10]);
+        assert_eq!(
+            distinct_without(&[9, 5, 4, 1, 5, 2, 9, 11], &frequent),
+            [1, 4, 5, 11]
+        );
+        assert_eq!(distinct_without(&[3, 2], &frequent), [] as [u64; 0]);
+        assert_eq!(distinct_without(&[7, 1], &HashSet::new()), [1, 7]);
     }
 }
