@@ -368,6 +368,8 @@ impl LibraryCheck<'_> {
             text: self.query_text,
             distinct: distinct_without(&self.query.shingles, &gathered.frequent),
             frequent: &gathered.frequent,
+            selection: gathered.selection,
+            selected: &gathered.selected,
             sampled: gathered.usable,
             structure: &self.context.structure,
             token_chars: &self.context.token_chars,

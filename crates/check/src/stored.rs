@@ -58,6 +58,8 @@ pub fn check_stored(
         text: &document.text,
         distinct: distinct_without(&analyzed.shingles, &gathered.frequent),
         frequent: &gathered.frequent,
+        selection: gathered.selection,
+        selected: &gathered.selected,
         sampled: gathered.usable,
         structure: &structure,
         token_chars: &token_chars,

@@ -14,7 +14,7 @@ use super::{Exclusions, MatchReport, Method, NotCounted, PassageMatch, Span};
 use crate::CheckConfig;
 use dupfinder_storage::ReadView;
 use dupfinder_storage::index::{DocKey, IndexError, StoredDocument, StoredForCheck};
-use dupfinder_text::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, is_sampled};
+use dupfinder_text::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, ShingleSelection};
 use dupfinder_text::structure::{Part, Structure};
 
 /// A verified match and the query tokens its passages cover, with their kinds.
@@ -26,9 +26,13 @@ pub(super) struct Query<'a> {
     pub(super) text: &'a str,
     /// The query's distinct shingles, library boilerplate left out, sorted.
     pub(super) distinct: Vec<u64>,
-    /// Sampled query shingles ignored as library boilerplate.
+    /// Selected query shingles ignored as library boilerplate.
     pub(super) frequent: &'a HashSet<u64>,
-    /// Distinct sampled query shingles that were looked up.
+    /// The library's shingle selection, and the distinct query shingles it selects, sorted:
+    /// those looked up, and the evidence a passage rests on.
+    pub(super) selection: ShingleSelection,
+    pub(super) selected: &'a [u64],
+    /// Distinct selected query shingles that were looked up.
     pub(super) sampled: usize,
     /// The query's structure, the code point span of each of its tokens, and the exclusions:
     /// what gives each passage its kind and decides whether it counts.
@@ -63,7 +67,13 @@ pub(super) fn for_each_read<E: From<IndexError>>(
 ) -> Result<(), E> {
     let (worth, skipped): (Vec<_>, Vec<_>) = candidates.into_iter().partition(|(_, c)| {
         let sampled_hits = c.hits.as_ref().map_or(0, |h| h.distinct);
-        worth_reading(c.signed(), sampled_hits, query.sampled, config)
+        worth_reading(
+            c.signed(),
+            query.selection,
+            sampled_hits,
+            query.sampled,
+            config,
+        )
     });
     for (key, candidate) in skipped {
         each(key, candidate, None)?;
@@ -242,14 +252,14 @@ fn repeated_across_works(
     })
 }
 
-/// The sampled shingles of a passage, in query order.
+/// The selected shingles of a passage, in query order.
 fn passage_sampled<'q>(query: &'q Query<'_>, chain: &Chain) -> impl Iterator<Item = u64> + 'q {
     let end = (chain.last.0 + 1).min(query.analyzed.shingles.len());
     let start = chain.first.0.min(end);
     query.analyzed.shingles[start..end]
         .iter()
         .copied()
-        .filter(|hash| is_sampled(*hash))
+        .filter(|hash| query.selected.binary_search(hash).is_ok())
 }
 
 /// Whether the library's document counts say a passage may be repeated: most of its sampled
@@ -380,6 +390,7 @@ fn shingle_scores(
     let chains = chains(
         &query.analyzed.shingles,
         doc_shingles,
+        query.selected,
         query.frequent,
         config.passage_gap as usize,
         config.passage_min_shingles as usize,

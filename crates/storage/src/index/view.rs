@@ -17,7 +17,7 @@ use super::postings::live_docs;
 use super::schema::field_names;
 use super::{DocKey, IndexError, LibraryIndex, SignatureIndex, StoredDocument, StoredForCheck};
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
-use dupfinder_text::analysis::is_sampled;
+use dupfinder_text::analysis::ShingleSelection;
 
 mod terms;
 
@@ -33,7 +33,8 @@ pub struct ShingleHits {
 /// A shingle search: which live documents share sampled shingles with a query.
 #[derive(Debug, Clone, Copy)]
 pub struct ShingleQuery<'a> {
-    /// The query's shingles; only the sampled ones are looked up, as only those are indexed.
+    /// The shingles to look up: those the library's [`ShingleSelection`] picks from the query
+    /// (only selected shingles are indexed).
     pub shingles: &'a [u64],
     /// Shingles held by more than this many documents (templates, licences, common phrases)
     /// are ignored, so they are never reported as copying.
@@ -125,8 +126,13 @@ impl LibraryView<'_> {
         self.live(keys)
     }
 
-    /// Shingle search ([`ShingleQuery`]); the answer's `usable` counts the distinct sampled
-    /// shingles that were not too frequent to look up.
+    /// Which shingles the library indexes and a check looks up.
+    pub fn shingle_selection(&self) -> ShingleSelection {
+        self.index.shingle_selection
+    }
+
+    /// Shingle search ([`ShingleQuery`]); the answer's `usable` counts the distinct shingles
+    /// that were not too frequent to look up.
     pub fn shingle_search(&self, query: &ShingleQuery<'_>) -> Result<ShingleSearch, IndexError> {
         let &ShingleQuery {
             shingles,
@@ -135,11 +141,7 @@ impl LibraryView<'_> {
             limit,
         } = query;
         let path = &self.index.content_path;
-        let sampled: HashSet<u64> = shingles
-            .iter()
-            .copied()
-            .filter(|h| is_sampled(*h))
-            .collect();
+        let sampled: HashSet<u64> = shingles.iter().copied().collect();
         let field = self.index.schema.shingles;
         let segments = self.content.segment_readers();
         let mut inverted = Vec::with_capacity(segments.len());

@@ -12,6 +12,7 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (4, include_str!("migrations/0004_search.sql")),
     (5, include_str!("migrations/0005_dedup_and_phrases.sql")),
     (6, include_str!("migrations/0006_service_records.sql")),
+    (7, include_str!("migrations/0007_shingle_selection.sql")),
 ];
 
 /// The advisory lock key of migrations ("dupfinder" in the first bytes).
