@@ -1,12 +1,18 @@
 //! The shortest copied run that is always found (README, "How it works"): ten consecutive terms
 //! of a library paper copied anywhere into an otherwise unrelated full paper make that paper a
 //! candidate and a counted partial copy, on both backends. (A run of nine terms may or may not
-//! be found: nothing is asserted about it.)
+//! be found: nothing is asserted about it.) A PostgreSQL library from before winnowing keeps
+//! its sample.
 
 use dupfinder::analysis::{SHINGLE_WORDS, ShingleSelection, WINNOW_WINDOW};
+use dupfinder::config::PostgresConfig;
+use dupfinder::index::{DocKey, ShingleQuery};
+use dupfinder::signature::RobustScheme;
 use dupfinder::storage::Storage;
+use dupfinder::storage::postgres::PgStorage;
 
 use crate::storage_contract::{answer, document, finished, full_papers, postgres, tantivy};
+use crate::support::{PgServer, synthetic_text};
 
 /// The shortest run the selection of new libraries always finds.
 const SHORTEST: usize = WINNOW_WINDOW + SHINGLE_WORDS - 1;
@@ -68,4 +74,78 @@ fn a_run_of_ten_terms_is_always_found_on_postgres() {
         return;
     };
     a_run_of_ten_terms_is_always_found(backend.storage.as_ref());
+}
+
+/// A PostgreSQL library created before winnowing (migration 7 left its row at "mod 4") keeps
+/// its sample for the documents written to it, and answers as a library that winnows.
+#[test]
+fn a_postgres_library_of_the_mod_4_sample_keeps_it() {
+    let Some(server) = PgServer::start("a_postgres_library_of_the_mod_4_sample_keeps_it") else {
+        return;
+    };
+    let config = PostgresConfig {
+        url: Some(server.create_database("dupfinder")),
+        max_connections: 4,
+    };
+    let storage = PgStorage::connect(&config, RobustScheme::default()).unwrap();
+    let (old, new) = (
+        storage.create("old").unwrap(),
+        storage.create("new").unwrap(),
+    );
+    server.psql(
+        "dupfinder",
+        "UPDATE libraries SET shingles = 'mod 4' WHERE library = 'old'",
+    );
+    let texts: Vec<String> = (0..5).map(|n| synthetic_text(n, 400)).collect();
+    let documents: Vec<_> = texts
+        .iter()
+        .enumerate()
+        .map(|(n, t)| document(&format!("d{n}"), t))
+        .collect();
+    for store in [&old, &new] {
+        store.write(&documents).unwrap();
+        finished(store.as_ref());
+    }
+    let view = old.view().unwrap();
+    assert_eq!(view.shingle_selection(), ShingleSelection::Modulo);
+    assert_eq!(
+        new.view().unwrap().shingle_selection(),
+        ShingleSelection::Winnowed
+    );
+    for d in &documents {
+        let search = |shingles: &[u64]| {
+            view.shingle_search(&ShingleQuery {
+                shingles,
+                max_df: u64::MAX,
+                min_hits: 1,
+                limit: 10,
+            })
+            .unwrap()
+            .hits
+        };
+        let sampled = ShingleSelection::Modulo.select(&d.shingle_seq);
+        let hits = search(&sampled);
+        assert_eq!(hits[0].0, DocKey::of(&d.doc_id));
+        assert_eq!(hits[0].1.distinct as usize, sampled.len());
+        let winnowed_only: Vec<u64> = ShingleSelection::Winnowed
+            .select(&d.shingle_seq)
+            .into_iter()
+            .filter(|h| sampled.binary_search(h).is_err())
+            .collect();
+        assert!(search(&winnowed_only).is_empty());
+    }
+    drop(view);
+    for (n, text) in texts.iter().enumerate() {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let unrelated = synthetic_text(100 + n as u64, 300);
+        let host: Vec<&str> = unrelated.split_whitespace().collect();
+        let inside = [&host[..150], &words[100..160], &host[150..]]
+            .concat()
+            .join(" ");
+        for query in [text.clone(), inside] {
+            let before = answer(old.as_ref(), &query).unwrap();
+            assert_eq!(before, answer(new.as_ref(), &query).unwrap(), "{query}");
+            assert!(!before["matches"].as_array().unwrap().is_empty());
+        }
+    }
 }
