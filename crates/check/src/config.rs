@@ -50,7 +50,7 @@ pub struct CheckConfig {
     pub exclude_boilerplate: bool,
     /// …nor passages of fewer words than this (0: none is small).
     pub exclude_small_matches: usize,
-    /// A passage most of whose sampled shingles this many library documents hold is library
+    /// A passage most of whose selected shingles this many library documents hold is library
     /// boilerplate: a journal's templates, affiliations and statements repeat across its
     /// papers far below the `frequent_shingle_docs` count. Holders that are versions of one
     /// work (equal normalized titles, or near-duplicates) count once.

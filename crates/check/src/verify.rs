@@ -41,7 +41,7 @@ pub(super) struct Query<'a> {
     pub(super) exclusions: &'a Exclusions,
     /// Analyzes a source again when a passage's source side must be located.
     pub(super) analyzer: &'a Analyzer,
-    /// How many library documents hold each sampled query shingle.
+    /// How many library documents hold each selected query shingle.
     pub(super) doc_freq: &'a std::collections::HashMap<u64, u64>,
     /// The shingles of the library's own boilerplate phrases, sorted.
     pub(super) phrases: &'a [u64],
@@ -55,7 +55,7 @@ pub(super) struct Query<'a> {
 const READ_AHEAD: usize = 32;
 
 /// Calls `each` with every candidate and what `view` holds for it: `None` when the candidate is
-/// not worth reading (found by a few sampled shingles alone, see [`worth_reading`]) or no longer
+/// not worth reading (found by a few selected shingles alone, see [`worth_reading`]) or no longer
 /// live in the view. Those worth reading are read [`READ_AHEAD`] at a time through
 /// [`ReadView::stored_for_check_each`].
 pub(super) fn for_each_read<E: From<IndexError>>(
@@ -262,7 +262,7 @@ fn passage_sampled<'q>(query: &'q Query<'_>, chain: &Chain) -> impl Iterator<Ite
         .filter(|hash| query.selected.binary_search(hash).is_ok())
 }
 
-/// Whether the library's document counts say a passage may be repeated: most of its sampled
+/// Whether the library's document counts say a passage may be repeated: most of its selected
 /// shingles are held by at least `min_docs` library documents (or are too frequent to be
 /// looked up at all).
 fn repeated(query: &Query<'_>, chain: &Chain, min_docs: u64) -> bool {

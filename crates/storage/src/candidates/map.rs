@@ -13,7 +13,7 @@ pub(crate) type LibraryNo = u32;
 /// Which libraries may hold a candidate for a query, across every library of a data directory.
 ///
 /// **Invariant: it may say too much, never too little.** A library that holds a document the
-/// query's content hash, signatures or sampled shingles would find is always named; a library
+/// query's content hash, signatures or selected shingles would find is always named; a library
 /// named may hold none (a key of a deleted document stays until the library's keys are
 /// rebuilt). A library whose keys are not all known yet is named for every query.
 #[derive(Default)]
@@ -43,7 +43,7 @@ struct Inner {
     any_language: HashSet<LibraryNo>,
 }
 
-/// What a check looks up: the query's content hash, its sampled shingles and its terms.
+/// What a check looks up: the query's content hash, its selected shingles and its terms.
 pub struct CandidateProbe<'a> {
     pub content_hash: u64,
     /// The query's shingles by position (only those a library's selection picks are looked up).
@@ -83,7 +83,7 @@ impl CandidateMap {
         inner.unknown.remove(&library);
     }
 
-    /// Files one document's content keys under `library`: its content hash, its sampled
+    /// Files one document's content keys under `library`: its content hash, its selected
     /// shingles' [`shingle_key`]s and its language (`None`: not known, any).
     pub(crate) fn add_content(
         &self,
@@ -214,7 +214,7 @@ pub(crate) fn language_code(code: &str) -> Option<[u8; 2]> {
 /// `mod 4` sample selects on; winnowing keeps small hashes, so its keys lean to small values and
 /// collide somewhat more often). Two shingles with one key make the map name a library that may
 /// hold neither, which its own lookups then answer; never one less. Half the memory and log of the
-/// whole hash: a full paper files ~900 sampled shingles.
+/// whole hash: a full paper files ~800 selected shingles (~900 under the `mod 4` sample).
 pub(crate) fn shingle_key(shingle: u64) -> u32 {
     (shingle >> 32) as u32
 }
@@ -222,7 +222,7 @@ pub(crate) fn shingle_key(shingle: u64) -> u32 {
 /// Keys to the libraries holding them. Most keys of a data directory are held by one library
 /// (a shingle of one paper), so that case takes one map entry of twelve bytes; a key held by
 /// several moves to a list. (A list per key took about five times the memory: a full paper
-/// files ~900 sampled shingles.)
+/// files ~800 selected shingles.)
 struct KeyLibraries<K> {
     one: HashMap<K, LibraryNo>,
     /// Keys held by two libraries or more, ascending.

@@ -26,11 +26,11 @@ pub use terms::MAX_SEARCH_TERMS;
 /// What one document shares with a query's shingles.
 #[derive(Debug, Clone, Default)]
 pub struct ShingleHits {
-    /// Distinct sampled query shingles found in the document.
+    /// Distinct selected query shingles found in the document.
     pub distinct: u32,
 }
 
-/// A shingle search: which live documents share sampled shingles with a query.
+/// A shingle search: which live documents share selected shingles with a query.
 #[derive(Debug, Clone, Copy)]
 pub struct ShingleQuery<'a> {
     /// The shingles to look up: those the library's [`ShingleSelection`] picks from the query
@@ -52,7 +52,7 @@ pub struct ShingleSearch {
     pub usable: usize,
     /// Distinct query shingles ignored as library boilerplate.
     pub frequent: HashSet<u64>,
-    /// How many live or deleted documents hold each sampled query shingle that any holds:
+    /// How many live or deleted documents hold each selected query shingle that any holds:
     /// what tells a passage the library repeats from one it holds once. Exact up to
     /// `max_df + 1`; a backend may stop counting there (the shingle is then frequent anyway).
     pub doc_freq: HashMap<u64, u64>,
