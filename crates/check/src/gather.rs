@@ -31,7 +31,7 @@ pub(super) struct Gathered {
     /// The query's seed signature against the view's snapshot.
     pub(super) signature: Option<u32>,
     pub(super) candidates: HashMap<DocKey, Candidate>,
-    /// The library's shingle selection, and the distinct query shingles it selects, sorted.
+    /// The library's shingle selection, and the distinct query shingles it looks up, sorted.
     pub(super) selection: ShingleSelection,
     pub(super) selected: Vec<u64>,
     /// Distinct selected query shingles that were looked up.
@@ -95,7 +95,7 @@ pub(super) fn gather(
         .frequent_shingle_docs
         .max((snapshot.docs() as f64 * config.frequent_shingle_share) as u64);
     let selection = view.shingle_selection();
-    let selected = selection.select(&query.shingles);
+    let selected = selection.lookups(&query.shingles);
     let search = view.shingle_search(&ShingleQuery {
         shingles: &selected,
         max_df,

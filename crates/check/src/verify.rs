@@ -28,8 +28,8 @@ pub(super) struct Query<'a> {
     pub(super) distinct: Vec<u64>,
     /// Selected query shingles ignored as library boilerplate.
     pub(super) frequent: &'a HashSet<u64>,
-    /// The library's shingle selection, and the distinct query shingles it selects, sorted:
-    /// those looked up, and the evidence a passage rests on.
+    /// The library's shingle selection, and the distinct query shingles it looks up
+    /// (`ShingleSelection::lookups`), sorted: the evidence a passage rests on.
     pub(super) selection: ShingleSelection,
     pub(super) selected: &'a [u64],
     /// Distinct selected query shingles that were looked up.

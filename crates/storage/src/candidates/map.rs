@@ -137,7 +137,7 @@ impl CandidateMap {
         // query's shingles either rule selects are looked up, which can only name more.
         let sampled: HashSet<u64> = [ShingleSelection::Winnowed, ShingleSelection::Modulo]
             .into_iter()
-            .flat_map(|selection| selection.select(probe.shingles))
+            .flat_map(|selection| selection.lookups(probe.shingles))
             .collect();
         // Counted per distinct query shingle: two whose keys collide count twice, which can
         // only name a library more.

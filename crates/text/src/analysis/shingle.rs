@@ -55,7 +55,7 @@ impl ShingleSelection {
     /// index holds for a document, and what a query looks up.
     pub fn select(self, positional: &[u64]) -> Vec<u64> {
         let mut selected = match self {
-            ShingleSelection::Winnowed => winnow(positional),
+            ShingleSelection::Winnowed => winnow(positional, WINNOW_WINDOW),
             ShingleSelection::Modulo => positional
                 .iter()
                 .copied()
@@ -66,14 +66,32 @@ impl ShingleSelection {
         selected.dedup();
         selected
     }
+
+    /// The distinct shingles a check looks up for a text (sorted): those it selects, and under
+    /// winnowing also the smallest of every window of half the size. A selected shingle of a
+    /// document is the smallest of a whole window of it, so it is the smallest of every smaller
+    /// window inside: the query finds it wherever the query shares those few shingles around
+    /// it, not only where it shares the whole window (a copy edited every few words keeps short
+    /// runs only). A superset of [`ShingleSelection::select`].
+    pub fn lookups(self, positional: &[u64]) -> Vec<u64> {
+        match self {
+            ShingleSelection::Winnowed => {
+                let mut lookups = winnow(positional, WINNOW_WINDOW / 2);
+                lookups.sort_unstable();
+                lookups.dedup();
+                lookups
+            }
+            ShingleSelection::Modulo => self.select(positional),
+        }
+    }
 }
 
 /// The smallest hash of every window of [`WINNOW_WINDOW`] positions (the rightmost of equal
 /// ones, which matters only for positions), once per position it is chosen at; the smallest of
 /// all when the text is shorter than a window. Linear: the window's minimum is scanned for
 /// again only when it leaves the window.
-fn winnow(hashes: &[u64]) -> Vec<u64> {
-    let window = WINNOW_WINDOW.min(hashes.len());
+fn winnow(hashes: &[u64], window: usize) -> Vec<u64> {
+    let window = window.min(hashes.len());
     if window == 0 {
         return Vec::new();
     }
@@ -301,6 +319,9 @@ mod tests {
                     .any(|h| sa.binary_search(h).is_ok() && sb.binary_search(h).is_ok()),
                 "trial {trial}: the run {run:?} shares no selected shingle"
             );
+            // What a check of either looks up holds what it selects.
+            let lookups = ShingleSelection::Winnowed.lookups(&b);
+            assert!(sb.iter().all(|h| lookups.binary_search(h).is_ok()));
             let (ma, mb) = (
                 ShingleSelection::Modulo.select(&a),
                 ShingleSelection::Modulo.select(&b),
@@ -312,7 +333,7 @@ mod tests {
                 missed_by_modulo += 1;
             }
             positions += a.len();
-            chosen += winnow(&a).len();
+            chosen += winnow(&a, WINNOW_WINDOW).len();
         }
         let density = chosen as f64 / positions as f64;
         println!(
@@ -333,6 +354,9 @@ mod tests {
         assert!((2_200..2_800).contains(&kept), "{kept}");
         let kept = ShingleSelection::Winnowed.select(&all).len();
         assert!((2_000..2_450).contains(&kept), "{kept}");
+        // A check looks up about 2 / (WINNOW_WINDOW / 2 + 1) of a text's shingles.
+        let looked_up = ShingleSelection::Winnowed.lookups(&all).len();
+        assert!((3_700..4_300).contains(&looked_up), "{looked_up}");
     }
 
     #[test]
