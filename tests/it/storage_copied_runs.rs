@@ -8,8 +8,8 @@ use dupfinder::analysis::{SHINGLE_WORDS, ShingleSelection, WINNOW_WINDOW};
 use dupfinder::config::PostgresConfig;
 use dupfinder::index::{DocKey, ShingleQuery};
 use dupfinder::signature::RobustScheme;
-use dupfinder::storage::Storage;
 use dupfinder::storage::postgres::PgStorage;
+use dupfinder::storage::{ReadView, Storage};
 
 use crate::storage_contract::{answer, document, finished, full_papers, postgres, tantivy};
 use crate::support::{PgServer, synthetic_text};
@@ -113,26 +113,7 @@ fn a_postgres_library_of_the_mod_4_sample_keeps_it() {
         ShingleSelection::Winnowed
     );
     for d in &documents {
-        let search = |shingles: &[u64]| {
-            view.shingle_search(&ShingleQuery {
-                shingles,
-                max_df: u64::MAX,
-                min_hits: 1,
-                limit: 10,
-            })
-            .unwrap()
-            .hits
-        };
-        let sampled = ShingleSelection::Modulo.select(&d.shingle_seq);
-        let hits = search(&sampled);
-        assert_eq!(hits[0].0, DocKey::of(&d.doc_id));
-        assert_eq!(hits[0].1.distinct as usize, sampled.len());
-        let winnowed_only: Vec<u64> = ShingleSelection::Winnowed
-            .select(&d.shingle_seq)
-            .into_iter()
-            .filter(|h| sampled.binary_search(h).is_err())
-            .collect();
-        assert!(search(&winnowed_only).is_empty());
+        assert_holds_the_mod_4_sample(view.as_ref(), DocKey::of(&d.doc_id), &d.shingle_seq);
     }
     drop(view);
     for (n, text) in texts.iter().enumerate() {
@@ -148,4 +129,30 @@ fn a_postgres_library_of_the_mod_4_sample_keeps_it() {
             assert!(!before["matches"].as_array().unwrap().is_empty());
         }
     }
+}
+
+/// Asserts that `view` indexes document `key`, whose shingles by position are `sequence`, with
+/// the 0 mod 4 sample: all of it, and nothing winnowing alone would have chosen.
+pub(crate) fn assert_holds_the_mod_4_sample(view: &dyn ReadView, key: DocKey, sequence: &[u64]) {
+    let search = |shingles: &[u64]| {
+        view.shingle_search(&ShingleQuery {
+            shingles,
+            max_df: u64::MAX,
+            min_hits: 1,
+            limit: 10,
+        })
+        .unwrap()
+        .hits
+    };
+    let sampled = ShingleSelection::Modulo.select(sequence);
+    let hits = search(&sampled);
+    assert_eq!(hits[0].0, key);
+    assert_eq!(hits[0].1.distinct as usize, sampled.len());
+    let winnowed_only: Vec<u64> = ShingleSelection::Winnowed
+        .select(sequence)
+        .into_iter()
+        .filter(|h| sampled.binary_search(h).is_err())
+        .collect();
+    assert!(!winnowed_only.is_empty());
+    assert!(search(&winnowed_only).is_empty());
 }

@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 use dupfinder::analysis::ShingleSelection;
 use dupfinder::check::{CheckRequest, Verdict};
 use dupfinder::config::Config;
-use dupfinder::index::{DocKey, ShingleQuery};
+use dupfinder::index::DocKey;
 use dupfinder::library::check;
 use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary};
 
+use crate::storage_copied_runs::assert_holds_the_mod_4_sample;
 use crate::support::synthetic_text;
 
 /// The fields version 7 added to the content schema.
@@ -238,28 +239,8 @@ fn a_library_of_the_mod_4_sample_keeps_it_and_answers_alike() {
     for n in 0..texts.len() {
         let key = DocKey::of(&format!("d{n}"));
         let sequence = view.stored_for_check(key).unwrap().unwrap().shingles;
-        let search = |shingles: &[u64]| {
-            view.shingle_search(&ShingleQuery {
-                shingles,
-                max_df: u64::MAX,
-                min_hits: 1,
-                limit: 10,
-            })
-            .unwrap()
-            .hits
-        };
         // The index holds the sample, and nothing winnowing alone would have chosen.
-        let sampled = ShingleSelection::Modulo.select(&sequence);
-        let hits = search(&sampled);
-        assert_eq!(hits[0].0, key);
-        assert_eq!(hits[0].1.distinct as usize, sampled.len());
-        let winnowed_only: Vec<u64> = ShingleSelection::Winnowed
-            .select(&sequence)
-            .into_iter()
-            .filter(|h| sampled.binary_search(h).is_err())
-            .collect();
-        assert!(!winnowed_only.is_empty());
-        assert!(search(&winnowed_only).is_empty());
+        assert_holds_the_mod_4_sample(&view, key, &sequence);
     }
     drop(view);
 
