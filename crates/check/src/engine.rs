@@ -370,6 +370,7 @@ impl LibraryCheck<'_> {
             frequent: &gathered.frequent,
             selection: gathered.selection,
             selected: &gathered.selected,
+            looked_up: &gathered.looked_up,
             sampled: gathered.usable,
             structure: &self.context.structure,
             token_chars: &self.context.token_chars,

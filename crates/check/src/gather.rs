@@ -31,9 +31,11 @@ pub(super) struct Gathered {
     /// The query's seed signature against the view's snapshot.
     pub(super) signature: Option<u32>,
     pub(super) candidates: HashMap<DocKey, Candidate>,
-    /// The library's shingle selection, and the distinct query shingles it looks up, sorted.
+    /// The library's shingle selection; the distinct query shingles it would index and those
+    /// it looks up (a superset), sorted.
     pub(super) selection: ShingleSelection,
     pub(super) selected: Vec<u64>,
+    pub(super) looked_up: Vec<u64>,
     /// Distinct selected query shingles that were looked up.
     pub(super) usable: usize,
     /// Sampled query shingles ignored as library boilerplate.
@@ -95,9 +97,9 @@ pub(super) fn gather(
         .frequent_shingle_docs
         .max((snapshot.docs() as f64 * config.frequent_shingle_share) as u64);
     let selection = view.shingle_selection();
-    let selected = selection.lookups(&query.shingles);
+    let looked_up = selection.lookups(&query.shingles);
     let search = view.shingle_search(&ShingleQuery {
-        shingles: &selected,
+        shingles: &looked_up,
         max_df,
         min_hits: config.min_shingle_hits,
         limit,
@@ -111,7 +113,8 @@ pub(super) fn gather(
         signature,
         candidates,
         selection,
-        selected,
+        selected: selection.select(&query.shingles),
+        looked_up,
         usable: search.usable,
         frequent: search.frequent,
         doc_freq: search.doc_freq,

@@ -60,6 +60,7 @@ pub fn check_stored(
         frequent: &gathered.frequent,
         selection: gathered.selection,
         selected: &gathered.selected,
+        looked_up: &gathered.looked_up,
         sampled: gathered.usable,
         structure: &structure,
         token_chars: &token_chars,

@@ -28,10 +28,13 @@ pub(super) struct Query<'a> {
     pub(super) distinct: Vec<u64>,
     /// Selected query shingles ignored as library boilerplate.
     pub(super) frequent: &'a HashSet<u64>,
-    /// The library's shingle selection, and the distinct query shingles it looks up
-    /// (`ShingleSelection::lookups`), sorted: the evidence a passage rests on.
+    /// The library's shingle selection; the distinct query shingles it would index, sorted
+    /// (those a library document holding the same passage indexes too: what tells repeated
+    /// text), and those it looked up (`ShingleSelection::lookups`), sorted (the evidence a
+    /// passage rests on).
     pub(super) selection: ShingleSelection,
     pub(super) selected: &'a [u64],
+    pub(super) looked_up: &'a [u64],
     /// Distinct selected query shingles that were looked up.
     pub(super) sampled: usize,
     /// The query's structure, the code point span of each of its tokens, and the exclusions:
@@ -390,7 +393,7 @@ fn shingle_scores(
     let chains = chains(
         &query.analyzed.shingles,
         doc_shingles,
-        query.selected,
+        query.looked_up,
         query.frequent,
         config.passage_gap as usize,
         config.passage_min_shingles as usize,

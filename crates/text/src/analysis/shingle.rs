@@ -345,6 +345,44 @@ mod tests {
         assert!(missed_by_modulo > trials / 20, "{missed_by_modulo}");
     }
 
+    /// Why repeated text is told by the query's selection, not by its lookups: a document that
+    /// holds a passage indexes nearly all the shingles the query selects inside it, but only
+    /// about half of those the query looks up.
+    #[test]
+    fn a_holder_of_a_passage_indexes_what_the_query_selects_in_it() {
+        let mut random = Random(11);
+        let (mut selected, mut selected_held) = (0usize, 0usize);
+        let (mut looked_up, mut looked_up_held) = (0usize, 0usize);
+        for _ in 0..500 {
+            let passage = hashes(&random.terms(60, 5_000));
+            let context = |random: &mut Random| hashes(&random.terms(50, 5_000));
+            let (before, after) = (context(&mut random), context(&mut random));
+            let holder = [before.as_slice(), &passage, &after].concat();
+            let query = [after.as_slice(), &passage, &before].concat();
+            let held = ShingleSelection::Winnowed.select(&holder);
+            let inside = |set: Vec<u64>| -> Vec<u64> {
+                set.into_iter().filter(|h| passage.contains(h)).collect()
+            };
+            for h in inside(ShingleSelection::Winnowed.select(&query)) {
+                selected += 1;
+                selected_held += usize::from(held.binary_search(&h).is_ok());
+            }
+            for h in inside(ShingleSelection::Winnowed.lookups(&query)) {
+                looked_up += 1;
+                looked_up_held += usize::from(held.binary_search(&h).is_ok());
+            }
+        }
+        let (by_selection, by_lookups) = (
+            selected_held as f64 / selected as f64,
+            looked_up_held as f64 / looked_up as f64,
+        );
+        println!(
+            "a holder indexes {by_selection:.3} of the selected, {by_lookups:.3} of the looked up"
+        );
+        assert!(by_selection > 0.9, "{by_selection}");
+        assert!(by_lookups < 0.75, "{by_lookups}");
+    }
+
     #[test]
     fn about_one_in_sample_is_kept() {
         let all: Vec<u64> = (0..10_000)
