@@ -33,6 +33,7 @@ mod shutdown;
 mod signatures;
 mod storage;
 mod storage_contract;
+mod storage_copied_runs;
 mod storage_dedup;
 mod storage_partitions;
 mod storage_search;

@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use dupfinder::analysis::Analyzer;
+use dupfinder::analysis::{Analyzer, ShingleSelection};
 use dupfinder::check::{CancelFlag, CheckRequest, Checker, check_stores};
 use dupfinder::config::{Config, PostgresConfig};
 use dupfinder::index::{
@@ -24,12 +24,12 @@ use serde_json::json;
 use crate::support::{PgServer, corpus, synthetic_text};
 
 /// A backend under test and what must live as long as it (a directory, a server).
-struct Backend {
-    storage: Box<dyn Storage>,
+pub(crate) struct Backend {
+    pub(crate) storage: Box<dyn Storage>,
     _keep: Box<dyn std::any::Any>,
 }
 
-fn tantivy() -> Backend {
+pub(crate) fn tantivy() -> Backend {
     let dir = tempfile::tempdir().unwrap();
     let options = IndexOptions {
         writer_memory: 15_000_000,
@@ -42,7 +42,7 @@ fn tantivy() -> Backend {
     }
 }
 
-fn postgres(test: &str) -> Option<Backend> {
+pub(crate) fn postgres(test: &str) -> Option<Backend> {
     let server = PgServer::start(test)?;
     let config = PostgresConfig {
         url: Some(server.create_database("dupfinder")),
@@ -135,13 +135,13 @@ fn analyzer() -> Analyzer {
     default_analyzer()
 }
 
-fn document(id: &str, text: &str) -> PreparedDocument {
+pub(crate) fn document(id: &str, text: &str) -> PreparedDocument {
     let json = json!({"id": id, "title": format!("Title {id}"), "text": text, "lang": "en"});
     let input = parse_document(&json.to_string()).unwrap();
     prepare(&analyzer(), Config::default().limits.text(), input).unwrap()
 }
 
-fn finished(store: &dyn LibraryStore) -> u64 {
+pub(crate) fn finished(store: &dyn LibraryStore) -> u64 {
     match store
         .reindex(&RebuildControl::default(), &mut |_| {})
         .unwrap()
@@ -209,6 +209,8 @@ fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
     finished(store.as_ref());
     let view = store.view().unwrap();
     let scheme = view.scheme();
+    let selection = view.shingle_selection();
+    assert_eq!(selection, ShingleSelection::NEW, "a new library winnows");
     for d in &docs {
         let key = DocKey::of(&d.doc_id);
         assert_eq!(
@@ -222,15 +224,15 @@ fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
         for signature in &robust {
             assert!(view.with_robust(*signature, 10).unwrap().contains(&key));
         }
+        let sampled = selection.select(&d.shingle_seq);
         let search = view
             .shingle_search(&ShingleQuery {
-                shingles: &d.shingle_seq,
+                shingles: &sampled,
                 max_df: u64::MAX,
                 min_hits: 1,
                 limit: 100,
             })
             .unwrap();
-        let sampled: BTreeSet<u64> = d.shingles.iter().copied().collect();
         let best = &search.hits[0];
         assert_eq!(best.0, key, "a document's own shingles find it first");
         assert_eq!(best.1.distinct as usize, sampled.len());
@@ -259,7 +261,7 @@ fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
     let view = store.view().unwrap();
     let search = view
         .shingle_search(&ShingleQuery {
-            shingles: &docs[0].shingle_seq,
+            shingles: &selection.select(&docs[0].shingle_seq),
             max_df: 1,
             min_hits: 1,
             limit: 100,
@@ -296,7 +298,7 @@ fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
     );
     let search = view
         .shingle_search(&ShingleQuery {
-            shingles: &gone.shingle_seq,
+            shingles: &selection.select(&gone.shingle_seq),
             max_df: u64::MAX,
             min_hits: 1,
             limit: 100,
@@ -522,7 +524,7 @@ fn a_record_changes_in_place_and_the_documents_stay(storage: &dyn Storage) {
 }
 
 /// A check's answer without the time it took, or its error.
-fn answer(store: &dyn LibraryStore, text: &str) -> Result<serde_json::Value, String> {
+pub(crate) fn answer(store: &dyn LibraryStore, text: &str) -> Result<serde_json::Value, String> {
     let config = Config::default();
     let mut request = CheckRequest::new(text);
     request.passages = true;
@@ -628,7 +630,7 @@ fn found(store: &dyn LibraryStore, query: &str) -> Result<(BTreeSet<String>, usi
 
 /// Full papers of ~5,000 made-up words (no stop words, so a phrase's words are its terms), drawn
 /// from a small vocabulary by a fixed sequence: many shared words, few shared runs.
-fn full_papers(count: usize) -> Vec<(String, String)> {
+pub(crate) fn full_papers(count: usize) -> Vec<(String, String)> {
     let syllables = [
         "ka", "lo", "mer", "ti", "sun", "var", "pel", "dor", "qui", "zan",
     ];

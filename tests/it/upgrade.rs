@@ -2,15 +2,18 @@
 //! 6) open as they are: the schema is upgraded in place, their documents are read and checked
 //! with the fields absent, and new documents store them. A schema that differs otherwise is
 //! refused. (A document kept with `shingle_seq` instead of `term_seq` is read by
-//! `index::view`'s own test.)
+//! `index::view`'s own test.) A library written before winnowing keeps its "0 mod 4" sample.
 
 use std::path::{Path, PathBuf};
 
+use dupfinder::analysis::ShingleSelection;
 use dupfinder::check::{CheckRequest, Verdict};
 use dupfinder::config::Config;
+use dupfinder::index::DocKey;
 use dupfinder::library::check;
 use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary};
 
+use crate::storage_copied_runs::assert_holds_the_mod_4_sample;
 use crate::support::synthetic_text;
 
 /// The fields version 7 added to the content schema.
@@ -150,4 +153,118 @@ fn a_schema_that_differs_otherwise_is_still_refused() {
     assert!(err.contains("different schema"), "{err}");
     let names = field_names(&content_meta(dir.path()));
     assert!(!names.contains(&"pdf_url".to_string()), "left as it was");
+}
+
+/// The file naming the shingle selection of library `id`.
+fn shingles_file(catalog: &Catalog, id: &str) -> PathBuf {
+    catalog.index(id).unwrap().dir().join("SHINGLES")
+}
+
+/// Imports `texts` into library `id`, created first, as documents `d0`, `d1`, …
+fn import(catalog: &Catalog, id: &str, texts: &[String]) {
+    let lines = texts
+        .iter()
+        .enumerate()
+        .map(|(n, text)| {
+            let input = DocumentInput {
+                id: Some(IdValue::Text(format!("d{n}"))),
+                text: Some(text.clone()),
+                ..Default::default()
+            };
+            (n + 1, Ok(input))
+        })
+        .collect();
+    let report = catalog.ingest(id, lines).unwrap();
+    assert_eq!(report.accepted, texts.len(), "{report:?}");
+}
+
+/// A check of `text` against library `id` alone, as JSON without the time it took and the
+/// library's name and generation.
+fn answer(catalog: &Catalog, id: &str, text: &str) -> serde_json::Value {
+    let mut request = CheckRequest::new(text);
+    request.libraries = Some(vec![id.to_string()]);
+    request.passages = true;
+    let mut value = serde_json::to_value(check(catalog, &request).unwrap()).unwrap();
+    value.as_object_mut().unwrap().remove("took_ms");
+    value.as_object_mut().unwrap().remove("generations");
+    for found in value["matches"].as_array_mut().unwrap() {
+        found.as_object_mut().unwrap().remove("library");
+    }
+    value
+}
+
+/// A library written before winnowing holds the shingles whose hash is 0 mod 4 and has no
+/// `SHINGLES` file: it is opened as such, keeps that sample for new documents, and answers
+/// checks as a library of the same documents that winnows.
+#[test]
+fn a_library_of_the_mod_4_sample_keeps_it_and_answers_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let texts: Vec<String> = (0..6).map(|n| synthetic_text(n, 400)).collect();
+    let catalog = open(dir.path());
+    catalog
+        .create(NewLibrary {
+            id: "old".to_string(),
+            ..Default::default()
+        })
+        .unwrap();
+    let marker = shingles_file(&catalog, "old");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "winnow 8\n");
+    drop(catalog);
+    // Its content index exists and no file names its selection: what an older release leaves.
+    std::fs::remove_file(&marker).unwrap();
+    let catalog = open(dir.path());
+    import(&catalog, "old", &texts[..5]);
+    catalog
+        .create(NewLibrary {
+            id: "new".to_string(),
+            ..Default::default()
+        })
+        .unwrap();
+    import(&catalog, "new", &texts[..5]);
+    drop(catalog);
+    std::fs::remove_file(&marker).unwrap();
+
+    let catalog = open(dir.path());
+    // A document added now takes the library's sample too.
+    import(&catalog, "old", &texts);
+    import(&catalog, "new", &texts);
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "mod 4\n");
+    let old = catalog.index("old").unwrap();
+    let view = old.view();
+    assert_eq!(view.shingle_selection(), ShingleSelection::Modulo);
+    assert_eq!(
+        catalog.index("new").unwrap().view().shingle_selection(),
+        ShingleSelection::Winnowed
+    );
+    for n in 0..texts.len() {
+        let key = DocKey::of(&format!("d{n}"));
+        let sequence = view.stored_for_check(key).unwrap().unwrap().shingles;
+        // The index holds the sample, and nothing winnowing alone would have chosen.
+        assert_holds_the_mod_4_sample(&view, key, &sequence);
+    }
+    drop(view);
+
+    // Copies whole and cut, documents joined, a long passage inside unrelated text.
+    let mut queries = Vec::new();
+    for (n, text) in texts.iter().enumerate() {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        queries.push(text.clone());
+        queries.push(words[..words.len() / 2].join(" "));
+        queries.push(format!("{text} {}", texts[(n + 1) % texts.len()]));
+        let unrelated = synthetic_text(100 + n as u64, 300);
+        let host: Vec<&str> = unrelated.split_whitespace().collect();
+        queries.push(
+            [&host[..150], &words[100..160], &host[150..]]
+                .concat()
+                .join(" "),
+        );
+    }
+    queries.push(synthetic_text(4242, 300));
+    let mut found = 0;
+    for query in &queries {
+        let before = answer(&catalog, "old", query);
+        assert_eq!(before, answer(&catalog, "new", query), "{query}");
+        found += usize::from(!before["matches"].as_array().unwrap().is_empty());
+    }
+    assert_eq!(found, queries.len() - 1);
 }

@@ -19,7 +19,9 @@ pub struct CheckConfig {
     /// `frequent_shingle_share · N` is library boilerplate and ignored.
     pub frequent_shingle_docs: u64,
     pub frequent_shingle_share: f64,
-    /// A document sharing fewer distinct shingles with the query is not a shingle candidate.
+    /// A document sharing fewer distinct selected shingles with the query is not a shingle
+    /// candidate. At 1 a library that winnows finds every shared run of
+    /// `WINNOW_WINDOW + SHINGLE_WORDS - 1` terms (the guarantee of `ShingleSelection::Winnowed`).
     pub min_shingle_hits: u32,
     /// Duplicate when the shingle resemblance reaches this…
     pub duplicate_resemblance: f64,
@@ -48,7 +50,7 @@ pub struct CheckConfig {
     pub exclude_boilerplate: bool,
     /// …nor passages of fewer words than this (0: none is small).
     pub exclude_small_matches: usize,
-    /// A passage most of whose sampled shingles this many library documents hold is library
+    /// A passage most of whose selected shingles this many library documents hold is library
     /// boilerplate: a journal's templates, affiliations and statements repeat across its
     /// papers far below the `frequent_shingle_docs` count. Holders that are versions of one
     /// work (equal normalized titles, or near-duplicates) count once.
@@ -66,7 +68,7 @@ impl Default for CheckConfig {
             max_verification_steps: 200_000_000,
             frequent_shingle_docs: 20,
             frequent_shingle_share: 0.001,
-            min_shingle_hits: 2,
+            min_shingle_hits: 1,
             duplicate_resemblance: 0.4,
             duplicate_containment: 0.8,
             duplicate_word_similarity: 0.5,

@@ -4,6 +4,7 @@
 use super::Verdict;
 use super::report::ratio;
 use crate::CheckConfig;
+use dupfinder_text::analysis::ShingleSelection;
 
 /// What verification measured for one candidate.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -50,16 +51,20 @@ impl Scores {
     }
 }
 
-/// The cheap first look, before a candidate's stored document is read: one found only by a
-/// couple of sampled shingles, a small share of the `sampled` query shingles, and by no
-/// signature cannot reach any verdict.
+/// The cheap first look, before a candidate's stored document is read: under the `mod 4`
+/// sample, one found only by a couple of selected shingles, a small share of the `sampled`
+/// query shingles, and by no signature cannot reach any verdict. Under winnowing one shared
+/// selected shingle is all a counted passage of `WINNOW_WINDOW` shingles is sure to leave, so
+/// every candidate is read (the guarantee of the shortest copied run that is always found).
 pub fn worth_reading(
     signed: bool,
+    selection: ShingleSelection,
     sampled_hits: u32,
     sampled: usize,
     config: &CheckConfig,
 ) -> bool {
     signed
+        || (selection == ShingleSelection::Winnowed && sampled_hits > 0)
         || sampled_hits > 2
         || ratio(sampled_hits as usize, sampled.max(1)) >= config.partial_containment
 }
@@ -300,14 +305,19 @@ mod tests {
     #[test]
     fn worth_reading_skips_only_weak_shingle_only_candidates() {
         let config = config();
+        let modulo = ShingleSelection::Modulo;
         assert!(
-            worth_reading(true, 0, 100, &config),
+            worth_reading(true, modulo, 0, 100, &config),
             "signed candidates are always read"
         );
-        assert!(!worth_reading(false, 2, 100, &config));
-        assert!(worth_reading(false, 3, 100, &config));
+        assert!(!worth_reading(false, modulo, 2, 100, &config));
+        assert!(worth_reading(false, modulo, 3, 100, &config));
         // Two hits of a short query's five sampled shingles are a large share.
-        assert!(worth_reading(false, 2, 5, &config));
-        assert!(!worth_reading(false, 0, 0, &config));
+        assert!(worth_reading(false, modulo, 2, 5, &config));
+        assert!(!worth_reading(false, modulo, 0, 0, &config));
+        // Under winnowing one shared shingle may be all a copied run leaves.
+        let winnowed = ShingleSelection::Winnowed;
+        assert!(worth_reading(false, winnowed, 1, 1_000, &config));
+        assert!(!worth_reading(false, winnowed, 0, 1_000, &config));
     }
 }

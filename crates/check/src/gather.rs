@@ -1,5 +1,5 @@
 //! Candidate gathering in one library: the content hash, the seed and robust signatures and the
-//! sampled shingles of the query, each looked up through one [`ReadView`].
+//! selected shingles of the query, each looked up through one [`ReadView`].
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -8,7 +8,7 @@ use crate::CheckConfig;
 use dupfinder_signature::{robust_signatures_of, seed_signature_of, top_terms, weigh_terms};
 use dupfinder_storage::ReadView;
 use dupfinder_storage::index::{DocKey, IndexError, ShingleHits, ShingleQuery};
-use dupfinder_text::analysis::AnalyzedText;
+use dupfinder_text::analysis::{AnalyzedText, ShingleSelection};
 
 /// One candidate document and how it was found.
 #[derive(Debug, Default)]
@@ -31,7 +31,12 @@ pub(super) struct Gathered {
     /// The query's seed signature against the view's snapshot.
     pub(super) signature: Option<u32>,
     pub(super) candidates: HashMap<DocKey, Candidate>,
-    /// Distinct sampled query shingles that were looked up.
+    /// The library's shingle selection; the distinct query shingles it would index and those
+    /// it looks up (a superset), sorted.
+    pub(super) selection: ShingleSelection,
+    pub(super) selected: Vec<u64>,
+    pub(super) looked_up: Vec<u64>,
+    /// Distinct selected query shingles that were looked up.
     pub(super) usable: usize,
     /// Sampled query shingles ignored as library boilerplate.
     pub(super) frequent: HashSet<u64>,
@@ -91,8 +96,10 @@ pub(super) fn gather(
     let max_df = config
         .frequent_shingle_docs
         .max((snapshot.docs() as f64 * config.frequent_shingle_share) as u64);
+    let selection = view.shingle_selection();
+    let looked_up = selection.lookups(&query.shingles);
     let search = view.shingle_search(&ShingleQuery {
-        shingles: &query.shingles,
+        shingles: &looked_up,
         max_df,
         min_hits: config.min_shingle_hits,
         limit,
@@ -105,6 +112,9 @@ pub(super) fn gather(
     Ok(Gathered {
         signature,
         candidates,
+        selection,
+        selected: selection.select(&query.shingles),
+        looked_up,
         usable: search.usable,
         frequent: search.frequent,
         doc_freq: search.doc_freq,

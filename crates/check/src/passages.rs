@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use dupfinder_text::analysis::{SHINGLE_WORDS, Span, Token, is_sampled};
+use dupfinder_text::analysis::{SHINGLE_WORDS, Span, Token};
 
 /// One copied passage, in both texts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -88,8 +88,8 @@ pub(super) struct Chain {
     pub(super) last: (usize, usize),
     /// Shared shingles in the chain.
     pub(super) matched: usize,
-    /// Whether the chain holds a shingle of the index sample that is not library boilerplate:
-    /// the evidence the verdict was based on.
+    /// Whether the chain holds a shingle the query's lookup selected that is not library
+    /// boilerplate: the evidence the verdict was based on.
     supported: bool,
 }
 
@@ -103,11 +103,14 @@ impl Chain {
 /// Finds the passages two texts share, on all their shingles (not only the sample), given as
 /// the shingle starting at each token position: chains of shared shingles where both texts
 /// advance by at most `max_gap` positions between links, so an edited word or two does not
-/// break a passage. Chains shorter than `min_shingles`, and chains made only of library
-/// boilerplate (`frequent` sampled shingles), are not passages.
+/// break a passage. Chains shorter than `min_shingles`, and chains holding none of the query's
+/// `selected` shingles (sorted) but library boilerplate (`frequent` ones), are not passages.
+/// Under winnowing a chain of [`WINNOW_WINDOW`](dupfinder_text::analysis::WINNOW_WINDOW)
+/// consecutive shared shingles always holds a selected one.
 pub(super) fn chains(
     query: &[u64],
     doc: &[u64],
+    selected: &[u64],
     frequent: &HashSet<u64>,
     max_gap: usize,
     min_shingles: usize,
@@ -126,7 +129,7 @@ pub(super) fn chains(
             continue;
         }
         let ds = &ds[..run];
-        let evidence = is_sampled(*hash) && !frequent.contains(hash);
+        let evidence = selected.binary_search(hash).is_ok() && !frequent.contains(hash);
         // Chains that can no longer be extended are finished.
         let mut i = 0;
         while i < open.len() {
@@ -353,12 +356,17 @@ fn widen_forward(
 mod tests {
     use super::*;
 
-    /// Shingle hashes `from..to`, each a multiple of the sample modulus so every one counts
-    /// as evidence.
+    /// Shingle hashes `from..to`.
     fn shingles(range: std::ops::Range<u64>) -> Vec<u64> {
-        range
-            .map(|h| h * dupfinder_text::analysis::SHINGLE_SAMPLE)
-            .collect()
+        range.collect()
+    }
+
+    /// Every shingle of `query` selected: each one counts as evidence.
+    fn every(query: &[u64]) -> Vec<u64> {
+        let mut all = query.to_vec();
+        all.sort_unstable();
+        all.dedup();
+        all
     }
 
     fn query_spans(chains: &[Chain]) -> Vec<(usize, usize)> {
@@ -374,7 +382,7 @@ mod tests {
         let mut doc = shingles(10..20);
         doc.extend(shingles(500..530));
         doc.extend(shingles(1..41));
-        let found = chains(&query, &doc, &HashSet::new(), 6, 5);
+        let found = chains(&query, &doc, &every(&query), &HashSet::new(), 6, 5);
         assert_eq!(query_spans(&found), [(0, 39)]);
         assert_eq!(found[0].first.1, 40, "aligned to the long occurrence");
         assert_eq!(found[0].matched, 40);
@@ -387,10 +395,10 @@ mod tests {
         let mut doc = shingles(1..101);
         // Ten edited shingles in the middle of each side (different on the two sides).
         for (i, h) in (45..55).enumerate() {
-            query[h] = (900 + i as u64) * dupfinder_text::analysis::SHINGLE_SAMPLE;
-            doc[h] = (950 + i as u64) * dupfinder_text::analysis::SHINGLE_SAMPLE;
+            query[h] = 900 + i as u64;
+            doc[h] = 950 + i as u64;
         }
-        let found = chains(&query, &doc, &HashSet::new(), 6, 5);
+        let found = chains(&query, &doc, &every(&query), &HashSet::new(), 6, 5);
         assert_eq!(query_spans(&found), [(0, 99)]);
         assert_eq!(found[0].matched, 90);
     }
@@ -404,7 +412,7 @@ mod tests {
         let mut doc = shingles(21..31);
         doc.extend(shingles(700..705));
         doc.extend(shingles(1..11));
-        let found = chains(&query, &doc, &HashSet::new(), 6, 5);
+        let found = chains(&query, &doc, &every(&query), &HashSet::new(), 6, 5);
         assert_eq!(query_spans(&found), [(0, 9), (50, 59)]);
     }
 

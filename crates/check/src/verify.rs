@@ -14,7 +14,7 @@ use super::{Exclusions, MatchReport, Method, NotCounted, PassageMatch, Span};
 use crate::CheckConfig;
 use dupfinder_storage::ReadView;
 use dupfinder_storage::index::{DocKey, IndexError, StoredDocument, StoredForCheck};
-use dupfinder_text::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, is_sampled};
+use dupfinder_text::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, ShingleSelection};
 use dupfinder_text::structure::{Part, Structure};
 
 /// A verified match and the query tokens its passages cover, with their kinds.
@@ -26,9 +26,16 @@ pub(super) struct Query<'a> {
     pub(super) text: &'a str,
     /// The query's distinct shingles, library boilerplate left out, sorted.
     pub(super) distinct: Vec<u64>,
-    /// Sampled query shingles ignored as library boilerplate.
+    /// Selected query shingles ignored as library boilerplate.
     pub(super) frequent: &'a HashSet<u64>,
-    /// Distinct sampled query shingles that were looked up.
+    /// The library's shingle selection; the distinct query shingles it would index, sorted
+    /// (those a library document holding the same passage indexes too: what tells repeated
+    /// text), and those it looked up (`ShingleSelection::lookups`), sorted (the evidence a
+    /// passage rests on).
+    pub(super) selection: ShingleSelection,
+    pub(super) selected: &'a [u64],
+    pub(super) looked_up: &'a [u64],
+    /// Distinct selected query shingles that were looked up.
     pub(super) sampled: usize,
     /// The query's structure, the code point span of each of its tokens, and the exclusions:
     /// what gives each passage its kind and decides whether it counts.
@@ -37,7 +44,7 @@ pub(super) struct Query<'a> {
     pub(super) exclusions: &'a Exclusions,
     /// Analyzes a source again when a passage's source side must be located.
     pub(super) analyzer: &'a Analyzer,
-    /// How many library documents hold each sampled query shingle.
+    /// How many library documents hold each selected query shingle.
     pub(super) doc_freq: &'a std::collections::HashMap<u64, u64>,
     /// The shingles of the library's own boilerplate phrases, sorted.
     pub(super) phrases: &'a [u64],
@@ -51,7 +58,7 @@ pub(super) struct Query<'a> {
 const READ_AHEAD: usize = 32;
 
 /// Calls `each` with every candidate and what `view` holds for it: `None` when the candidate is
-/// not worth reading (found by a few sampled shingles alone, see [`worth_reading`]) or no longer
+/// not worth reading (found by a few selected shingles alone, see [`worth_reading`]) or no longer
 /// live in the view. Those worth reading are read [`READ_AHEAD`] at a time through
 /// [`ReadView::stored_for_check_each`].
 pub(super) fn for_each_read<E: From<IndexError>>(
@@ -63,7 +70,13 @@ pub(super) fn for_each_read<E: From<IndexError>>(
 ) -> Result<(), E> {
     let (worth, skipped): (Vec<_>, Vec<_>) = candidates.into_iter().partition(|(_, c)| {
         let sampled_hits = c.hits.as_ref().map_or(0, |h| h.distinct);
-        worth_reading(c.signed(), sampled_hits, query.sampled, config)
+        worth_reading(
+            c.signed(),
+            query.selection,
+            sampled_hits,
+            query.sampled,
+            config,
+        )
     });
     for (key, candidate) in skipped {
         each(key, candidate, None)?;
@@ -253,17 +266,17 @@ fn repeated_across_works(
     })
 }
 
-/// The sampled shingles of a passage, in query order.
+/// The selected shingles of a passage, in query order.
 fn passage_sampled<'q>(query: &'q Query<'_>, chain: &Chain) -> impl Iterator<Item = u64> + 'q {
     let end = (chain.last.0 + 1).min(query.analyzed.shingles.len());
     let start = chain.first.0.min(end);
     query.analyzed.shingles[start..end]
         .iter()
         .copied()
-        .filter(|hash| is_sampled(*hash))
+        .filter(|hash| query.selected.binary_search(hash).is_ok())
 }
 
-/// Whether the library's document counts say a passage may be repeated: most of its sampled
+/// Whether the library's document counts say a passage may be repeated: most of its selected
 /// shingles are held by at least `min_docs` library documents (or are too frequent to be
 /// looked up at all).
 fn repeated(query: &Query<'_>, chain: &Chain, min_docs: u64) -> bool {
@@ -396,6 +409,7 @@ fn shingle_scores(
     let chains = chains(
         &query.analyzed.shingles,
         doc_shingles,
+        query.looked_up,
         query.frequent,
         config.passage_gap as usize,
         config.passage_min_shingles as usize,

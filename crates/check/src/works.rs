@@ -41,7 +41,7 @@ pub(super) struct Works {
 
 impl Works {
     /// How many distinct works hold a passage: the documents that hold most of `passage` (its
-    /// sampled shingles that are not too frequent to be looked up), grouped into works. `None`
+    /// selected shingles that are not too frequent to be looked up), grouped into works. `None`
     /// when more than [`MAX_HOLDERS`] documents hold it: as many as that are never one work.
     pub(super) fn holding(
         &self,

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use dupfinder_text::analysis::{Analyzer, TextLimits, analyze_text, sampled_shingles};
+use dupfinder_text::analysis::{Analyzer, TextLimits, analyze_text};
 pub use dupfinder_text::analysis::{DocumentError, parse_lang};
 
 use crate::index::PreparedDocument;
@@ -132,7 +132,6 @@ pub fn prepare(
         words: analyzed.words,
         content_hash: analyzed.content_hash,
         term_counts: analyzed.term_counts,
-        shingles: sampled_shingles(&analyzed.shingles),
         shingle_seq: analyzed.shingles,
         tokens: analyzed.tokens,
     })

@@ -15,6 +15,7 @@ use crate::index::{
     SortKey, SortOrder, StoredDocument, StoredForCheck,
 };
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
+use dupfinder_text::analysis::ShingleSelection;
 
 mod libraries;
 mod writes;
@@ -28,6 +29,10 @@ impl ReadView for LibraryView<'_> {
 
     fn scheme(&self) -> RobustScheme {
         LibraryView::scheme(self)
+    }
+
+    fn shingle_selection(&self) -> ShingleSelection {
+        LibraryView::shingle_selection(self)
     }
 
     /// The whole snapshot is in memory already: lending it costs nothing.

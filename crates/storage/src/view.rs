@@ -7,6 +7,7 @@ use crate::index::{
     DocKey, IndexError, ShingleQuery, ShingleSearch, StoredDocument, StoredForCheck,
 };
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
+use dupfinder_text::analysis::ShingleSelection;
 
 /// One consistent read of a library: a statistics generation and the documents as of one
 /// moment. Writes and generation switches after the view was taken do not change what it reads.
@@ -16,6 +17,10 @@ pub trait ReadView {
 
     /// The robust signature variants of the view's generation.
     fn scheme(&self) -> RobustScheme;
+
+    /// Which shingles the library indexes, and so which of a query's shingles a check looks up
+    /// and counts as evidence.
+    fn shingle_selection(&self) -> ShingleSelection;
 
     /// The statistics of the view's generation: `N`, and `df` and `cf` of at least the terms of
     /// `terms` (a backend may answer with every term it has at hand).
@@ -43,7 +48,7 @@ pub trait ReadView {
             .collect()
     }
 
-    /// Which live documents share sampled shingles with a query ([`ShingleQuery`]).
+    /// Which live documents share selected shingles with a query ([`ShingleQuery`]).
     fn shingle_search(&self, query: &ShingleQuery<'_>) -> Result<ShingleSearch, IndexError>;
 
     /// Live documents in language `lang` holding any of `terms` (analyzer terms), the best BM25

@@ -1,4 +1,4 @@
-//! The keys a document leaves in the map: its content hash, its sampled shingles and the term
+//! The keys a document leaves in the map: its content hash, its selected shingles and the term
 //! sets of its signatures, each term as a 32-bit hash.
 
 use dupfinder_signature::{RobustScheme, SEED_TERMS, WeightedTerm, signature_term_sets};

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use parking_lot::RwLock;
 
 use super::keys::{SetKey, term_hash};
+use dupfinder_text::analysis::ShingleSelection;
 
 /// A library's number in the map: small, so that key lists stay compact.
 pub(crate) type LibraryNo = u32;
@@ -12,7 +13,7 @@ pub(crate) type LibraryNo = u32;
 /// Which libraries may hold a candidate for a query, across every library of a data directory.
 ///
 /// **Invariant: it may say too much, never too little.** A library that holds a document the
-/// query's content hash, signatures or sampled shingles would find is always named; a library
+/// query's content hash, signatures or selected shingles would find is always named; a library
 /// named may hold none (a key of a deleted document stays until the library's keys are
 /// rebuilt). A library whose keys are not all known yet is named for every query.
 #[derive(Default)]
@@ -42,14 +43,14 @@ struct Inner {
     any_language: HashSet<LibraryNo>,
 }
 
-/// What a check looks up: the query's content hash, its sampled shingles and its terms.
+/// What a check looks up: the query's content hash, its selected shingles and its terms.
 pub struct CandidateProbe<'a> {
     pub content_hash: u64,
-    /// The query's shingles (sampled or not: only sampled ones are looked up).
+    /// The query's shingles by position (only those a library's selection picks are looked up).
     pub shingles: &'a [u64],
     /// The query's distinct terms.
     pub terms: &'a [(String, u32)],
-    /// The sampled shingles a document must share to be a candidate.
+    /// The selected shingles a document must share to be a candidate.
     pub min_shingle_hits: u32,
 }
 
@@ -82,7 +83,7 @@ impl CandidateMap {
         inner.unknown.remove(&library);
     }
 
-    /// Files one document's content keys under `library`: its content hash, its sampled
+    /// Files one document's content keys under `library`: its content hash, its selected
     /// shingles' [`shingle_key`]s and its language (`None`: not known, any).
     pub(crate) fn add_content(
         &self,
@@ -131,13 +132,12 @@ impl CandidateMap {
         let inner = self.inner.read();
         let mut found: HashSet<LibraryNo> = inner.unknown.clone();
         found.extend(inner.hashes.get(probe.content_hash));
-        // A document shares at least `min_shingle_hits` sampled shingles with the query only in
-        // a library that holds that many of them.
-        let sampled: HashSet<u64> = probe
-            .shingles
-            .iter()
-            .copied()
-            .filter(|h| dupfinder_text::analysis::is_sampled(*h))
+        // A document shares at least `min_shingle_hits` selected shingles with the query only in
+        // a library that holds that many of them. Each library selects by its own rule: the
+        // query's shingles either rule selects are looked up, which can only name more.
+        let sampled: HashSet<u64> = [ShingleSelection::Winnowed, ShingleSelection::Modulo]
+            .into_iter()
+            .flat_map(|selection| selection.lookups(probe.shingles))
             .collect();
         // Counted per distinct query shingle: two whose keys collide count twice, which can
         // only name a library more.
@@ -210,10 +210,11 @@ pub(crate) fn language_code(code: &str) -> Option<[u8; 2]> {
     code.as_bytes().try_into().ok()
 }
 
-/// A sampled shingle's key in the map: the high half of its hash (the low bits are what
-/// sampling selects on). Two shingles with one key make the map name a library that may hold
-/// neither, which its own lookups then answer; never one less. Half the memory and log of the
-/// whole hash: a full paper files ~900 sampled shingles.
+/// A selected shingle's key in the map: the high half of its hash (the low bits are what the
+/// `mod 4` sample selects on; winnowing keeps small hashes, so its keys lean to small values and
+/// collide somewhat more often). Two shingles with one key make the map name a library that may
+/// hold neither, which its own lookups then answer; never one less. Half the memory and log of the
+/// whole hash: a full paper files ~800 selected shingles (~900 under the `mod 4` sample).
 pub(crate) fn shingle_key(shingle: u64) -> u32 {
     (shingle >> 32) as u32
 }
@@ -221,7 +222,7 @@ pub(crate) fn shingle_key(shingle: u64) -> u32 {
 /// Keys to the libraries holding them. Most keys of a data directory are held by one library
 /// (a shingle of one paper), so that case takes one map entry of twelve bytes; a key held by
 /// several moves to a list. (A list per key took about five times the memory: a full paper
-/// files ~900 sampled shingles.)
+/// files ~800 selected shingles.)
 struct KeyLibraries<K> {
     one: HashMap<K, LibraryNo>,
     /// Keys held by two libraries or more, ascending.

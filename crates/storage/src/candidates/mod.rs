@@ -1,5 +1,5 @@
 //! Where a check may find candidates, across every library of a data directory: one map from
-//! each candidate key — a content hash, a sampled shingle, the term set of a signature — to the
+//! each candidate key — a content hash, a selected shingle, the term set of a signature — to the
 //! libraries that hold it, so that a check opens only the libraries that can answer it instead
 //! of paying a lookup in each.
 //!

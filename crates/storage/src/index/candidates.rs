@@ -5,7 +5,6 @@ use tantivy::TantivyDocument;
 use tantivy::schema::Value;
 
 use super::{IndexError, LibraryIndex};
-use dupfinder_text::analysis::sampled_shingles;
 
 impl LibraryIndex {
     /// Files every live document's keys (content hash, sampled shingles, signature term sets of
@@ -36,7 +35,7 @@ impl LibraryIndex {
                     .get_first(s.lang)
                     .and_then(|v| v.as_str())
                     .unwrap_or_default();
-                share.add_content(hash, &sampled_shingles(&sequence), language)?;
+                share.add_content(hash, &self.shingle_selection.select(&sequence), language)?;
                 signatures.file_term_sets(&counts)?;
             }
         }

@@ -25,9 +25,9 @@ pub struct PreparedDocument {
     pub content_hash: u64,
     /// Each distinct term once, sorted by term, with its count.
     pub term_counts: Vec<(String, u32)>,
-    /// Distinct sampled shingle hashes, sorted: what the shingle index holds.
-    pub shingles: Vec<u64>,
-    /// Every shingle in text order (element `i` starts at token `i`).
+    /// Every shingle in text order (element `i` starts at token `i`); the library's
+    /// [`ShingleSelection`](dupfinder_text::analysis::ShingleSelection) picks from them what its
+    /// shingle index holds.
     pub shingle_seq: Vec<u64>,
     pub tokens: Vec<Token>,
 }

@@ -9,6 +9,7 @@
 //! <library dir>/stats/gen-N.stats    the snapshot of generation N (checksummed)
 //! <library dir>/signatures/gen-N/    tantivy: signatures computed against snapshot N
 //! <library dir>/CURRENT              the current generation number
+//! <library dir>/SHINGLES             the library's shingle selection ("winnow 8"; absent: "mod 4")
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -24,6 +25,7 @@ use super::signatures::SignatureIndex;
 use super::{ContentSchema, IndexError};
 use crate::candidates::CandidateShare;
 use dupfinder_signature::RobustScheme;
+use dupfinder_text::analysis::ShingleSelection;
 
 /// Options for opening a library's indexes.
 #[derive(Debug, Clone)]
@@ -89,6 +91,8 @@ pub struct LibraryIndex {
     /// Serializes re-indexes of this library.
     pub(super) rebuild_gate: Mutex<()>,
     pub(super) robust: RobustScheme,
+    /// Which shingles the library indexes and a check looks up, fixed when it was created.
+    pub(super) shingle_selection: ShingleSelection,
     /// Title order per segment, for listings sorted by title.
     pub(super) title_order: TitleOrder,
     /// This library's keys in the candidate map spanning libraries, when there is one.
@@ -182,6 +186,11 @@ impl LibraryIndex {
     /// Notes a write, for [`LibraryIndex::close_idle_writers`].
     pub(super) fn wrote(&self) {
         *self.last_write.lock() = Instant::now();
+    }
+
+    /// Which shingles the library indexes and a check looks up.
+    pub fn shingle_selection(&self) -> ShingleSelection {
+        self.shingle_selection
     }
 
     /// Where the library's files are.

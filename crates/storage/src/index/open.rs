@@ -18,7 +18,7 @@ use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME};
 use super::{ContentSchema, IndexError, IndexOptions, LibraryIndex};
 use crate::candidates::CandidateShare;
 use dupfinder_signature::StatsSnapshot;
-use dupfinder_text::analysis::Analyzer;
+use dupfinder_text::analysis::{Analyzer, ShingleSelection};
 
 impl LibraryIndex {
     /// Opens the library's indexes under `dir`, creating them when missing, and repairs a
@@ -42,6 +42,7 @@ impl LibraryIndex {
         let schema = ContentSchema::load()?;
         let content_path = dir.join("content");
         std::fs::create_dir_all(dir.join("stats")).map_err(IndexError::io(dir))?;
+        let shingle_selection = shingle_selection(dir)?;
         let index = open_or_create(&content_path, schema.schema.clone())?;
         index
             .tokenizers()
@@ -89,6 +90,7 @@ impl LibraryIndex {
             staged: AtomicU64::new(0),
             rebuild_gate: Mutex::new(()),
             robust: options.robust,
+            shingle_selection,
             title_order: TitleOrder::default(),
             candidates,
         };
@@ -138,7 +140,40 @@ pub(super) fn signature_path(dir: &Path, generation: u64) -> PathBuf {
 /// directory's libraries are looked at this way at start and opened when first used.
 pub fn prepare_schema(dir: &Path) -> Result<(), IndexError> {
     let schema = ContentSchema::load()?;
+    shingle_selection(dir)?;
     open_or_create(&dir.join("content"), schema.schema).map(drop)
+}
+
+/// The file naming the library's shingle selection.
+const SHINGLES_FILE: &str = "SHINGLES";
+
+/// The shingle selection of the library in `dir`, from its `SHINGLES` file. A library without
+/// one was created before the file existed, with the `mod 4` sample, when it has a content
+/// index; otherwise it is new and takes [`ShingleSelection::NEW`]. Either is written down before
+/// the content index is created, so a library never changes its selection.
+fn shingle_selection(dir: &Path) -> Result<ShingleSelection, IndexError> {
+    let path = dir.join(SHINGLES_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            ShingleSelection::from_marker(&text).ok_or_else(|| IndexError::SchemaMismatch {
+                path: path.clone(),
+                reason: format!("unknown shingle selection {:?}", text.trim()),
+            })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let selection = if dir.join("content").join("meta.json").exists() {
+                ShingleSelection::Modulo
+            } else {
+                ShingleSelection::NEW
+            };
+            std::fs::create_dir_all(dir).map_err(IndexError::io(dir))?;
+            let marker = format!("{}\n", selection.marker());
+            dupfinder_common::durable::write_atomically(&path, marker.as_bytes())
+                .map_err(IndexError::io(&path))?;
+            Ok(selection)
+        }
+        Err(e) => Err(IndexError::io(&path)(e)),
+    }
 }
 
 /// The current statistics generation of the library in `dir`, without opening it.

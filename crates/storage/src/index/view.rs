@@ -17,7 +17,7 @@ use super::postings::live_docs;
 use super::schema::field_names;
 use super::{DocKey, IndexError, LibraryIndex, SignatureIndex, StoredDocument, StoredForCheck};
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
-use dupfinder_text::analysis::is_sampled;
+use dupfinder_text::analysis::ShingleSelection;
 
 mod terms;
 
@@ -26,14 +26,15 @@ pub use terms::MAX_SEARCH_TERMS;
 /// What one document shares with a query's shingles.
 #[derive(Debug, Clone, Default)]
 pub struct ShingleHits {
-    /// Distinct sampled query shingles found in the document.
+    /// Distinct selected query shingles found in the document.
     pub distinct: u32,
 }
 
-/// A shingle search: which live documents share sampled shingles with a query.
+/// A shingle search: which live documents share selected shingles with a query.
 #[derive(Debug, Clone, Copy)]
 pub struct ShingleQuery<'a> {
-    /// The query's shingles; only the sampled ones are looked up, as only those are indexed.
+    /// The shingles to look up: those the library's [`ShingleSelection`] picks from the query
+    /// (only selected shingles are indexed).
     pub shingles: &'a [u64],
     /// Shingles held by more than this many documents (templates, licences, common phrases)
     /// are ignored, so they are never reported as copying.
@@ -51,7 +52,7 @@ pub struct ShingleSearch {
     pub usable: usize,
     /// Distinct query shingles ignored as library boilerplate.
     pub frequent: HashSet<u64>,
-    /// How many live or deleted documents hold each sampled query shingle that any holds:
+    /// How many live or deleted documents hold each selected query shingle that any holds:
     /// what tells a passage the library repeats from one it holds once. Exact up to
     /// `max_df + 1`; a backend may stop counting there (the shingle is then frequent anyway).
     pub doc_freq: HashMap<u64, u64>,
@@ -125,8 +126,13 @@ impl LibraryView<'_> {
         self.live(keys)
     }
 
-    /// Shingle search ([`ShingleQuery`]); the answer's `usable` counts the distinct sampled
-    /// shingles that were not too frequent to look up.
+    /// Which shingles the library indexes and a check looks up.
+    pub fn shingle_selection(&self) -> ShingleSelection {
+        self.index.shingle_selection
+    }
+
+    /// Shingle search ([`ShingleQuery`]); the answer's `usable` counts the distinct shingles
+    /// that were not too frequent to look up.
     pub fn shingle_search(&self, query: &ShingleQuery<'_>) -> Result<ShingleSearch, IndexError> {
         let &ShingleQuery {
             shingles,
@@ -135,11 +141,7 @@ impl LibraryView<'_> {
             limit,
         } = query;
         let path = &self.index.content_path;
-        let sampled: HashSet<u64> = shingles
-            .iter()
-            .copied()
-            .filter(|h| is_sampled(*h))
-            .collect();
+        let sampled: HashSet<u64> = shingles.iter().copied().collect();
         let field = self.index.schema.shingles;
         let segments = self.content.segment_readers();
         let mut inverted = Vec::with_capacity(segments.len());

@@ -52,16 +52,13 @@ impl LibraryIndex {
         let mut guard = self.writer.lock();
         let writer = self.content_writer(&mut guard)?;
         for document in documents {
+            let selected = self.shingle_selection.select(&document.shingle_seq);
             writer.delete_term(Term::from_field_text(self.schema.doc_id, &document.doc_id));
             writer
-                .add_document(self.content_document(document))
+                .add_document(self.content_document(document, &selected))
                 .map_err(IndexError::tantivy(&self.content_path))?;
             if let Some(candidates) = &self.candidates {
-                candidates.add_content(
-                    document.content_hash,
-                    &document.shingles,
-                    document.lang.code(),
-                )?;
+                candidates.add_content(document.content_hash, &selected, document.lang.code())?;
             }
             signatures.stage(&document.doc_id, &document.term_counts)?;
         }
@@ -190,7 +187,13 @@ impl LibraryIndex {
         Ok(true)
     }
 
-    pub(super) fn content_document(&self, document: &PreparedDocument) -> TantivyDocument {
+    /// The content index's document for `document`, holding `selected`, its shingles the
+    /// library's selection picks.
+    pub(super) fn content_document(
+        &self,
+        document: &PreparedDocument,
+        selected: &[u64],
+    ) -> TantivyDocument {
         let s = &self.schema;
         let mut doc = TantivyDocument::new();
         doc.add_text(s.doc_id, &document.doc_id);
@@ -219,7 +222,7 @@ impl LibraryIndex {
         }
         doc.add_u64(s.words, document.words);
         doc.add_u64(s.content_hash, document.content_hash);
-        for shingle in &document.shingles {
+        for shingle in selected {
             doc.add_u64(s.shingles, *shingle);
         }
         doc.add_bytes(s.term_counts, &encode_term_counts(&document.term_counts));
@@ -268,7 +271,7 @@ mod tests {
         };
         let prepared = prepare(&analyzer, limits, input).unwrap();
         // As an older release wrote it: every field but `term_seq`, and `shingle_seq`.
-        let written = index.content_document(&prepared);
+        let written = index.content_document(&prepared, &[]);
         let mut old = TantivyDocument::new();
         for (field, value) in written.field_values() {
             if field != index.schema.term_seq {

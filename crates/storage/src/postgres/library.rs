@@ -25,7 +25,7 @@ use tokio_postgres::Transaction;
 
 use super::database::Shared;
 use super::meta::{META_COLUMNS, meta_of};
-use super::view::PgView;
+use super::view::{PgView, selection_of};
 use crate::StorageError;
 use crate::index::{
     DocumentPage, DocumentSummary, IndexError, IndexSummary, PreparedDocument, RebuildControl,
@@ -34,6 +34,7 @@ use crate::index::{
 use crate::{Kept, LibraryStore, ReadView, ReindexClaim, UnfinishedReindex};
 use dupfinder_common::clock::unix_now;
 use dupfinder_signature::{RobustScheme, StatsSnapshot, TermStats, all_signatures};
+use dupfinder_text::analysis::ShingleSelection;
 
 /// The most documents a re-index reads, signs and commits together (fewer when
 /// `RebuildControl::commit_every` asks for fewer).
@@ -170,13 +171,26 @@ impl PgLibrary {
 
     /// Locks the library's row (`FOR SHARE` or `FOR UPDATE`) and returns its generation.
     async fn lock(&self, tx: &Transaction<'_>, mode: &str) -> Result<i64, IndexError> {
+        Ok(self.lock_reading(tx, mode).await?.0)
+    }
+
+    /// Locks the library's row like [`PgLibrary::lock`] and returns its generation and shingle
+    /// selection.
+    async fn lock_reading(
+        &self,
+        tx: &Transaction<'_>,
+        mode: &str,
+    ) -> Result<(i64, ShingleSelection), IndexError> {
         let row = tx
             .query_opt(
-                &format!("SELECT generation FROM libraries WHERE library = $1 FOR {mode}"),
+                &format!(
+                    "SELECT generation, shingles FROM libraries WHERE library = $1 FOR {mode}"
+                ),
                 &[&self.library],
             )
-            .await?;
-        row.map(|r| r.get(0)).ok_or_else(|| self.missing())
+            .await?
+            .ok_or_else(|| self.missing())?;
+        Ok((row.get(0), selection_of(&row.get::<_, String>(1))?))
     }
 
     /// Deletes every row of the documents `keys` (signatures of every generation included).
@@ -454,7 +468,7 @@ impl LibraryStore for PgLibrary {
         self.shared.block_on(async {
             let mut client = self.shared.client().await?;
             let tx = client.transaction().await?;
-            let generation = self.lock(&tx, "SHARE").await?;
+            let (generation, selection) = self.lock_reading(&tx, "SHARE").await?;
             let terms: Vec<&str> = batch
                 .iter()
                 .flat_map(|d| d.term_counts.iter().map(|(t, _)| t.as_str()))
@@ -507,8 +521,8 @@ impl LibraryStore for PgLibrary {
                 )
                 .await?;
                 signed.add(*key, &document.term_counts, &snapshot, scheme);
-                for shingle in &document.shingles {
-                    shingles.push(*shingle as i64);
+                for shingle in selection.select(&document.shingle_seq) {
+                    shingles.push(shingle as i64);
                     shingle_keys.push(*key);
                 }
             }

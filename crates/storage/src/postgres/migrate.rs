@@ -13,6 +13,7 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (5, include_str!("migrations/0005_dedup_and_phrases.sql")),
     (6, include_str!("migrations/0006_service_records.sql")),
     (7, include_str!("migrations/0007_phrase_pairs.sql")),
+    (8, include_str!("migrations/0008_shingle_selection.sql")),
 ];
 
 /// The advisory lock key of migrations ("dupfinder" in the first bytes).

@@ -6,6 +6,7 @@ use super::database::PgStorage;
 use crate::index::IndexError;
 use crate::{BackendError, LibraryId, LibraryRecord, RecordChange, RegistryError, StorageError};
 use dupfinder_common::clock::unix_now;
+use dupfinder_text::analysis::ShingleSelection;
 
 impl PgStorage {
     /// Creates the library `record` declares, with the record; refused when the id exists.
@@ -98,9 +99,14 @@ impl PgStorage {
             let tx = client.transaction().await?;
             let created = tx
                 .execute(
-                    "INSERT INTO libraries (library, created_at, record, search_pairs) \
-                     VALUES ($1, $2, $3::text::jsonb, true) ON CONFLICT (library) DO NOTHING",
-                    &[&id, &(unix_now() as i64), &record],
+                    "INSERT INTO libraries (library, created_at, record, search_pairs, shingles) \
+                     VALUES ($1, $2, $3::text::jsonb, true, $4) ON CONFLICT (library) DO NOTHING",
+                    &[
+                        &id,
+                        &(unix_now() as i64),
+                        &record,
+                        &ShingleSelection::NEW.marker(),
+                    ],
                 )
                 .await?;
             if created == 1 {

@@ -707,7 +707,6 @@ mod tests {
             words: 3,
             content_hash: 0,
             term_counts: Vec::new(),
-            shingles: Vec::new(),
             shingle_seq: Vec::new(),
             tokens: analyzed.tokens,
         };

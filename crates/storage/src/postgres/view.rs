@@ -15,7 +15,7 @@ use crate::index::{
     decode_shingles,
 };
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
-use dupfinder_text::analysis::is_sampled;
+use dupfinder_text::analysis::ShingleSelection;
 
 /// One library as of one moment, on PostgreSQL.
 pub struct PgView {
@@ -24,6 +24,16 @@ pub struct PgView {
     library: String,
     generation: i64,
     docs: u64,
+    shingle_selection: ShingleSelection,
+}
+
+/// The selection a library's `shingles` column names.
+pub(super) fn selection_of(marker: &str) -> Result<ShingleSelection, IndexError> {
+    ShingleSelection::from_marker(marker).ok_or_else(|| {
+        IndexError::from(crate::StorageError::Config(format!(
+            "unknown shingle selection {marker:?}"
+        )))
+    })
 }
 
 /// The columns of a stored document, in the order [`stored_of`] reads them.
@@ -35,7 +45,7 @@ const STORED_COLUMNS: &str =
 impl PgView {
     /// Opens the transaction and reads the library's current generation in it.
     pub(super) fn open(shared: Arc<Shared>, library: &str) -> Result<PgView, IndexError> {
-        let (client, generation, docs) = shared.block_on(async {
+        let (client, generation, docs, shingle_selection) = shared.block_on(async {
             let client = shared.client().await?;
             // The two statements are pipelined: one round trip opens the view.
             let (begun, row) = tokio::join!(
@@ -43,7 +53,7 @@ impl PgView {
                 async {
                     let statement = client
                         .prepare_cached(
-                            "SELECT l.generation, g.docs FROM libraries l \
+                            "SELECT l.generation, g.docs, l.shingles FROM libraries l \
                              JOIN generations g \
                                ON g.library = l.library AND g.generation = l.generation \
                              WHERE l.library = $1",
@@ -60,7 +70,13 @@ impl PgView {
                     library.to_string(),
                 )));
             };
-            Ok((client, row.get::<_, i64>(0), row.get::<_, i64>(1)))
+            let selection = selection_of(&row.get::<_, String>(2))?;
+            Ok((
+                client,
+                row.get::<_, i64>(0),
+                row.get::<_, i64>(1),
+                selection,
+            ))
         })?;
         Ok(PgView {
             shared,
@@ -68,6 +84,7 @@ impl PgView {
             library: library.to_string(),
             generation,
             docs: docs as u64,
+            shingle_selection,
         })
     }
 
@@ -158,6 +175,10 @@ impl ReadView for PgView {
 
     fn scheme(&self) -> RobustScheme {
         self.shared.scheme
+    }
+
+    fn shingle_selection(&self) -> ShingleSelection {
+        self.shingle_selection
     }
 
     /// Only the query's terms are read: a snapshot of millions of terms stays in the database.
@@ -287,7 +308,6 @@ impl ReadView for PgView {
             .shingles
             .iter()
             .copied()
-            .filter(|h| is_sampled(*h))
             .collect::<HashSet<u64>>()
             .into_iter()
             .map(|h| h as i64)

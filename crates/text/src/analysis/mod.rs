@@ -62,7 +62,7 @@ pub use disguise::Disguises;
 pub use input::{DocumentError, parse_lang};
 pub use language::Language;
 pub use shingle::{
-    SHINGLE_SAMPLE, SHINGLE_WORDS, is_sampled, sampled_shingles, shingle_hash, shingles,
+    SHINGLE_SAMPLE, SHINGLE_WORDS, ShingleSelection, WINNOW_WINDOW, shingle_hash, shingles,
 };
 pub use span::Span;
 pub use stopwords::StopWords;

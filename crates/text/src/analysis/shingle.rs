@@ -8,15 +8,116 @@ use super::Token;
 /// How many consecutive terms make one shingle.
 pub const SHINGLE_WORDS: usize = 3;
 
-/// One shingle in this many is indexed and looked up: those whose hash is a multiple of it.
-/// Index and query select by the same rule, so shared text shares the same sample (the
-/// "0 mod p" scheme); containment estimated on the sample is unbiased, and the index and the
-/// number of lookups per check shrink by this factor. Part of the on-disk format.
+/// How many consecutive shingles make one winnowing window: a run of
+/// `WINNOW_WINDOW + SHINGLE_WORDS - 1` (10) shared terms is always found.
+pub const WINNOW_WINDOW: usize = 8;
+
+/// The sample of the older selection: one shingle in this many, those whose hash is a
+/// multiple of it (the "0 mod p" scheme).
 pub const SHINGLE_SAMPLE: u64 = 4;
 
-/// Whether a shingle belongs to the indexed sample.
-pub fn is_sampled(hash: u64) -> bool {
-    hash.is_multiple_of(SHINGLE_SAMPLE)
+/// Which of a text's shingles are indexed and looked up. Index and query select by the same
+/// rule, so shared text shares selected shingles. Part of a library's on-disk format: a library
+/// keeps the selection it was created with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShingleSelection {
+    /// Winnowing (Schleimer, Wilkerson and Aiken, 2003): in every window of [`WINNOW_WINDOW`]
+    /// consecutive shingles, the smallest hash. Two texts sharing a run of at least
+    /// `WINNOW_WINDOW + SHINGLE_WORDS - 1` terms share a whole window, and so select its
+    /// smallest hash both: the run is always found. Keeps about `2 / (WINNOW_WINDOW + 1)` of a
+    /// text's shingles. A text with fewer shingles than a window selects its smallest.
+    Winnowed,
+    /// The shingles whose hash is a multiple of [`SHINGLE_SAMPLE`], wherever they stand: a
+    /// shared run of any length may hold none. Libraries created before winnowing keep it.
+    Modulo,
+}
+
+impl ShingleSelection {
+    /// The selection of new libraries.
+    pub const NEW: ShingleSelection = ShingleSelection::Winnowed;
+
+    /// The marker a library keeps on disk.
+    pub fn marker(self) -> String {
+        match self {
+            ShingleSelection::Winnowed => format!("winnow {WINNOW_WINDOW}"),
+            ShingleSelection::Modulo => format!("mod {SHINGLE_SAMPLE}"),
+        }
+    }
+
+    /// The selection a marker names; `None` for a marker of no selection this release knows.
+    pub fn from_marker(marker: &str) -> Option<Self> {
+        [ShingleSelection::Winnowed, ShingleSelection::Modulo]
+            .into_iter()
+            .find(|s| s.marker() == marker.trim())
+    }
+
+    /// The distinct selected shingles of a text (its shingles by position), sorted: what the
+    /// index holds for a document, and what a query looks up.
+    pub fn select(self, positional: &[u64]) -> Vec<u64> {
+        let mut selected = match self {
+            ShingleSelection::Winnowed => winnow(positional, WINNOW_WINDOW),
+            ShingleSelection::Modulo => positional
+                .iter()
+                .copied()
+                .filter(|h| h.is_multiple_of(SHINGLE_SAMPLE))
+                .collect(),
+        };
+        selected.sort_unstable();
+        selected.dedup();
+        selected
+    }
+
+    /// The distinct shingles a check looks up for a text (sorted): those it selects, and under
+    /// winnowing also the smallest of every window of half the size. A selected shingle of a
+    /// document is the smallest of a whole window of it, so it is the smallest of every smaller
+    /// window inside: the query finds it wherever the query shares those few shingles around
+    /// it, not only where it shares the whole window (a copy edited every few words keeps short
+    /// runs only). A superset of [`ShingleSelection::select`].
+    pub fn lookups(self, positional: &[u64]) -> Vec<u64> {
+        match self {
+            ShingleSelection::Winnowed => {
+                let mut lookups = winnow(positional, WINNOW_WINDOW / 2);
+                lookups.sort_unstable();
+                lookups.dedup();
+                lookups
+            }
+            ShingleSelection::Modulo => self.select(positional),
+        }
+    }
+}
+
+/// The smallest hash of every window of [`WINNOW_WINDOW`] positions (the rightmost of equal
+/// ones, which matters only for positions), once per position it is chosen at; the smallest of
+/// all when the text is shorter than a window. Linear: the window's minimum is scanned for
+/// again only when it leaves the window.
+fn winnow(hashes: &[u64], window: usize) -> Vec<u64> {
+    let window = window.min(hashes.len());
+    if window == 0 {
+        return Vec::new();
+    }
+    let mut selected = Vec::with_capacity(hashes.len() * 2 / (WINNOW_WINDOW + 1) + 1);
+    let mut chosen: Option<usize> = None;
+    for end in window - 1..hashes.len() {
+        let start = end + 1 - window;
+        let min = match chosen {
+            Some(m) if m >= start => {
+                if hashes[end] <= hashes[m] {
+                    end
+                } else {
+                    m
+                }
+            }
+            _ => (start..=end)
+                .rev()
+                .min_by_key(|&i| hashes[i])
+                .expect("a window is never empty"),
+        };
+        if chosen != Some(min) {
+            selected.push(hashes[min]);
+            chosen = Some(min);
+        }
+    }
+    selected
 }
 
 const SEED: u64 = 0x5348_494e_474c_4533;
@@ -58,18 +159,6 @@ pub fn shingles(tokens: &[Token]) -> Vec<u64> {
         .windows(SHINGLE_WORDS)
         .map(|window| shingle_hash(window.iter().map(|t| t.term.as_str())))
         .collect()
-}
-
-/// The distinct sampled shingles of a text, sorted: what the index holds for a document.
-pub fn sampled_shingles(positional: &[u64]) -> Vec<u64> {
-    let mut distinct: Vec<u64> = positional
-        .iter()
-        .copied()
-        .filter(|h| is_sampled(*h))
-        .collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    distinct
 }
 
 #[cfg(test)]
@@ -125,18 +214,187 @@ mod tests {
         assert_eq!(s.len(), 5);
         // "b c d" occurs twice.
         assert_eq!(s[1], s[4]);
-        let sampled = sampled_shingles(&s);
-        assert!(sampled.iter().all(|h| is_sampled(*h)));
-        assert!(sampled.windows(2).all(|w| w[0] < w[1]));
+        for selection in [ShingleSelection::Winnowed, ShingleSelection::Modulo] {
+            let selected = selection.select(&s);
+            assert!(selected.windows(2).all(|w| w[0] < w[1]));
+            assert!(selected.iter().all(|h| s.contains(h)));
+        }
+        // Fewer shingles than a window: the smallest is chosen.
+        assert_eq!(
+            ShingleSelection::Winnowed.select(&s),
+            [*s.iter().min().unwrap()]
+        );
         assert!(shingles(&tokens(&["a", "b"])).is_empty());
+        assert!(ShingleSelection::Winnowed.select(&[]).is_empty());
+    }
+
+    #[test]
+    fn markers_name_their_selection() {
+        for selection in [ShingleSelection::Winnowed, ShingleSelection::Modulo] {
+            let marker = format!("{}\n", selection.marker());
+            assert_eq!(ShingleSelection::from_marker(&marker), Some(selection));
+        }
+        assert_eq!(ShingleSelection::from_marker("winnow 9"), None);
+    }
+
+    /// A small deterministic generator (SplitMix64), so that the trials are the same every run.
+    struct Random(u64);
+
+    impl Random {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+
+        /// `n` terms drawn from a vocabulary of `words` (small enough that terms repeat).
+        fn terms(&mut self, n: usize, words: usize) -> Vec<String> {
+            (0..n).map(|_| format!("t{}", self.below(words))).collect()
+        }
+    }
+
+    fn hashes(terms: &[String]) -> Vec<u64> {
+        terms
+            .windows(SHINGLE_WORDS)
+            .map(|w| shingle_hash(w.iter().map(String::as_str)))
+            .collect()
+    }
+
+    /// The selection equals its definition: the smallest hash of every window.
+    #[test]
+    fn winnowing_selects_every_windows_minimum() {
+        let mut random = Random(7);
+        for _ in 0..500 {
+            let n = random.below(60);
+            // A tiny vocabulary: equal hashes side by side test the ties.
+            let h: Vec<u64> = (0..n).map(|_| random.below(6) as u64).collect();
+            let mut expected: Vec<u64> = h
+                .windows(WINNOW_WINDOW.min(n).max(1))
+                .filter(|w| !w.is_empty())
+                .map(|w| *w.iter().min().unwrap())
+                .collect();
+            expected.sort_unstable();
+            expected.dedup();
+            assert_eq!(ShingleSelection::Winnowed.select(&h), expected, "{h:?}");
+        }
+    }
+
+    /// The guarantee: two otherwise unrelated texts sharing a run of at least
+    /// `WINNOW_WINDOW + SHINGLE_WORDS - 1` = 10 terms, anywhere in them, share a selected
+    /// shingle of the run, in every trial. Under the older selection a 10-term run shares none
+    /// about a tenth of the time. Also measures the density (printed with `--nocapture`).
+    #[test]
+    fn a_shared_run_of_ten_terms_always_shares_a_selected_shingle() {
+        let shortest = WINNOW_WINDOW + SHINGLE_WORDS - 1;
+        assert_eq!(shortest, 10);
+        let mut random = Random(2003);
+        let (mut positions, mut chosen, mut missed_by_modulo) = (0usize, 0usize, 0usize);
+        let trials = 20_000;
+        for trial in 0..trials {
+            // Half the runs are exactly 10 terms, the others up to 12.
+            let length = shortest + random.below(3) * (trial % 2);
+            let run = random.terms(length, 5_000);
+            let text = |random: &mut Random| {
+                let (before, after) = (random.below(300), random.below(300));
+                let mut terms = random.terms(before, 5_000);
+                terms.extend(run.iter().cloned());
+                terms.extend(random.terms(after, 5_000));
+                terms
+            };
+            let (a, b) = (hashes(&text(&mut random)), hashes(&text(&mut random)));
+            let in_run = ShingleSelection::Winnowed.select(&hashes(&run));
+            let (sa, sb) = (
+                ShingleSelection::Winnowed.select(&a),
+                ShingleSelection::Winnowed.select(&b),
+            );
+            assert!(
+                in_run
+                    .iter()
+                    .any(|h| sa.binary_search(h).is_ok() && sb.binary_search(h).is_ok()),
+                "trial {trial}: the run {run:?} shares no selected shingle"
+            );
+            // What a check of either looks up holds what it selects.
+            let lookups = ShingleSelection::Winnowed.lookups(&b);
+            assert!(sb.iter().all(|h| lookups.binary_search(h).is_ok()));
+            let (ma, mb) = (
+                ShingleSelection::Modulo.select(&a),
+                ShingleSelection::Modulo.select(&b),
+            );
+            if !hashes(&run)
+                .iter()
+                .any(|h| ma.binary_search(h).is_ok() && mb.binary_search(h).is_ok())
+            {
+                missed_by_modulo += 1;
+            }
+            positions += a.len();
+            chosen += winnow(&a, WINNOW_WINDOW).len();
+        }
+        let density = chosen as f64 / positions as f64;
+        println!(
+            "winnowing kept {density:.4} of {positions} shingle positions (2/(w+1) = {:.4}); \
+             the 0 mod {SHINGLE_SAMPLE} sample missed {missed_by_modulo} of {trials} runs",
+            2.0 / (WINNOW_WINDOW + 1) as f64
+        );
+        assert!((0.20..0.24).contains(&density), "{density}");
+        assert!(missed_by_modulo > trials / 20, "{missed_by_modulo}");
+    }
+
+    /// Why repeated text is told by the query's selection, not by its lookups: a document that
+    /// holds a passage indexes nearly all the shingles the query selects inside it, but only
+    /// about half of those the query looks up.
+    #[test]
+    fn a_holder_of_a_passage_indexes_what_the_query_selects_in_it() {
+        let mut random = Random(11);
+        let (mut selected, mut selected_held) = (0usize, 0usize);
+        let (mut looked_up, mut looked_up_held) = (0usize, 0usize);
+        for _ in 0..500 {
+            let passage = hashes(&random.terms(60, 5_000));
+            let context = |random: &mut Random| hashes(&random.terms(50, 5_000));
+            let (before, after) = (context(&mut random), context(&mut random));
+            let holder = [before.as_slice(), &passage, &after].concat();
+            let query = [after.as_slice(), &passage, &before].concat();
+            let held = ShingleSelection::Winnowed.select(&holder);
+            let inside = |set: Vec<u64>| -> Vec<u64> {
+                set.into_iter().filter(|h| passage.contains(h)).collect()
+            };
+            for h in inside(ShingleSelection::Winnowed.select(&query)) {
+                selected += 1;
+                selected_held += usize::from(held.binary_search(&h).is_ok());
+            }
+            for h in inside(ShingleSelection::Winnowed.lookups(&query)) {
+                looked_up += 1;
+                looked_up_held += usize::from(held.binary_search(&h).is_ok());
+            }
+        }
+        let (by_selection, by_lookups) = (
+            selected_held as f64 / selected as f64,
+            looked_up_held as f64 / looked_up as f64,
+        );
+        println!(
+            "a holder indexes {by_selection:.3} of the selected, {by_lookups:.3} of the looked up"
+        );
+        assert!(by_selection > 0.9, "{by_selection}");
+        assert!(by_lookups < 0.75, "{by_lookups}");
     }
 
     #[test]
     fn about_one_in_sample_is_kept() {
-        let kept = (0..10_000)
-            .filter(|i| is_sampled(shingle_hash([format!("w{i}").as_str(), "x", "y"])))
-            .count();
+        let all: Vec<u64> = (0..10_000)
+            .map(|i| shingle_hash([format!("w{i}").as_str(), "x", "y"]))
+            .collect();
+        let kept = ShingleSelection::Modulo.select(&all).len();
         assert!((2_200..2_800).contains(&kept), "{kept}");
+        let kept = ShingleSelection::Winnowed.select(&all).len();
+        assert!((2_000..2_450).contains(&kept), "{kept}");
+        // A check looks up about 2 / (WINNOW_WINDOW / 2 + 1) of a text's shingles.
+        let looked_up = ShingleSelection::Winnowed.lookups(&all).len();
+        assert!((3_700..4_300).contains(&looked_up), "{looked_up}");
     }
 
     #[test]
