@@ -525,7 +525,15 @@ fn a_record_changes_in_place_and_the_documents_stay(storage: &dyn Storage) {
 
 /// A check's answer without the time it took, or its error.
 pub(crate) fn answer(store: &dyn LibraryStore, text: &str) -> Result<serde_json::Value, String> {
-    let config = Config::default();
+    answer_with(store, text, &Config::default())
+}
+
+/// [`answer`] under `config`.
+pub(crate) fn answer_with(
+    store: &dyn LibraryStore,
+    text: &str,
+    config: &Config,
+) -> Result<serde_json::Value, String> {
     let mut request = CheckRequest::new(text);
     request.passages = true;
     let report = check_stores(

@@ -1,8 +1,8 @@
-//! The shortest copied run that is always found (README, "How it works"): ten consecutive terms
-//! of a library paper copied anywhere into an otherwise unrelated full paper make that paper a
-//! candidate and a counted partial copy, on both backends. (A run of nine terms may or may not
-//! be found: nothing is asserted about it.) A PostgreSQL library from before winnowing keeps
-//! its sample.
+//! The shortest copied run that is always found (README, "How it works"): eighteen consecutive
+//! terms of a library paper (ten with `min_shingle_hits = 1`) copied anywhere into an otherwise
+//! unrelated full paper make that paper a candidate and a counted partial copy, on both
+//! backends. (Shorter runs may or may not be found: nothing is asserted about them.) A
+//! PostgreSQL library from before winnowing keeps its sample.
 
 use dupfinder::analysis::{SHINGLE_WORDS, ShingleSelection, WINNOW_WINDOW};
 use dupfinder::config::PostgresConfig;
@@ -11,11 +11,19 @@ use dupfinder::signature::RobustScheme;
 use dupfinder::storage::postgres::PgStorage;
 use dupfinder::storage::{ReadView, Storage};
 
-use crate::storage_contract::{answer, document, finished, full_papers, postgres, tantivy};
+use dupfinder::config::Config;
+
+use crate::storage_contract::{
+    answer, answer_with, document, finished, full_papers, postgres, tantivy,
+};
 use crate::support::{PgServer, synthetic_text};
 
-/// The shortest run the selection of new libraries always finds.
-const SHORTEST: usize = WINNOW_WINDOW + SHINGLE_WORDS - 1;
+/// The shortest run the selection of new libraries always finds with `min_shingle_hits` at 1
+/// (one whole window), and at its default 2 (two windows apart).
+const SHORTEST: [usize; 2] = [
+    WINNOW_WINDOW + SHINGLE_WORDS - 1,
+    2 * WINNOW_WINDOW + SHINGLE_WORDS - 1,
+];
 
 fn words(text: &str) -> Vec<&str> {
     text.split_whitespace()
@@ -23,8 +31,8 @@ fn words(text: &str) -> Vec<&str> {
         .collect()
 }
 
-fn a_run_of_ten_terms_is_always_found(storage: &dyn Storage) {
-    assert_eq!(SHORTEST, 10);
+fn the_shortest_run_is_always_found(storage: &dyn Storage) {
+    assert_eq!(SHORTEST, [10, 18]);
     let store = storage.create("runs").unwrap();
     let papers = full_papers(6);
     let documents: Vec<_> = papers[..4].iter().map(|(id, t)| document(id, t)).collect();
@@ -36,14 +44,18 @@ fn a_run_of_ten_terms_is_always_found(storage: &dyn Storage) {
     );
     // The last paper is in no library: the text every run is copied into.
     let host = words(&papers[5].1);
-    for trial in 0..12 {
+    for trial in 0..24 {
+        let hits = 1 + trial % 2;
+        let shortest = SHORTEST[hits - 1];
+        let mut config = Config::default();
+        config.check.min_shingle_hits = hits as u32;
         let source = trial % 4;
         let from = words(&papers[source].1);
-        let start = 37 + trial * 409;
-        let run = &from[start..start + SHORTEST];
-        let at = 53 + trial * 401;
+        let start = 37 + (trial / 2) * 409;
+        let run = &from[start..start + shortest];
+        let at = 53 + (trial / 2) * 401;
         let text = [&host[..at], run, &host[at..]].concat().join(" ");
-        let answer = answer(store.as_ref(), &text).unwrap();
+        let answer = answer_with(store.as_ref(), &text, &config).unwrap();
         let id = format!("paper-{source}");
         let found = answer["matches"]
             .as_array()
@@ -57,23 +69,23 @@ fn a_run_of_ten_terms_is_always_found(storage: &dyn Storage) {
         assert!(
             passages
                 .iter()
-                .any(|p| p["words"].as_u64() >= Some(SHORTEST as u64)),
+                .any(|p| p["words"].as_u64() >= Some(shortest as u64)),
             "trial {trial}: {passages:?}"
         );
     }
 }
 
 #[test]
-fn a_run_of_ten_terms_is_always_found_on_tantivy() {
-    a_run_of_ten_terms_is_always_found(tantivy().storage.as_ref());
+fn the_shortest_run_is_always_found_on_tantivy() {
+    the_shortest_run_is_always_found(tantivy().storage.as_ref());
 }
 
 #[test]
-fn a_run_of_ten_terms_is_always_found_on_postgres() {
-    let Some(backend) = postgres("a_run_of_ten_terms_is_always_found") else {
+fn the_shortest_run_is_always_found_on_postgres() {
+    let Some(backend) = postgres("the_shortest_run_is_always_found") else {
         return;
     };
-    a_run_of_ten_terms_is_always_found(backend.storage.as_ref());
+    the_shortest_run_is_always_found(backend.storage.as_ref());
 }
 
 /// A PostgreSQL library created before winnowing (migration 8 left its row at "mod 4") keeps

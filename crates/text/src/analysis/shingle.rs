@@ -345,6 +345,40 @@ mod tests {
         assert!(missed_by_modulo > trials / 20, "{missed_by_modulo}");
     }
 
+    /// The guarantee at the default `min_shingle_hits` of 2: a run of 18 terms holds two whole
+    /// windows that do not overlap, and the library selects each one's smallest shingle, which
+    /// the check of a text holding the run looks up.
+    #[test]
+    fn a_shared_run_of_eighteen_terms_always_shares_two_selected_shingles() {
+        let shortest = 2 * WINNOW_WINDOW + SHINGLE_WORDS - 1;
+        assert_eq!(shortest, 18);
+        let mut random = Random(1818);
+        for trial in 0..5_000 {
+            let run = random.terms(shortest, 5_000);
+            let text = |random: &mut Random| {
+                let (before, after) = (random.below(300), random.below(300));
+                let mut terms = random.terms(before, 5_000);
+                terms.extend(run.iter().cloned());
+                terms.extend(random.terms(after, 5_000));
+                terms
+            };
+            let (library, query) = (hashes(&text(&mut random)), hashes(&text(&mut random)));
+            let held = ShingleSelection::Winnowed.select(&library);
+            let looked_up = ShingleSelection::Winnowed.lookups(&query);
+            let mut shared: Vec<u64> = hashes(&run)
+                .into_iter()
+                .filter(|h| held.binary_search(h).is_ok() && looked_up.binary_search(h).is_ok())
+                .collect();
+            shared.sort_unstable();
+            shared.dedup();
+            assert!(
+                shared.len() >= 2,
+                "trial {trial}: the run {run:?} shares {} selected shingles",
+                shared.len()
+            );
+        }
+    }
+
     /// Why repeated text is told by the query's selection, not by its lookups: a document that
     /// holds a passage indexes nearly all the shingles the query selects inside it, but only
     /// about half of those the query looks up.
