@@ -119,9 +119,21 @@ pub(super) fn chains(
     // positions of a hash are one contiguous run found by binary search.
     let mut doc_positions: Vec<(u64, usize)> = doc.iter().copied().zip(0..).collect();
     doc_positions.sort_unstable();
+    // Most of the query's shingles are not the document's: a bit per low 16 bits of a hash
+    // the document holds tells most of them apart in one look, before a binary search.
+    let mut held = vec![0u64; 1 << 10];
+    let bit = |hash: u64| ((hash >> 6) as usize & ((1 << 10) - 1), 1u64 << (hash & 63));
+    for &hash in doc {
+        let (word, mask) = bit(hash);
+        held[word] |= mask;
+    }
     let mut open: Vec<Chain> = Vec::new();
     let mut done: Vec<Chain> = Vec::new();
     for (q, hash) in query.iter().enumerate() {
+        let (word, mask) = bit(*hash);
+        if held[word] & mask == 0 {
+            continue;
+        }
         let from = doc_positions.partition_point(|(h, _)| h < hash);
         let ds = &doc_positions[from..];
         let run = ds.partition_point(|(h, _)| h == hash);
