@@ -257,6 +257,15 @@ mod tests {
         fn terms(&mut self, n: usize, words: usize) -> Vec<String> {
             (0..n).map(|_| format!("t{}", self.below(words))).collect()
         }
+
+        /// `run` with up to 299 random terms before and after it.
+        fn around(&mut self, run: &[String]) -> Vec<String> {
+            let (before, after) = (self.below(300), self.below(300));
+            let mut terms = self.terms(before, 5_000);
+            terms.extend(run.iter().cloned());
+            terms.extend(self.terms(after, 5_000));
+            terms
+        }
     }
 
     fn hashes(terms: &[String]) -> Vec<u64> {
@@ -300,14 +309,7 @@ mod tests {
             // Half the runs are exactly 10 terms, the others up to 12.
             let length = shortest + random.below(3) * (trial % 2);
             let run = random.terms(length, 5_000);
-            let text = |random: &mut Random| {
-                let (before, after) = (random.below(300), random.below(300));
-                let mut terms = random.terms(before, 5_000);
-                terms.extend(run.iter().cloned());
-                terms.extend(random.terms(after, 5_000));
-                terms
-            };
-            let (a, b) = (hashes(&text(&mut random)), hashes(&text(&mut random)));
+            let (a, b) = (hashes(&random.around(&run)), hashes(&random.around(&run)));
             let in_run = ShingleSelection::Winnowed.select(&hashes(&run));
             let (sa, sb) = (
                 ShingleSelection::Winnowed.select(&a),
@@ -355,14 +357,7 @@ mod tests {
         let mut random = Random(1818);
         for trial in 0..5_000 {
             let run = random.terms(shortest, 5_000);
-            let text = |random: &mut Random| {
-                let (before, after) = (random.below(300), random.below(300));
-                let mut terms = random.terms(before, 5_000);
-                terms.extend(run.iter().cloned());
-                terms.extend(random.terms(after, 5_000));
-                terms
-            };
-            let (library, query) = (hashes(&text(&mut random)), hashes(&text(&mut random)));
+            let (library, query) = (hashes(&random.around(&run)), hashes(&random.around(&run)));
             let held = ShingleSelection::Winnowed.select(&library);
             let looked_up = ShingleSelection::Winnowed.lookups(&query);
             let mut shared: Vec<u64> = hashes(&run)
