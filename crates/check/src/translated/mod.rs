@@ -240,19 +240,20 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 let Some(stored) = view.stored_for_check(key).map_err(CheckError::from)? else {
                     continue;
                 };
-                let side = side();
-                let terms =
-                    align::DocTerms::new(&side.query, stored.term_counts().unwrap_or_default());
-                let (query_share, doc_share) = side.query.overlap(&terms);
-                if query_share.max(doc_share) < config.min_overlap {
-                    continue;
-                }
+                // A document matched in the query's own language is not compared again.
                 let document = &stored.document;
                 if self
                     .found
                     .iter()
                     .any(|(m, _)| m.library == *id && m.doc_id == document.meta.doc_id)
                 {
+                    continue;
+                }
+                let side = side();
+                let terms =
+                    align::DocTerms::new(&side.query, stored.term_counts().unwrap_or_default());
+                let (query_share, doc_share) = side.query.overlap(&terms);
+                if query_share.max(doc_share) < config.min_overlap {
                     continue;
                 }
                 matches.extend(self.verify(side, id, &stored, &terms));
