@@ -278,6 +278,27 @@ mod tests {
         }
     }
 
+    /// The kind of the passage `needle` of [`PAPER`], its source side in the source's reference
+    /// list or not, the library's answer about repeats from `boilerplate`.
+    fn kind_in_paper(
+        structure: &Structure,
+        exclusions: &Exclusions,
+        needle: &str,
+        in_refs: bool,
+        boilerplate: impl FnOnce() -> Result<bool, Infallible>,
+    ) -> PassageKind {
+        classify(
+            structure,
+            span_of(PAPER, needle),
+            10,
+            exclusions,
+            || in_refs,
+            boilerplate,
+        )
+        .unwrap()
+        .kind
+    }
+
     const PAPER: &str = "Иванов И. И.\nСПбГУ, Санкт-Петербург\n\nВведение\n\n\
 Как писал автор, «всякое заимствование должно быть оформлено как цитата со ссылкой» [1]. \
 Далее идёт собственный текст статьи без всяких кавычек и ссылок.\n\n\
@@ -287,18 +308,8 @@ mod tests {
     fn a_passage_takes_the_kind_of_the_part_it_lies_in() {
         let structure = Structure::detect(PAPER);
         let ex = exclusions();
-        let kind = |needle: &str, in_refs: bool| {
-            classify(
-                &structure,
-                span_of(PAPER, needle),
-                10,
-                &ex,
-                || in_refs,
-                plain,
-            )
-            .unwrap()
-            .kind
-        };
+        let kind =
+            |needle: &str, in_refs: bool| kind_in_paper(&structure, &ex, needle, in_refs, plain);
         assert_eq!(
             kind("СПбГУ, Санкт-Петербург", false),
             PassageKind::FrontMatter
@@ -361,16 +372,7 @@ mod tests {
             Ok::<_, Infallible>(true)
         };
         let kind = |needle: &str, in_refs: bool| {
-            classify(
-                &structure,
-                span_of(PAPER, needle),
-                10,
-                &ex,
-                || in_refs,
-                boilerplate,
-            )
-            .unwrap()
-            .kind
+            kind_in_paper(&structure, &ex, needle, in_refs, boilerplate)
         };
         assert_eq!(
             kind("СПбГУ, Санкт-Петербург", false),
