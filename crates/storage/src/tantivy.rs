@@ -69,6 +69,10 @@ impl ReadView for LibraryView<'_> {
         LibraryView::stored(self, key)
     }
 
+    fn stored_term_counts(&self, key: DocKey) -> Result<Option<Vec<(String, u32)>>, IndexError> {
+        LibraryView::stored_term_counts(self, key)
+    }
+
     fn stored_for_check(&self, key: DocKey) -> Result<Option<StoredForCheck>, IndexError> {
         LibraryView::stored_for_check(self, key)
     }

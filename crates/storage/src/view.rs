@@ -68,6 +68,15 @@ pub trait ReadView {
     /// The stored document `key` with what verification needs, if it is live in this view.
     fn stored_for_check(&self, key: DocKey) -> Result<Option<StoredForCheck>, IndexError>;
 
+    /// The term counts of the stored document `key` (each distinct term once, sorted by term,
+    /// with its count; empty if the stored bytes are corrupt), if it is live in this view: what a
+    /// bag-of-words test needs, without the text, its shingles and its token ranges.
+    fn stored_term_counts(&self, key: DocKey) -> Result<Option<Vec<(String, u32)>>, IndexError> {
+        Ok(self
+            .stored_for_check(key)?
+            .map(|stored| stored.term_counts().unwrap_or_default().to_vec()))
+    }
+
     /// [`ReadView::stored_for_check`] for each of `keys`, in their order. A backend where a read
     /// is a round trip answers them all in one: a check verifies dozens of candidates.
     fn stored_for_check_each(

@@ -3,8 +3,10 @@
 //! Latin-script words (names, acronyms, formulas) and cognates (`вакцина` / `vaccine`) count
 //! as they are: they survive translation.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::ops::Range;
+
+use rustc_hash::FxHashMap;
 
 use dupfinder_text::analysis::{Language, Span, Token};
 
@@ -112,7 +114,23 @@ fn numbers(text: &str) -> Vec<String> {
 /// A word's cognate key: its Latin spelling (Cyrillic transliterated, `k`/`c`, `y`/`i`,
 /// `ph`/`f` folded), first five letters; none for a shorter word.
 fn cognate(term: &str) -> Option<String> {
-    let mut latin = String::with_capacity(term.len() + 4);
+    let mut latin = String::new();
+    cognate_into(term, &mut latin).then_some(latin)
+}
+
+/// [`cognate`] written into `latin` (a buffer used again and again): whether the word has one.
+fn cognate_into(term: &str, latin: &mut String) -> bool {
+    // `ph` spells `f`.
+    fn push(latin: &mut String, c: char) {
+        if c == 'h' && latin.ends_with('p') {
+            latin.pop();
+            latin.push('f');
+        } else {
+            latin.push(c);
+        }
+    }
+    latin.clear();
+    latin.push('~');
     for c in term.chars() {
         let s = match c {
             'а' => "a",
@@ -143,15 +161,17 @@ fn cognate(term: &str) -> Option<String> {
             'ь' | 'ъ' => "",
             'x' => "cs",
             c if c.is_ascii_lowercase() => {
-                latin.push(c);
+                push(latin, c);
                 continue;
             }
-            _ => return None,
+            _ => return false,
         };
-        latin.push_str(s);
+        for c in s.chars() {
+            push(latin, c);
+        }
     }
-    let latin = latin.replace("ph", "f");
-    (latin.len() >= 5).then(|| format!("~{}", &latin[..5]))
+    latin.truncate(6);
+    latin.len() == 6
 }
 
 /// The keys under which a term may stand in the other language besides its translations:
@@ -166,7 +186,7 @@ fn own_keys(term: &str) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
 /// each and sentences are compared by numbers.
 pub(super) struct Query {
     /// Each key's number.
-    ids: HashMap<String, u32>,
+    ids: FxHashMap<String, u32>,
     /// For each unit, the keys it may stand as, in the order they are tried: the query's
     /// distinct terms first (in the order of its term counts), then its numbers.
     looked: Vec<Vec<u32>>,
@@ -177,7 +197,7 @@ pub(super) struct Query {
     units: Vec<Vec<u32>>,
 }
 
-fn number(ids: &mut HashMap<String, u32>, key: &str) -> u32 {
+fn number(ids: &mut FxHashMap<String, u32>, key: &str) -> u32 {
     if let Some(&id) = ids.get(key) {
         return id;
     }
@@ -194,10 +214,11 @@ impl Query {
         tokens: &[Token],
         terms: &[(String, u32)],
     ) -> Query {
-        let mut ids = HashMap::new();
+        let mut ids = FxHashMap::default();
         let mut names: Vec<String> = Vec::with_capacity(terms.len());
         let mut looked = Vec::with_capacity(terms.len());
-        let mut unit_of: HashMap<String, u32> = HashMap::with_capacity(terms.len());
+        let mut unit_of: FxHashMap<String, u32> = FxHashMap::default();
+        unit_of.reserve(terms.len());
         let mut add = |unit: &str, looked: &mut Vec<Vec<u32>>, names: &mut Vec<String>| {
             let mut keys: Vec<u32> = Vec::new();
             let translations = lexicon.translate(from, to, unit).iter();
@@ -219,17 +240,18 @@ impl Query {
         let sentences = sentences(text, tokens);
         let mut units = Vec::with_capacity(sentences.len());
         for sentence in &sentences {
+            let numbers = numbers(&text[sentence.bytes.clone()]);
             let spelled = tokens[sentence.tokens.clone()]
                 .iter()
-                .map(|t| t.term.clone())
-                .chain(numbers(&text[sentence.bytes.clone()]));
+                .map(|t| t.term.as_str())
+                .chain(numbers.iter().map(String::as_str));
             let mut own: Vec<u32> = Vec::new();
             for name in spelled {
-                let unit = match unit_of.get(&name) {
+                let unit = match unit_of.get(name) {
                     Some(&unit) => unit,
                     None => {
-                        let unit = add(&name, &mut looked, &mut names);
-                        unit_of.insert(name, unit);
+                        let unit = add(name, &mut looked, &mut names);
+                        unit_of.insert(name.to_string(), unit);
                         unit
                     }
                 };
@@ -289,13 +311,17 @@ impl DocTerms {
         let mut starts = Vec::with_capacity(terms.len() + 1);
         starts.push(0);
         let mut keys = Vec::new();
+        let mut cognate = String::new();
         for (term, _) in terms {
-            for key in own_keys(term) {
-                if let Some(&id) = query.ids.get(key.as_ref())
-                    && !keys[*starts.last().expect("a start") as usize..].contains(&id)
-                {
-                    keys.push(id);
-                }
+            let first = keys.len();
+            if let Some(&id) = query.ids.get(term.as_str()) {
+                keys.push(id);
+            }
+            if cognate_into(term, &mut cognate)
+                && let Some(&id) = query.ids.get(cognate.as_str())
+                && !keys[first..].contains(&id)
+            {
+                keys.push(id);
             }
             starts.push(keys.len() as u32);
         }
@@ -353,7 +379,7 @@ impl DocTerms {
 /// Distinct terms with their counts, in order of first occurrence, and each token's term as
 /// its place among them: what a library keeps for a document, made from an analysis.
 pub(super) fn places(tokens: &[Token]) -> (Vec<(String, u32)>, Vec<u32>) {
-    let mut place_of: HashMap<&str, u32> = HashMap::new();
+    let mut place_of: FxHashMap<&str, u32> = FxHashMap::default();
     let mut counts: Vec<(String, u32)> = Vec::new();
     let places = tokens
         .iter()
@@ -465,7 +491,7 @@ pub(super) fn align(query: &Query, doc: &DocSentences, bar: (f64, usize, f64)) -
         links.extend(best.filter(|b| b.score >= min_score && b.score - runner_up >= margin));
     }
     // One sentence of the document translates one of the query: the best-scored link keeps it.
-    let mut best_of: HashMap<usize, f64> = HashMap::new();
+    let mut best_of: FxHashMap<usize, f64> = FxHashMap::default();
     for link in &links {
         let best = best_of.entry(link.doc).or_insert(link.score);
         *best = best.max(link.score);
@@ -508,6 +534,14 @@ mod tests {
         assert_eq!(cognate("эпидем"), cognate("epidem"));
         assert_eq!(cognate("вирус"), cognate("virus"));
         assert_eq!(cognate("кот"), None);
+        // `ph` is `f`, folded before the first five letters are kept, whichever script.
+        assert_eq!(cognate("phosphor").as_deref(), Some("~fosfo"));
+        assert_eq!(cognate("фосфор"), cognate("phosphor"));
+        assert_eq!(cognate("sapphire").as_deref(), Some("~sapfi"));
+        // Four letters once folded: too short.
+        assert_eq!(cognate("alpha"), None);
+        // A word with a character outside both alphabets has none.
+        assert_eq!(cognate("covid-19"), None);
     }
 
     #[test]

@@ -13,7 +13,9 @@ mod align;
 mod lexicon;
 mod synonyms;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -27,7 +29,7 @@ use super::{CancelFlag, CheckError, CheckRequest, MatchReport, Method, PassageKi
 use super::{Checker, PassageMatch};
 use dupfinder_storage::ReadView;
 use dupfinder_storage::Storage;
-use dupfinder_storage::index::{MAX_SEARCH_TERMS, StoredForCheck};
+use dupfinder_storage::index::{DocKey, MAX_SEARCH_TERMS, StoredForCheck};
 use dupfinder_text::analysis::{AnalyzedText, Language, Span};
 
 pub use lexicon::{
@@ -237,18 +239,17 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
             };
             for key in keys {
                 go_on(self.cancel)?;
-                let Some(stored) = view.stored_for_check(key).map_err(CheckError::from)? else {
-                    continue;
-                };
                 // A document matched in the query's own language is not compared again.
-                let document = &stored.document;
                 if self
                     .found
                     .iter()
-                    .any(|(m, _)| m.library == *id && m.doc_id == document.meta.doc_id)
+                    .any(|(m, _)| m.library == *id && DocKey::of(&m.doc_id) == key)
                 {
                     continue;
                 }
+                let Some(stored) = view.stored_for_check(key).map_err(CheckError::from)? else {
+                    continue;
+                };
                 let side = side();
                 let terms =
                     align::DocTerms::new(&side.query, stored.term_counts().unwrap_or_default());
@@ -277,13 +278,12 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                 continue;
             };
             let view = store.view().map_err(CheckError::from)?;
-            let key = dupfinder_storage::index::DocKey::of(&report.doc_id);
-            let Some(stored) = view.stored_for_check(key).map_err(CheckError::from)? else {
+            let key = DocKey::of(&report.doc_id);
+            let Some(doc_terms) = view.stored_term_counts(key).map_err(CheckError::from)? else {
                 continue;
             };
-            let doc_terms = stored.term_counts().unwrap_or_default();
             let lang = self.query.lang;
-            let swapped = synonyms::swapped(lexicon, lang, &self.query.term_counts, doc_terms);
+            let swapped = synonyms::swapped(lexicon, lang, &self.query.term_counts, &doc_terms);
             if synonyms::reworded(swapped, self.query.term_counts.len()) {
                 report.methods.push(Method::Synonyms);
                 reworded += 1;
@@ -430,21 +430,21 @@ struct Side {
 /// The query's terms in the other language, each weighed by the query's count of the terms it
 /// translates shared among their translations; Latin-script terms (names, acronyms, formulas)
 /// stand for themselves.
-fn translated_terms(
-    lexicon: &Lexicon,
+fn translated_terms<'a>(
+    lexicon: &'a Lexicon,
     from: Language,
     to: Language,
-    query: &AnalyzedText,
-) -> HashMap<String, f64> {
-    let mut weights: HashMap<String, f64> = HashMap::new();
+    query: &'a AnalyzedText,
+) -> FxHashMap<&'a str, f64> {
+    let mut weights: FxHashMap<&str, f64> = FxHashMap::default();
     for (term, count) in &query.term_counts {
         let translations = lexicon.translate(from, to, term);
         for translation in translations {
-            *weights.entry(translation.clone()).or_default() +=
+            *weights.entry(translation.as_str()).or_default() +=
                 f64::from(*count) / translations.len() as f64;
         }
         if term.chars().all(|c| c.is_ascii_alphanumeric()) && from == Language::Russian {
-            *weights.entry(term.clone()).or_default() += f64::from(*count);
+            *weights.entry(term.as_str()).or_default() += f64::from(*count);
         }
     }
     weights
@@ -455,30 +455,31 @@ fn translated_terms(
 /// of the terms (a library of the query's language alone: nothing to look up).
 fn search_terms(
     view: &dyn ReadView,
-    weights: &HashMap<String, f64>,
+    weights: &FxHashMap<&str, f64>,
 ) -> Result<Option<Vec<String>>, dupfinder_storage::index::IndexError> {
-    let asked: Vec<(String, u32)> = weights.keys().map(|t| (t.clone(), 1)).collect();
+    let asked: Vec<(String, u32)> = weights.keys().map(|t| (t.to_string(), 1)).collect();
     let snapshot = view.statistics(&asked)?;
     if snapshot.docs() > 0 && weights.keys().all(|t| snapshot.get(t).is_none()) {
         return Ok(None);
     }
     let docs = snapshot.docs().max(1) as f64;
-    let mut scored: Vec<(f64, &String)> = weights
+    let mut scored: Vec<(f64, &str)> = weights
         .iter()
         .map(|(term, weight)| {
             // A term the statistics do not know yet (written since they were counted) is
             // taken as common: looked up, but after the known rare ones.
             let df = snapshot.get(term).map_or(docs, |s| s.df as f64).max(1.0);
-            (weight * (1.0 + docs / df).ln(), term)
+            (weight * (1.0 + docs / df).ln(), *term)
         })
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let order = |a: &(f64, &str), b: &(f64, &str)| b.0.total_cmp(&a.0).then(a.1.cmp(b.1));
+    if scored.len() > MAX_SEARCH_TERMS {
+        scored.select_nth_unstable_by(MAX_SEARCH_TERMS - 1, order);
+        scored.truncate(MAX_SEARCH_TERMS);
+    }
+    scored.sort_unstable_by(order);
     Ok(Some(
-        scored
-            .into_iter()
-            .take(MAX_SEARCH_TERMS)
-            .map(|(_, t)| t.clone())
-            .collect(),
+        scored.into_iter().map(|(_, t)| t.to_string()).collect(),
     ))
 }
 

@@ -234,6 +234,17 @@ impl LibraryView<'_> {
         }))
     }
 
+    /// The term counts of the stored document `key` (empty if they are corrupt), if it is live
+    /// in this view: its stored fields read, only the counts decoded.
+    pub fn stored_term_counts(
+        &self,
+        key: DocKey,
+    ) -> Result<Option<Vec<(String, u32)>>, IndexError> {
+        Ok(self
+            .read(key)?
+            .map(|doc| self.index.decode_counts(&doc).unwrap_or_default()))
+    }
+
     /// The live document `doc_id`.
     pub fn document(&self, doc_id: &str) -> Result<Option<StoredDocument>, IndexError> {
         self.stored(DocKey::of(doc_id))
