@@ -55,7 +55,7 @@ pub(crate) fn count_hidden_characters(text: &str) -> usize {
         if is_hidden(c) {
             count += usize::from(after_word);
         } else {
-            after_word = c.is_alphanumeric();
+            after_word = super::is_alphanumeric(c);
         }
     }
     count

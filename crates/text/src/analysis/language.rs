@@ -376,9 +376,23 @@ impl Script {
     }
 }
 
+/// `char::is_alphanumeric`, answered by range for the letters of [`Script::of_common_letter`]:
+/// the Unicode table lookup behind it was a tenth of a Russian paper's check (its parts read from
+/// its words).
+pub(crate) fn is_alphanumeric(c: char) -> bool {
+    Script::of_common_letter(c).is_some() || c.is_alphanumeric()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_alphanumeric_test_answers_as_the_standard_one_for_every_character() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            assert_eq!(is_alphanumeric(c), c.is_alphanumeric(), "{c:?}");
+        }
+    }
 
     #[test]
     fn parses_iso_639_1_and_639_3_codes_ignoring_case() {

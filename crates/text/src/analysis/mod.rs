@@ -61,6 +61,7 @@ pub use analyzer::{Analyzed, Analyzer, Token};
 pub use disguise::Disguises;
 pub use input::{DocumentError, parse_lang};
 pub use language::Language;
+pub(crate) use language::is_alphanumeric;
 pub use shingle::{
     SHINGLE_SAMPLE, SHINGLE_WORDS, ShingleSelection, WINNOW_WINDOW, shingle_hash, shingles,
 };

@@ -1,6 +1,8 @@
 //! The layout of a plain text: lines and blocks (runs of non-blank lines) with code point
 //! offsets, the unit every later rule reads.
 
+use crate::analysis::is_alphanumeric;
+
 /// One line of the text, without its line break.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Line<'a> {
@@ -113,7 +115,7 @@ fn push_block<'a>(blocks: &mut Vec<Block<'a>>, mut lines: Vec<Line<'a>>) {
 
 /// The words of a string: runs of letters and digits.
 pub(super) fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric())
+    text.split(|c: char| !is_alphanumeric(c))
         .filter(|w| !w.is_empty())
 }
 

@@ -11,7 +11,7 @@ use super::names::{
     self, Heading, abstract_part, has_identifier, identifiers, keywords_at, labelled, numbered,
     run_in,
 };
-use crate::analysis::Span;
+use crate::analysis::{Span, is_alphanumeric};
 
 /// What a stretch of a paper is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -279,7 +279,7 @@ fn is_heading(block: &Block<'_>, text: &str) -> bool {
         && (!text.ends_with('.') || names::heading(text).is_some())
         && text
             .chars()
-            .find(|c| c.is_alphanumeric())
+            .find(|c| is_alphanumeric(*c))
             .is_some_and(|c| !c.is_lowercase())
 }
 
