@@ -99,7 +99,9 @@ pub fn check_libraries<'a, E: From<CheckError>>(
     };
     go_on(cancel)?;
 
-    let reach = storage.and_then(|storage| {
+    // A check of one library looks in it whatever the map says (the first library also gives
+    // the query's reported signature): asking the map would only add its lookups.
+    let reach = storage.filter(|_| ids.len() > 1).and_then(|storage| {
         storage.candidate_libraries(&CandidateProbe {
             content_hash: query.content_hash,
             shingles: &query.shingles,
