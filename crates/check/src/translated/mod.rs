@@ -14,10 +14,9 @@ mod lexicon;
 mod synonyms;
 
 use std::collections::HashSet;
-
-use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::engine::StoreRef;
