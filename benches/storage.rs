@@ -12,6 +12,9 @@
 //! # options: --queries N (500)  --dir DIR (target/tmp/storage-bench)
 //! #          --no-reindex (a re-index needs a second copy of each index on disk: at 1,000,000
 //! #          documents, ~16 GB more beside the ~45 GB both backends hold)
+//! #          --keep (the PostgreSQL cluster is kept in DIR/postgres-N beside DIR/tantivy-N, and a
+//! #          run that finds both resumes writing where each backend stopped: a 1,000,000 run
+//! #          takes hours; ingest rates then cover the documents written by the run that ends)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -44,6 +47,7 @@ fn main() {
     let mut queries = 500usize;
     let mut dir = PathBuf::from("target/tmp/storage-bench");
     let mut reindex = true;
+    let mut keep = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -52,6 +56,7 @@ fn main() {
                 i += 1;
             }
             "--no-reindex" => reindex = false,
+            "--keep" => keep = true,
             "--dir" => {
                 dir = PathBuf::from(&args[i + 1]);
                 i += 1;
@@ -65,16 +70,19 @@ fn main() {
     }
     std::fs::create_dir_all(&dir).unwrap();
     for size in sizes {
-        run(size, queries, &dir, reindex);
+        run(size, queries, &dir, reindex, keep);
     }
 }
 
-fn run(size: u64, queries: usize, dir: &Path, reindex_too: bool) {
+fn run(size: u64, queries: usize, dir: &Path, reindex_too: bool, keep: bool) {
     let corpus = SyntheticCorpus::new(200_000, 1.0, 7);
     let analyzer = default_analyzer();
     let config = Config::default();
     let tantivy_dir = dir.join(format!("tantivy-{size}"));
-    let _ = std::fs::remove_dir_all(&tantivy_dir);
+    let cluster_dir = dir.join(format!("postgres-{size}"));
+    if !keep {
+        let _ = std::fs::remove_dir_all(&tantivy_dir);
+    }
     let embedded = TantivyStorage::open(
         &tantivy_dir,
         analyzer.clone(),
@@ -84,11 +92,26 @@ fn run(size: u64, queries: usize, dir: &Path, reindex_too: bool) {
         },
     )
     .unwrap();
-    let server =
-        postgres::PgServer::start_durable("storage bench").expect("PostgreSQL server binaries");
+    let server = if keep {
+        postgres::PgServer::start_durable_in("storage bench", &cluster_dir)
+    } else {
+        postgres::PgServer::start_durable("storage bench")
+    }
+    .expect("PostgreSQL server binaries");
+    let resumed = !server
+        .psql(
+            "postgres",
+            "SELECT 1 FROM pg_database WHERE datname = 'bench'",
+        )
+        .is_empty();
+    let url = if resumed {
+        server.url("bench")
+    } else {
+        server.create_database("bench")
+    };
     let pg = PgStorage::connect(
         &PostgresConfig {
-            url: Some(server.create_database("bench")),
+            url: Some(url),
             max_connections: 4,
         },
         RobustScheme::default(),
@@ -97,14 +120,30 @@ fn run(size: u64, queries: usize, dir: &Path, reindex_too: bool) {
     let backends: [(&str, &dyn Storage); 2] = [("tantivy", &embedded), ("postgres", &pg)];
     let stores: Vec<_> = backends
         .iter()
-        .map(|(_, s)| s.create("bench").unwrap())
+        .map(|(_, s)| match s.open("bench").unwrap() {
+            Some(store) => store,
+            None => s.create("bench").unwrap(),
+        })
         .collect();
+    // Documents are written in order, a batch at a time, so a backend holding n of them (a run
+    // killed and started again with --keep) goes on from document n.
+    let held: Vec<u64> = stores
+        .iter()
+        .map(|store| store.summary().unwrap().documents)
+        .collect();
+    if held.iter().any(|&n| n > 0) {
+        println!(
+            "resumed: tantivy held {} documents, postgres {}",
+            held[0], held[1]
+        );
+    }
 
-    // Ingest: analysis once per batch, then the same batch written to each backend.
+    // Ingest: analysis once per batch, then the same batch written to each backend that lacks it.
     let mut analysis = 0.0;
     let mut write = [0.0f64; 2];
     let mut text_bytes = 0u64;
-    let mut start = 0;
+    let first = held.iter().copied().min().unwrap_or(0);
+    let mut start = first;
     while start < size {
         let end = (start + BATCH).min(size);
         let began = Instant::now();
@@ -117,8 +156,13 @@ fn run(size: u64, queries: usize, dir: &Path, reindex_too: bool) {
             .collect();
         analysis += began.elapsed().as_secs_f64();
         for (i, store) in stores.iter().enumerate() {
+            if held[i] >= end {
+                continue;
+            }
             let began = Instant::now();
-            store.write(&batch).unwrap();
+            store
+                .write(&batch[(held[i].max(start) - start) as usize..])
+                .unwrap();
             write[i] += began.elapsed().as_secs_f64();
         }
         start = end;
@@ -163,8 +207,8 @@ fn run(size: u64, queries: usize, dir: &Path, reindex_too: bool) {
     println!("PostgreSQL rows: {rows}");
     println!(
         "\n{size} synthetic abstracts ({:.0} bytes of text each); analysis {:.0} docs/s",
-        text_bytes as f64 / size as f64,
-        size as f64 / analysis
+        text_bytes as f64 / (size - first) as f64,
+        (size - first) as f64 / analysis
     );
     println!(
         "| backend | ingest (write) docs/s | re-index s | bytes/doc | exact p50 / p99 ms | near p50 / p99 ms | search p50 / p99 ms | phrase p50 / p99 ms |"
@@ -220,7 +264,7 @@ fn run(size: u64, queries: usize, dir: &Path, reindex_too: bool) {
         }
         println!(
             "| {name} | {:.0} | {:.1} | {:.0} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} |",
-            size as f64 / write[i],
+            (size - held[i]) as f64 / write[i],
             reindex[i],
             bytes[i] as f64 / size as f64,
             exact.0,

@@ -13,8 +13,24 @@ use std::process::{Command, Output};
 /// A running PostgreSQL server.
 pub(crate) struct PgServer {
     bin: PathBuf,
-    dir: tempfile::TempDir,
+    dir: ClusterDir,
     as_postgres: bool,
+}
+
+/// Where the cluster lives: a temporary directory removed with the server, or one that outlives
+/// it (a benchmark that takes hours resumes in it after a kill).
+enum ClusterDir {
+    Temporary(tempfile::TempDir),
+    Kept(PathBuf),
+}
+
+impl ClusterDir {
+    fn path(&self) -> &Path {
+        match self {
+            ClusterDir::Temporary(dir) => dir.path(),
+            ClusterDir::Kept(dir) => dir,
+        }
+    }
 }
 
 /// The port in the socket's name (`.s.PGSQL.<port>`): the socket directory is the server's own,
@@ -44,17 +60,24 @@ impl PgServer {
     /// Starts a server for `test`, or explains loudly why it cannot (no server binaries).
     /// Tests need no durability: the server skips fsync.
     pub(crate) fn start(test: &str) -> Option<PgServer> {
-        Self::start_with(test, false)
+        Self::start_with(test, false, None)
     }
 
     /// Starts a server that fsyncs its commits as a production server does and counts its
     /// statements' time (for benchmarks).
     #[allow(dead_code)] // benches/storage.rs includes this file
     pub(crate) fn start_durable(test: &str) -> Option<PgServer> {
-        Self::start_with(test, true)
+        Self::start_with(test, true, None)
     }
 
-    fn start_with(test: &str, durable: bool) -> Option<PgServer> {
+    /// A durable server (as [`PgServer::start_durable`]) whose cluster is kept in `dir`: made
+    /// there when `dir` holds none, started again on what it holds otherwise.
+    #[allow(dead_code)] // benches/storage.rs includes this file
+    pub(crate) fn start_durable_in(test: &str, dir: &Path) -> Option<PgServer> {
+        Self::start_with(test, true, Some(dir))
+    }
+
+    fn start_with(test: &str, durable: bool, kept: Option<&Path>) -> Option<PgServer> {
         let Some(bin) = server_binaries() else {
             let message = format!(
                 "SKIPPED {test}: no PostgreSQL server binaries under /usr/lib/postgresql/*/bin \
@@ -67,7 +90,13 @@ impl PgServer {
             eprintln!("\n!!!!!!!! {message}\n");
             return None;
         };
-        let dir = tempfile::Builder::new().prefix("pg").tempdir().unwrap();
+        let dir = match kept {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).unwrap();
+                ClusterDir::Kept(dir.to_path_buf())
+            }
+            None => ClusterDir::Temporary(tempfile::Builder::new().prefix("pg").tempdir().unwrap()),
+        };
         let as_postgres = is_root();
         let server = PgServer {
             bin,
@@ -83,21 +112,24 @@ impl PgServer {
             assert!(status.success(), "chown of the cluster directory failed");
         }
         let data = server.data();
-        server.run(
-            "initdb",
-            &[
-                "-D",
-                data.to_str().unwrap(),
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "-E",
-                "UTF8",
-                "--locale=C.UTF-8",
-                "--no-sync",
-            ],
-        );
+        // A kept cluster made before is started again as it is.
+        if !data.join("PG_VERSION").is_file() {
+            server.run(
+                "initdb",
+                &[
+                    "-D",
+                    data.to_str().unwrap(),
+                    "-A",
+                    "trust",
+                    "-U",
+                    "postgres",
+                    "-E",
+                    "UTF8",
+                    "--locale=C.UTF-8",
+                    "--no-sync",
+                ],
+            );
+        }
         // A benchmark's server also counts the time of every statement (pg_stat_statements, part
         // of the server package): where a check's time goes on the server.
         let durability = if durable {
