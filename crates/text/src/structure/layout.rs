@@ -114,7 +114,7 @@ fn push_block<'a>(blocks: &mut Vec<Block<'a>>, mut lines: Vec<Line<'a>>) {
 }
 
 /// The words of a string: runs of letters and digits.
-pub(super) fn words(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn words(text: &str) -> impl Iterator<Item = &str> + Clone {
     text.split(|c: char| !is_alphanumeric(c))
         .filter(|w| !w.is_empty())
 }

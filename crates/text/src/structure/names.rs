@@ -242,13 +242,7 @@ pub(super) fn keywords_at(text: &str) -> Option<usize> {
 /// "methods".
 pub(super) fn normalized(text: &str) -> String {
     let mut out = String::new();
-    let mut first = true;
-    for word in words(text) {
-        // Leading section numbers and roman numerals are no part of the name.
-        if first && (word.chars().all(|c| c.is_ascii_digit()) || is_roman(word)) {
-            continue;
-        }
-        first = false;
+    for word in name_words(text) {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -256,6 +250,17 @@ pub(super) fn normalized(text: &str) -> String {
     }
     out.replace('ё', "е")
 }
+
+/// The words of a heading's name: its words after leading section numbers and roman numerals.
+fn name_words(text: &str) -> impl Iterator<Item = &str> + Clone {
+    words(text).skip_while(|word| word.chars().all(|c| c.is_ascii_digit()) || is_roman(word))
+}
+
+/// The most words a name of [`heading`]'s lists has (a test holds it to them).
+const NAME_WORDS: usize = 3;
+
+/// The names of an appendix, whatever words follow them ("Appendix A. Proofs").
+const APPENDIX_OPENERS: &[&str] = &["appendix", "приложение"];
 
 fn is_roman(word: &str) -> bool {
     word.len() <= 4 && word.chars().all(|c| matches!(c, 'I' | 'V' | 'X'))
@@ -272,6 +277,20 @@ pub(super) fn numbered(text: &str) -> bool {
 
 /// What a heading names, if it is one of the known names.
 pub(super) fn heading(text: &str) -> Option<Heading> {
+    // A text of more words than any name names nothing, unless it opens an appendix: told from
+    // its first words alone, without lowercasing the whole of a paragraph.
+    let mut words = name_words(text);
+    if words.clone().nth(NAME_WORDS).is_some() {
+        let first: String = words
+            .next()?
+            .chars()
+            .flat_map(char::to_lowercase)
+            .map(|c| if c == 'ё' { 'е' } else { c })
+            .collect();
+        if !APPENDIX_OPENERS.contains(&first.as_str()) {
+            return None;
+        }
+    }
     let name = normalized(text);
     let is = |names: &[&str]| names.contains(&name.as_str());
     if is(REFERENCES) {
@@ -282,7 +301,11 @@ pub(super) fn heading(text: &str) -> Option<Heading> {
         Some(Heading::Abstract)
     } else if is(ABOUT_THE_AUTHORS) || is(DECLARATIONS) {
         Some(Heading::Statements)
-    } else if is(APPENDICES) || name.starts_with("appendix ") || name.starts_with("приложение ")
+    } else if is(APPENDICES)
+        || APPENDIX_OPENERS.iter().any(|opener| {
+            name.strip_prefix(opener)
+                .is_some_and(|rest| rest.starts_with(' '))
+        })
     {
         Some(Heading::Appendix)
     } else if is(BODY_STARTS) {
@@ -364,6 +387,20 @@ pub(super) fn has_identifier(text: &str) -> bool {
     doi || identifiers(text) > 0
 }
 
+/// Whether a string may hold a DOI, an e-mail address or an ORCID iD: false only when
+/// [`has_identifier`] and [`identifiers`] are sure to find none, in a scan that reads the bytes
+/// alone.
+pub(super) fn may_hold_identifier(text: &str) -> bool {
+    // "doi" in ASCII case alone: outside ASCII only 'İ' lowercases to one of its letters, and its
+    // 'i' is followed by a dot above, never by the colon of "doi:" (tested over all characters).
+    text.contains('@')
+        || text.contains("0000-000")
+        || text
+            .as_bytes()
+            .windows(3)
+            .any(|w| w.eq_ignore_ascii_case(b"doi"))
+}
+
 /// How many e-mail addresses and ORCID iDs a string holds.
 pub(super) fn identifiers(text: &str) -> usize {
     let emails = text
@@ -380,6 +417,70 @@ pub(super) fn identifiers(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_string_passed_over_for_identifiers_holds_none() {
+        for text in [
+            "see doi.org/10.1/x",
+            "DOI: 10.1000/182",
+            "Doi:10.1",
+            "mail a@b.rs",
+            "ORCID 0000-0002-1825-0097",
+            "DOİ: 10.1",
+            "plain prose with no identifier at all",
+            "Дои: нет",
+        ] {
+            if !may_hold_identifier(text) {
+                assert!(!has_identifier(text) && identifiers(text) == 0, "{text}");
+            }
+        }
+        assert!(may_hold_identifier("DOI: 10.1000/182") && !may_hold_identifier("prose"));
+        // No character outside ASCII lowercases to a "d", an "o" or an "i" that a colon could
+        // follow.
+        for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
+            if c.is_ascii() {
+                continue;
+            }
+            let lower: String = c.to_lowercase().collect();
+            let letters: Vec<char> = lower.chars().filter(|l| "doi".contains(*l)).collect();
+            assert!(
+                letters.is_empty() || lower == "i\u{307}",
+                "{c:?} lowercases to {lower:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_name_has_more_words_than_a_heading_is_read_for() {
+        for list in [
+            REFERENCES,
+            ACKNOWLEDGEMENTS,
+            ABSTRACTS,
+            ABOUT_THE_AUTHORS,
+            DECLARATIONS,
+            APPENDICES,
+            BODY_STARTS,
+            ABSTRACT_PARTS,
+        ] {
+            for name in list {
+                assert!(name_words(name).count() <= NAME_WORDS, "{name}");
+            }
+        }
+        assert_eq!(
+            heading("7. References and notes"),
+            Some(Heading::References)
+        );
+        assert_eq!(
+            heading("ПРИЛОЖЕНИЕ Б. Таблицы и рисунки к статье"),
+            Some(Heading::Appendix)
+        );
+        assert_eq!(
+            heading("Appendix A: proofs of the main theorems"),
+            Some(Heading::Appendix)
+        );
+        assert_eq!(heading("References to earlier work are many"), None);
+        assert_eq!(heading("Appendixes of the organs are many"), None);
+    }
 
     #[test]
     fn headings_are_known_with_numbers_and_punctuation() {

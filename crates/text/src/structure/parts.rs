@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::layout::{Block, Line, words};
 use super::names::{
-    self, Heading, abstract_part, has_identifier, identifiers, keywords_at, labelled, numbered,
-    run_in,
+    self, Heading, abstract_part, has_identifier, identifiers, keywords_at, labelled,
+    may_hold_identifier, numbered, run_in,
 };
 use crate::analysis::{Span, is_alphanumeric};
 
@@ -187,11 +187,12 @@ fn step(state: State, block: &Block<'_>, text: &str) -> (Part, State) {
         40
     };
     // A long paragraph of several identifiers is a first page's footnote of e-mails and
-    // ORCID iDs ("… EMAIL: a@b.rs (A. 1); c@d.biz (A. 2); ORCID: 0000-…").
-    let count = super::layout::words(text).count();
-    let identifies = (count <= limit && has_identifier(text)
-        || count <= 4 * limit && identifiers(text) >= 3)
-        && state != State::References;
+    // ORCID iDs ("… EMAIL: a@b.rs (A. 1); c@d.biz (A. 2); ORCID: 0000-…"). Words are counted
+    // only in a block that may hold one, and no further than the longest such block.
+    let identifies = state != State::References && may_hold_identifier(text) && {
+        let count = words(text).take(4 * limit + 1).count();
+        count <= limit && has_identifier(text) || count <= 4 * limit && identifiers(text) >= 3
+    };
     if labelled(text) || identifies {
         // Keywords close an abstract; what follows them (often the title and authors again in
         // the second language) is front matter until the next abstract or body.
@@ -271,10 +272,11 @@ fn step(state: State, block: &Block<'_>, text: &str) -> (Part, State) {
 
 /// A heading: one short line (or two) that does not end a sentence.
 fn is_heading(block: &Block<'_>, text: &str) -> bool {
-    let count = words(text).count();
+    // The cheap tests first: a paragraph is passed over by its length, its words not counted.
     block.lines.len() <= 2
-        && (1..=14).contains(&count)
+        && text.len() <= 4 * 160
         && text.chars().count() <= 160
+        && (1..=14).contains(&words(text).take(15).count())
         && !text.ends_with([',', ';'])
         && (!text.ends_with('.') || names::heading(text).is_some())
         && text
