@@ -381,6 +381,7 @@ impl LibraryCheck<'_> {
             doc_freq: &gathered.doc_freq,
             phrases: &phrases,
             works: Default::default(),
+            aligner: Default::default(),
         };
         let candidates = gathered.candidates.len();
         let mut matches = Vec::new();

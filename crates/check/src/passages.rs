@@ -100,6 +100,70 @@ impl Chain {
     }
 }
 
+/// The query's shingles indexed by hash, made once for all the sources a check compares it
+/// with: a source's shingles are then looked up in text order, never sorted.
+pub(super) struct QueryShingles<'a> {
+    shingles: &'a [u64],
+    /// Every shingle with its position, sorted: the positions of a hash are one contiguous run.
+    by_hash: Vec<(u64, u32)>,
+    /// A bit per low 16 bits of a hash the query holds: most of a source's shingles are not the
+    /// query's, and one look tells most of them apart before a binary search.
+    held: Vec<u64>,
+}
+
+/// The most source positions a query position is aligned with: a shingle a text repeats more
+/// often than this (a repeated line, a table of numbers) adds nothing to a passage.
+const MAX_ALIGNED: u8 = 16;
+
+impl<'a> QueryShingles<'a> {
+    pub(super) fn new(shingles: &'a [u64]) -> Self {
+        let mut by_hash: Vec<(u64, u32)> = shingles.iter().copied().zip(0..).collect();
+        by_hash.sort_unstable();
+        let mut held = vec![0u64; 1 << 10];
+        for &hash in shingles {
+            let (word, mask) = Self::bit(hash);
+            held[word] |= mask;
+        }
+        QueryShingles {
+            shingles,
+            by_hash,
+            held,
+        }
+    }
+
+    fn bit(hash: u64) -> (usize, u64) {
+        ((hash >> 6) as usize & ((1 << 10) - 1), 1u64 << (hash & 63))
+    }
+
+    /// The (query position, source position) pairs of equal shingles, sorted: each query
+    /// position with the first [`MAX_ALIGNED`] source positions of its shingle.
+    fn aligned(&self, doc: &[u64]) -> Vec<(usize, usize)> {
+        // How many source occurrences each query hash (the start of its run) has been paired
+        // with: the i-th occurrence pairs with every query position of the run.
+        let mut occurrences = vec![0u8; self.by_hash.len()];
+        let mut pairs = Vec::new();
+        for (d, &hash) in doc.iter().enumerate() {
+            let (word, mask) = Self::bit(hash);
+            if self.held[word] & mask == 0 {
+                continue;
+            }
+            let from = self.by_hash.partition_point(|&(h, _)| h < hash);
+            let run = self.by_hash[from..].partition_point(|&(h, _)| h == hash);
+            if run == 0 || occurrences[from] >= MAX_ALIGNED {
+                continue;
+            }
+            occurrences[from] += 1;
+            pairs.extend(
+                self.by_hash[from..from + run]
+                    .iter()
+                    .map(|&(_, q)| (q as usize, d)),
+            );
+        }
+        pairs.sort_unstable();
+        pairs
+    }
+}
+
 /// Finds the passages two texts share, on all their shingles (not only the sample), given as
 /// the shingle starting at each token position: chains of shared shingles where both texts
 /// advance by at most `max_gap` positions between links, so an edited word or two does not
@@ -108,39 +172,20 @@ impl Chain {
 /// Under winnowing a chain of [`WINNOW_WINDOW`](dupfinder_text::analysis::WINNOW_WINDOW)
 /// consecutive shared shingles always holds a selected one.
 pub(super) fn chains(
-    query: &[u64],
+    query: &QueryShingles<'_>,
     doc: &[u64],
     selected: &[u64],
     frequent: &HashSet<u64>,
     max_gap: usize,
     min_shingles: usize,
 ) -> Vec<Chain> {
-    // The document's shingles sorted by hash (then position): one allocation, and the
-    // positions of a hash are one contiguous run found by binary search.
-    let mut doc_positions: Vec<(u64, usize)> = doc.iter().copied().zip(0..).collect();
-    doc_positions.sort_unstable();
-    // Most of the query's shingles are not the document's: a bit per low 16 bits of a hash
-    // the document holds tells most of them apart in one look, before a binary search.
-    let mut held = vec![0u64; 1 << 10];
-    let bit = |hash: u64| ((hash >> 6) as usize & ((1 << 10) - 1), 1u64 << (hash & 63));
-    for &hash in doc {
-        let (word, mask) = bit(hash);
-        held[word] |= mask;
-    }
+    let pairs = query.aligned(doc);
     let mut open: Vec<Chain> = Vec::new();
     let mut done: Vec<Chain> = Vec::new();
-    for (q, hash) in query.iter().enumerate() {
-        let (word, mask) = bit(*hash);
-        if held[word] & mask == 0 {
-            continue;
-        }
-        let from = doc_positions.partition_point(|(h, _)| h < hash);
-        let ds = &doc_positions[from..];
-        let run = ds.partition_point(|(h, _)| h == hash);
-        if run == 0 {
-            continue;
-        }
-        let ds = &ds[..run];
+    // The pairs of one query position at a time, in query order.
+    for ds in pairs.chunk_by(|a, b| a.0 == b.0) {
+        let q = ds[0].0;
+        let hash = &query.shingles[q];
         let evidence = selected.binary_search(hash).is_ok() && !frequent.contains(hash);
         // Chains that can no longer be extended are finished.
         let mut i = 0;
@@ -151,7 +196,7 @@ pub(super) fn chains(
                 i += 1;
             }
         }
-        for &(_, d) in ds.iter().take(16) {
+        for &(_, d) in ds {
             let best = open
                 .iter_mut()
                 .filter(|c| c.last.0 < q && c.last.1 < d && d <= c.last.1 + max_gap)
@@ -373,6 +418,36 @@ mod tests {
         range.collect()
     }
 
+    /// Each query position paired with the first source positions of its shingle, in order,
+    /// whatever the texts repeat: random texts over a few hashes (so runs longer than
+    /// `MAX_ALIGNED` on both sides) and over many (hashes that collide in the bit filter).
+    #[test]
+    fn a_query_position_is_paired_with_the_first_source_positions_of_its_shingle() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |below: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % below
+        };
+        for round in 0..200 {
+            let alphabet = [3, 40, 1 << 20, 1 << 40][round % 4];
+            let (q_len, d_len) = (next(300) as usize, next(300) as usize);
+            let query: Vec<u64> = (0..q_len).map(|_| next(alphabet)).collect();
+            let doc: Vec<u64> = (0..d_len).map(|_| next(alphabet)).collect();
+            let expected: Vec<(usize, usize)> = query
+                .iter()
+                .enumerate()
+                .flat_map(|(q, h)| {
+                    doc.iter()
+                        .enumerate()
+                        .filter(move |(_, d)| *d == h)
+                        .take(MAX_ALIGNED as usize)
+                        .map(move |(d, _)| (q, d))
+                })
+                .collect();
+            assert_eq!(QueryShingles::new(&query).aligned(&doc), expected, "round {round}");
+        }
+    }
+
     /// Every shingle of `query` selected: each one counts as evidence.
     fn every(query: &[u64]) -> Vec<u64> {
         let mut all = query.to_vec();
@@ -394,7 +469,14 @@ mod tests {
         let mut doc = shingles(10..20);
         doc.extend(shingles(500..530));
         doc.extend(shingles(1..41));
-        let found = chains(&query, &doc, &every(&query), &HashSet::new(), 6, 5);
+        let found = chains(
+            &QueryShingles::new(&query),
+            &doc,
+            &every(&query),
+            &HashSet::new(),
+            6,
+            5,
+        );
         assert_eq!(query_spans(&found), [(0, 39)]);
         assert_eq!(found[0].first.1, 40, "aligned to the long occurrence");
         assert_eq!(found[0].matched, 40);
@@ -410,7 +492,14 @@ mod tests {
             query[h] = 900 + i as u64;
             doc[h] = 950 + i as u64;
         }
-        let found = chains(&query, &doc, &every(&query), &HashSet::new(), 6, 5);
+        let found = chains(
+            &QueryShingles::new(&query),
+            &doc,
+            &every(&query),
+            &HashSet::new(),
+            6,
+            5,
+        );
         assert_eq!(query_spans(&found), [(0, 99)]);
         assert_eq!(found[0].matched, 90);
     }
@@ -424,7 +513,14 @@ mod tests {
         let mut doc = shingles(21..31);
         doc.extend(shingles(700..705));
         doc.extend(shingles(1..11));
-        let found = chains(&query, &doc, &every(&query), &HashSet::new(), 6, 5);
+        let found = chains(
+            &QueryShingles::new(&query),
+            &doc,
+            &every(&query),
+            &HashSet::new(),
+            6,
+            5,
+        );
         assert_eq!(query_spans(&found), [(0, 9), (50, 59)]);
     }
 

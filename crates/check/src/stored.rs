@@ -70,6 +70,7 @@ pub fn check_stored(
         // Duplicates inside a library count boilerplate (see above), phrases included.
         phrases: &[],
         works: Default::default(),
+        aligner: Default::default(),
     };
     let mut matches = Vec::new();
     let others = gathered.candidates.into_iter().filter(|(k, _)| *k != key);

@@ -2,11 +2,12 @@
 //! query's ([`Scores`]), the verdict ([`decide`]), and its copied passages on request.
 
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 use super::decide::{Scores, decide, may_match, worth_reading};
 use super::gather::Candidate;
 use super::kinds::{Classified, KindedRange, classify, mostly_in};
-use super::passages::{Chain, Side, chains, passages};
+use super::passages::{Chain, QueryShingles, Side, chains, passages};
 use super::report::{ratio, round};
 use super::similarity::{bag_similarity, sorted_intersection};
 use super::works;
@@ -50,6 +51,15 @@ pub(super) struct Query<'a> {
     pub(super) phrases: &'a [u64],
     /// What this check learnt about the works holding repeated passages, through this view.
     pub(super) works: works::Works,
+    /// The query's shingles indexed for aligning, made when the first source is compared.
+    pub(super) aligner: OnceLock<QueryShingles<'a>>,
+}
+
+impl<'a> Query<'a> {
+    fn aligner(&self) -> &QueryShingles<'a> {
+        self.aligner
+            .get_or_init(|| QueryShingles::new(&self.analyzed.shingles))
+    }
 }
 
 /// How many candidates one read of a library fetches: one round trip per candidate dominated a
@@ -407,7 +417,7 @@ fn shingle_scores(
     let doc_set = distinct_without(doc_shingles, query.frequent);
     let shared = sorted_intersection(&query.distinct, &doc_set);
     let chains = chains(
-        &query.analyzed.shingles,
+        query.aligner(),
         doc_shingles,
         query.looked_up,
         query.frequent,
