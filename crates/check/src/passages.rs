@@ -444,7 +444,11 @@ mod tests {
                         .map(move |(d, _)| (q, d))
                 })
                 .collect();
-            assert_eq!(QueryShingles::new(&query).aligned(&doc), expected, "round {round}");
+            assert_eq!(
+                QueryShingles::new(&query).aligned(&doc),
+                expected,
+                "round {round}"
+            );
         }
     }
 

@@ -361,8 +361,8 @@ impl<'a> SourceSide<'a> {
         })
     }
 
-    /// Whether the chain's source side lies in the source's reference list (the source's parts
-    /// alone tell: its quotations are never asked about).
+    /// Whether the chain's source side lies in the source's reference list (read from its first
+    /// heading that names one: nothing else of the source's structure is asked about).
     fn in_references(&mut self, chain: &Chain) -> bool {
         if self.read.is_none() {
             let text = &self.document.text;
@@ -370,7 +370,7 @@ impl<'a> SourceSide<'a> {
             #[cfg(test)]
             let structure = tests::source_structure(text);
             #[cfg(not(test))]
-            let structure = Structure::parts_of(text);
+            let structure = Structure::references_of(text);
             self.read = Some((spans, structure));
         }
         let Some((token_chars, structure)) = &self.read else {
@@ -517,7 +517,7 @@ mod tests {
         if AS_BEFORE.get() {
             Structure::detect(text)
         } else {
-            Structure::parts_of(text)
+            Structure::references_of(text)
         }
     }
 

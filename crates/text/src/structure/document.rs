@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::citations::citations;
 use super::layout::{Block, blocks, lines, words};
-use super::parts::{Part, Region, parts};
+use super::parts::{Part, Region, opens_reference_list, parts};
 use super::quotes::{Quotation, quotations};
 use crate::analysis::Span;
 
@@ -81,9 +81,22 @@ impl Structure {
     /// The parts of a plain text and its reference entries, without reading inside its
     /// paragraphs for quotations and citations: what [`Structure::detect`] answers for
     /// `regions` and `references`, at a fraction of its cost, for a text whose quotations
-    /// nobody asks about (a source whose passages are told apart by its reference list).
+    /// nobody asks about.
     pub fn parts_of(text: &str) -> Structure {
         Structure::of_blocks(&blocks(&lines(text)))
+    }
+
+    /// The parts of a plain text from its first heading that names a reference list on, and
+    /// its reference entries: what [`Structure::parts_of`] answers for [`Part::References`]
+    /// and `references`, at the cost of finding that heading, for a source whose passages are
+    /// asked only whether they lie in its reference list. A reference list begins only at such
+    /// a heading, and the parts after one are read the same whatever came before it.
+    pub fn references_of(text: &str) -> Structure {
+        let blocks = blocks(&lines(text));
+        match blocks.iter().position(opens_reference_list) {
+            Some(first) => Structure::of_blocks(&blocks[first..]),
+            None => Structure::default(),
+        }
     }
 
     fn of_blocks(blocks: &[Block<'_>]) -> Structure {
@@ -294,6 +307,28 @@ References\n1. R. Ismi, K. Ganik (1982). Soil bacteria under drought. Journal of
             assert_eq!(parts.references, full.references);
             assert!(parts.quotations.is_empty() && parts.citations.is_empty());
         }
+    }
+
+    #[test]
+    fn the_reference_list_alone_is_the_one_parts_reads() {
+        let references = |s: &Structure| -> Vec<Region> {
+            s.regions
+                .iter()
+                .filter(|r| r.part == Part::References)
+                .cloned()
+                .collect()
+        };
+        let no_list = "Introduction\n\nA body of prose without any list of works cited here.";
+        // A second list after the first, and an English abstract after the Russian list.
+        let two = format!("{RU}\n\nReferences\n\n1. Smith J. A work. 2019.\n\nAbstract\n\nText.");
+        for text in [RU, TIGHT, no_list, &two] {
+            let parts = Structure::parts_of(text);
+            let list = Structure::references_of(text);
+            assert_eq!(references(&list), references(&parts), "{text}");
+            assert_eq!(list.references, parts.references);
+        }
+        assert!(!references(&Structure::parts_of(RU)).is_empty());
+        assert!(Structure::references_of(no_list).regions.is_empty());
     }
 
     #[test]

@@ -270,6 +270,18 @@ fn step(state: State, block: &Block<'_>, text: &str) -> (Part, State) {
     }
 }
 
+/// Whether a block is a heading that names a reference list: where one begins. A long block
+/// is passed over before its lines are joined.
+pub(super) fn opens_reference_list(block: &Block<'_>) -> bool {
+    if block.lines.len() > 2
+        || block.lines.iter().map(|l| l.content().len()).sum::<usize>() > 4 * 160
+    {
+        return false;
+    }
+    let text = block.joined();
+    is_heading(block, &text) && names::heading(&text) == Some(Heading::References)
+}
+
 /// A heading: one short line (or two) that does not end a sentence.
 fn is_heading(block: &Block<'_>, text: &str) -> bool {
     // The cheap tests first: a paragraph is passed over by its length, its words not counted.
