@@ -221,7 +221,7 @@ fn counted_scores(
     kinds: &[Classified],
     doc_set: &[u64],
 ) -> Scores {
-    let mut excluded = HashSet::new();
+    let mut excluded = Vec::new();
     let mut longest = 0;
     for (chain, kind) in chains.iter().zip(kinds) {
         if query.exclusions.counts(kind.kind) {
@@ -231,11 +231,13 @@ fn counted_scores(
             excluded.extend(query.analyzed.shingles[chain.first.0..end].iter().copied());
         }
     }
+    excluded.sort_unstable();
+    excluded.dedup();
     let counted: Vec<u64> = query
         .distinct
         .iter()
         .copied()
-        .filter(|h| !excluded.contains(h))
+        .filter(|h| excluded.binary_search(h).is_err())
         .collect();
     let shared = sorted_intersection(&counted, doc_set);
     Scores {
@@ -331,7 +333,8 @@ struct SourceSide<'a> {
     analyzer: &'a Analyzer,
     document: &'a StoredDocument,
     tokens: Option<Vec<dupfinder_text::analysis::Token>>,
-    read: Option<(Vec<Span>, Structure)>,
+    /// The source's reference lists, read when a passage first asks about them.
+    references: Option<Structure>,
 }
 
 impl<'a> SourceSide<'a> {
@@ -345,7 +348,7 @@ impl<'a> SourceSide<'a> {
             analyzer,
             document,
             tokens,
-            read: None,
+            references: None,
         }
     }
 
@@ -364,24 +367,43 @@ impl<'a> SourceSide<'a> {
     /// Whether the chain's source side lies in the source's reference list (read from its first
     /// heading that names one: nothing else of the source's structure is asked about).
     fn in_references(&mut self, chain: &Chain) -> bool {
-        if self.read.is_none() {
-            let text = &self.document.text;
-            let spans = token_spans(text, self.tokens());
-            #[cfg(test)]
-            let structure = tests::source_structure(text);
-            #[cfg(not(test))]
-            let structure = Structure::references_of(text);
-            self.read = Some((spans, structure));
+        let document = self.document;
+        let structure = self
+            .references
+            .get_or_insert_with(|| reference_lists(&document.text));
+        if structure.regions.is_empty() {
+            return false;
         }
-        let Some((token_chars, structure)) = &self.read else {
+        let text = &document.text;
+        let tokens = self.tokens();
+        if tokens.is_empty() {
+            return false;
+        }
+        // The code point span of the chain's tokens: two counts over the text, not a span for
+        // every token of the source.
+        let range = chain.first.1..chain.last.1 + SHINGLE_WORDS;
+        let last = range.end.min(tokens.len()) - 1;
+        let first = range.start.min(last);
+        let chars = |byte: usize| text[..byte.min(text.len())].chars().count();
+        let start = chars(tokens[first].start);
+        let span = Span {
+            start,
+            end: start.max(chars(tokens[last].end)),
+        };
+        let Some(structure) = &self.references else {
             return false;
         };
-        if token_chars.is_empty() {
-            return false;
-        }
-        let span = token_span(token_chars, chain.first.1..chain.last.1 + SHINGLE_WORDS);
         mostly_in(structure.overlap_with_part(span, Part::References), span)
     }
+}
+
+/// A source's reference lists (in tests, its whole structure when verifying as before).
+fn reference_lists(text: &str) -> Structure {
+    #[cfg(test)]
+    let structure = tests::source_structure(text);
+    #[cfg(not(test))]
+    let structure = Structure::references_of(text);
+    structure
 }
 
 /// The code point span of each token, in one pass over the text (tokens in text order).
