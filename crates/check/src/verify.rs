@@ -4,12 +4,14 @@
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
+use rustc_hash::FxHashSet;
+
 use super::decide::{Scores, decide, may_match, worth_reading};
 use super::gather::Candidate;
 use super::kinds::{Classified, KindedRange, classify, mostly_in};
 use super::passages::{Chain, QueryShingles, Side, chains, passages};
 use super::report::{ratio, round};
-use super::similarity::{bag_similarity, sorted_intersection};
+use super::similarity::bag_similarity;
 use super::works;
 use super::{Exclusions, MatchReport, Method, NotCounted, PassageMatch, Span};
 use crate::CheckConfig;
@@ -219,7 +221,7 @@ fn counted_scores(
     scores: &Scores,
     chains: &[Chain],
     kinds: &[Classified],
-    doc_set: &[u64],
+    doc_set: &FxHashSet<u64>,
 ) -> Scores {
     let mut excluded = Vec::new();
     let mut longest = 0;
@@ -239,7 +241,7 @@ fn counted_scores(
         .copied()
         .filter(|h| excluded.binary_search(h).is_err())
         .collect();
-    let shared = sorted_intersection(&counted, doc_set);
+    let shared = counted.iter().filter(|h| doc_set.contains(h)).count();
     Scores {
         longest_passage: longest,
         shared,
@@ -435,9 +437,20 @@ fn shingle_scores(
     doc_shingles: &[u64],
     exact: bool,
     config: &CheckConfig,
-) -> (Scores, Vec<Chain>, Vec<u64>) {
-    let doc_set = distinct_without(doc_shingles, query.frequent);
-    let shared = sorted_intersection(&query.distinct, &doc_set);
+) -> (Scores, Vec<Chain>, FxHashSet<u64>) {
+    // The source's distinct shingles in a set, not sorted: a source's thousands of shingles
+    // are hashed once each (this runs for every candidate verified).
+    let mut doc_set: FxHashSet<u64> =
+        FxHashSet::with_capacity_and_hasher(doc_shingles.len(), Default::default());
+    doc_set.extend(doc_shingles.iter().copied());
+    for hash in query.frequent {
+        doc_set.remove(hash);
+    }
+    let shared = query
+        .distinct
+        .iter()
+        .filter(|h| doc_set.contains(h))
+        .count();
     let chains = chains(
         query.aligner(),
         doc_shingles,
@@ -482,8 +495,7 @@ pub(super) fn distinct_without(shingles: &[u64], frequent: &HashSet<u64>) -> Vec
     if frequent.is_empty() {
         return distinct;
     }
-    // Both sorted, one merge: a source's thousands of shingles are each hashed no more (this
-    // runs for every candidate verified).
+    // Both sorted, one merge: the query's thousands of shingles are each hashed no more.
     let mut left_out: Vec<u64> = frequent.iter().copied().collect();
     left_out.sort_unstable();
     let mut next = 0;
@@ -664,8 +676,11 @@ Abstract\n{}.\nKeywords: drought{n}, nitrogen{n}, mulch{n}\n\n1. Introduction\n\
 
     #[test]
     fn shared_and_covered_count_each_once() {
-        assert_eq!(sorted_intersection(&[1, 3, 5, 7], &[2, 3, 7, 9]), 2);
-        assert_eq!(sorted_intersection(&[], &[1]), 0);
+        assert_eq!(
+            crate::similarity::sorted_intersection(&[1, 3, 5, 7], &[2, 3, 7, 9]),
+            2
+        );
+        assert_eq!(crate::similarity::sorted_intersection(&[], &[1]), 0);
         assert_eq!(covered(&[0..3, 2..5, 9..20], 10), 6);
         let frequent = HashSet::from([4]);
         assert_eq!(distinct_without(&[5, 4, 1, 5, 2], &frequent), [1, 2, 5]);
