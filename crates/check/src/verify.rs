@@ -321,11 +321,17 @@ fn in_phrases(query: &Query<'_>, chain: &Chain) -> bool {
 
 /// The code points the query tokens `tokens` cover.
 fn token_span(token_chars: &[Span], tokens: std::ops::Range<usize>) -> Span {
-    let last = tokens.end.min(token_chars.len()).saturating_sub(1);
+    let (first, last) = end_tokens(tokens, token_chars.len());
     Span {
-        start: token_chars[tokens.start.min(last)].start,
+        start: token_chars[first].start,
         end: token_chars[last].end,
     }
+}
+
+/// The first and last of `tokens` among `len` tokens (`len` > 0), clamped to them.
+fn end_tokens(tokens: std::ops::Range<usize>, len: usize) -> (usize, usize) {
+    let last = tokens.end.min(len).saturating_sub(1);
+    (tokens.start.min(last), last)
 }
 
 /// The source's side of passages, worked out only when a passage needs it: its tokens (kept by
@@ -370,10 +376,12 @@ impl<'a> SourceSide<'a> {
     /// heading that names one: nothing else of the source's structure is asked about).
     fn in_references(&mut self, chain: &Chain) -> bool {
         let document = self.document;
-        let structure = self
+        if self
             .references
-            .get_or_insert_with(|| reference_lists(&document.text));
-        if structure.regions.is_empty() {
+            .get_or_insert_with(|| reference_lists(&document.text))
+            .regions
+            .is_empty()
+        {
             return false;
         }
         let text = &document.text;
@@ -383,19 +391,16 @@ impl<'a> SourceSide<'a> {
         }
         // The code point span of the chain's tokens: two counts over the text, not a span for
         // every token of the source.
-        let range = chain.first.1..chain.last.1 + SHINGLE_WORDS;
-        let last = range.end.min(tokens.len()) - 1;
-        let first = range.start.min(last);
+        let (first, last) = end_tokens(chain.first.1..chain.last.1 + SHINGLE_WORDS, tokens.len());
         let chars = |byte: usize| text[..byte.min(text.len())].chars().count();
         let start = chars(tokens[first].start);
         let span = Span {
             start,
             end: start.max(chars(tokens[last].end)),
         };
-        let Some(structure) = &self.references else {
-            return false;
-        };
-        mostly_in(structure.overlap_with_part(span, Part::References), span)
+        self.references.as_ref().is_some_and(|structure| {
+            mostly_in(structure.overlap_with_part(span, Part::References), span)
+        })
     }
 }
 

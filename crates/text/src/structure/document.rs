@@ -80,14 +80,15 @@ impl Structure {
 
     /// The parts of a plain text and its reference entries, without reading inside its
     /// paragraphs for quotations and citations: what [`Structure::detect`] answers for
-    /// `regions` and `references`, at a fraction of its cost, for a text whose quotations
-    /// nobody asks about.
-    pub fn parts_of(text: &str) -> Structure {
+    /// `regions` and `references`. Only the tests ask for all of them without the rest: they
+    /// hold [`Structure::references_of`] to them.
+    #[cfg(test)]
+    fn parts_of(text: &str) -> Structure {
         Structure::of_blocks(&blocks(&lines(text)))
     }
 
     /// The parts of a plain text from its first heading that names a reference list on, and
-    /// its reference entries: what [`Structure::parts_of`] answers for [`Part::References`]
+    /// its reference entries: what [`Structure::detect`] answers for [`Part::References`]
     /// and `references`, at the cost of finding that heading, for a source whose passages are
     /// asked only whether they lie in its reference list. A reference list begins only at such
     /// a heading, and the parts after one are read the same whatever came before it.
