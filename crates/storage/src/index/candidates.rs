@@ -1,9 +1,7 @@
 //! A library's keys in the candidate map read again from its index: for a library whose log is
 //! missing (written before the map existed) or was cut short while it was rebuilt.
 
-use tantivy::TantivyDocument;
-use tantivy::schema::Value;
-
+use super::raw::{StoredFields, alive_documents};
 use super::{IndexError, LibraryIndex};
 
 impl LibraryIndex {
@@ -19,22 +17,15 @@ impl LibraryIndex {
         let path = self.content_path.as_path();
         let s = &self.schema;
         for segment in searcher.segment_readers() {
-            let store = segment.get_store_reader(64).map_err(IndexError::io(path))?;
-            for stored in store.iter::<TantivyDocument>(segment.alive_bitset()) {
-                let stored = stored.map_err(IndexError::tantivy(path))?;
-                let hash = stored
-                    .get_first(s.content_hash)
-                    .and_then(|v| v.as_u64())
-                    .unwrap_or_default();
+            for document in alive_documents(segment, path)? {
+                let (_, stored) = document?;
+                let hash = stored.first_u64(s.content_hash).unwrap_or_default();
                 let counts = self.decode_counts(&stored)?;
                 let sequence = self
                     .stored_shingles(&stored, &counts)
                     .map(|(shingles, _)| shingles)
                     .unwrap_or_default();
-                let language = stored
-                    .get_first(s.lang)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default();
+                let language = stored.first_str(s.lang).unwrap_or_default();
                 share.add_content(hash, &self.shingle_selection.select(&sequence), language)?;
                 signatures.file_term_sets(&counts)?;
             }

@@ -9,6 +9,7 @@ mod library_index;
 mod open;
 mod postings;
 mod query;
+mod raw;
 mod rebuild;
 mod schema;
 mod search;

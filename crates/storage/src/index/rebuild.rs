@@ -33,6 +33,7 @@ use tantivy::{DocAddress, Searcher, TantivyDocument};
 use super::IndexError;
 use super::LibraryIndex;
 use super::open::{signature_path, write_current};
+use super::raw::alive_documents;
 use super::schema::field_names;
 use super::signatures::{Building, SignatureIndex};
 use super::stats::{count_statistics, load_snapshot, save_snapshot, snapshot_path};
@@ -284,13 +285,11 @@ impl LibraryIndex {
                 .fast_fields()
                 .u64(field_names::DOC_KEY)
                 .map_err(IndexError::tantivy(path))?;
-            let store = segment.get_store_reader(64).map_err(IndexError::io(path))?;
-            let documents = store.iter::<TantivyDocument>(segment.alive_bitset());
-            for (doc, stored) in segment.doc_ids_alive().zip(documents) {
+            for document in alive_documents(segment, path)? {
+                let (doc, stored) = document?;
                 if keys.first(doc).is_some_and(|key| skip.contains(&key)) {
                     continue;
                 }
-                let stored = stored.map_err(IndexError::tantivy(path))?;
                 signatures.stage_new(self.stored_doc_id(&stored), &self.decode_counts(&stored)?)?;
                 done += 1;
                 if !after_each(done)? {

@@ -1,10 +1,11 @@
 //! Stored documents read back from the content index.
 
-use tantivy::schema::{Term, Value};
+use tantivy::schema::Term;
 use tantivy::{DocAddress, Searcher, TantivyDocument};
 
 use super::document::{DecodedSequence, decode_shingles, decode_term_counts, decode_term_sequence};
 use super::postings::live_docs;
+use super::raw::StoredFields;
 use super::{DocumentMeta, IndexError, LibraryIndex, StoredDocument};
 
 impl LibraryIndex {
@@ -32,26 +33,17 @@ impl LibraryIndex {
         Ok(self.to_stored(&doc))
     }
 
-    pub(super) fn stored_doc_id<'d>(&self, doc: &'d TantivyDocument) -> &'d str {
-        doc.get_first(self.schema.doc_id)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
+    pub(super) fn stored_doc_id<'d>(&self, doc: &'d impl StoredFields) -> &'d str {
+        doc.first_str(self.schema.doc_id).unwrap_or_default()
     }
 
     pub(super) fn decode_counts(
         &self,
-        doc: &TantivyDocument,
+        doc: &impl StoredFields,
     ) -> Result<Vec<(String, u32)>, IndexError> {
-        let bytes = doc
-            .get_first(self.schema.term_counts)
-            .and_then(|v| v.as_bytes())
-            .unwrap_or_default();
+        let bytes = doc.first_bytes(self.schema.term_counts).unwrap_or_default();
         decode_term_counts(bytes).ok_or_else(|| IndexError::CorruptDocument {
-            doc_id: doc
-                .get_first(self.schema.doc_id)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string(),
+            doc_id: self.stored_doc_id(doc).to_string(),
             reason: "undecodable term counts".to_string(),
         })
     }
@@ -62,10 +54,10 @@ impl LibraryIndex {
     /// are corrupt.
     pub(super) fn stored_shingles(
         &self,
-        doc: &TantivyDocument,
+        doc: &impl StoredFields,
         counts: &[(String, u32)],
     ) -> Option<(Vec<u64>, Option<DecodedSequence>)> {
-        let bytes = |field| doc.get_first(field).and_then(|v| v.as_bytes());
+        let bytes = |field| doc.first_bytes(field);
         match bytes(self.schema.term_seq) {
             Some(sequence) => {
                 let mut decoded = decode_term_sequence(sequence, counts)?;
@@ -77,22 +69,19 @@ impl LibraryIndex {
         }
     }
 
-    pub(super) fn to_stored(&self, doc: &TantivyDocument) -> StoredDocument {
+    pub(super) fn to_stored(&self, doc: &impl StoredFields) -> StoredDocument {
         let s = &self.schema;
-        let text = |field| {
-            doc.get_first(field)
-                .and_then(|v| v.as_str())
-                .map(str::to_string)
-        };
-        let number = |field| doc.get_first(field).and_then(|v| v.as_u64());
+        let text = |field| doc.first_str(field).map(str::to_string);
+        let number = |field| doc.first_u64(field);
         StoredDocument {
             meta: DocumentMeta {
                 doc_id: text(s.doc_id).unwrap_or_default(),
                 url: text(s.url),
                 title: text(s.title),
                 authors: doc
-                    .get_all(s.authors)
-                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .all_str(s.authors)
+                    .into_iter()
+                    .map(str::to_string)
                     .collect(),
                 lang: text(s.lang).unwrap_or_default(),
                 year: number(s.year),

@@ -7,13 +7,16 @@
 //! resolves keys to addresses in its own searcher only.
 
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use tantivy::schema::{IndexRecordOption, Term};
-use tantivy::{DocAddress, DocSet, Searcher, TERMINATED, TantivyDocument};
+use tantivy::store::StoreReader;
+use tantivy::{DocAddress, DocSet, Searcher, TERMINATED};
 
 use super::postings::live_docs;
+use super::raw::RawDocument;
 use super::schema::field_names;
 use super::{DocKey, IndexError, LibraryIndex, SignatureIndex, StoredDocument, StoredForCheck};
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
@@ -68,7 +71,13 @@ pub struct LibraryView<'a> {
     signed: Searcher,
     /// Addresses in `content` of the keys looked up so far.
     located: RefCell<HashMap<DocKey, Option<DocAddress>>>,
+    /// The document stores of `content`'s segments read so far, by segment ordinal.
+    stores: RefCell<HashMap<u32, StoreReader>>,
 }
+
+/// Decompressed blocks each segment's store keeps while a view reads it: a check reads a few
+/// dozen documents, rarely one twice.
+const STORE_BLOCKS: usize = 4;
 
 impl LibraryIndex {
     /// A consistent view of the library as of now: the last committed content and the current
@@ -82,6 +91,7 @@ impl LibraryIndex {
             signatures,
             signed,
             located: RefCell::new(HashMap::new()),
+            stores: RefCell::new(HashMap::new()),
         }
     }
 }
@@ -311,13 +321,31 @@ impl LibraryView<'_> {
         Ok(address)
     }
 
-    fn read(&self, key: DocKey) -> Result<Option<TantivyDocument>, IndexError> {
+    /// The stored document `key`, if it is live in this view: its bytes read from the store and
+    /// taken apart in place (`raw.rs`).
+    fn read(&self, key: DocKey) -> Result<Option<RawDocument>, IndexError> {
         let Some(address) = self.locate(key)? else {
             return Ok(None);
         };
-        self.content
-            .doc(address)
+        let path = &self.index.content_path;
+        let mut stores = self.stores.borrow_mut();
+        let store = match stores.entry(address.segment_ord) {
+            Entry::Occupied(open) => open.into_mut(),
+            Entry::Vacant(slot) => slot.insert(
+                self.content
+                    .segment_reader(address.segment_ord)
+                    .get_store_reader(STORE_BLOCKS)
+                    .map_err(IndexError::io(path))?,
+            ),
+        };
+        let bytes = store
+            .get_document_bytes(address.doc_id)
+            .map_err(IndexError::tantivy(path))?;
+        RawDocument::parse(bytes)
             .map(Some)
-            .map_err(IndexError::tantivy(&self.index.content_path))
+            .ok_or_else(|| IndexError::CorruptDocument {
+                doc_id: format!("{:016x}", key.0),
+                reason: "undecodable stored document".to_string(),
+            })
     }
 }
