@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 pub use dupfinder_text::analysis::content_hash;
-use dupfinder_text::analysis::{Language, SHINGLE_WORDS, Token, shingle_hash};
+use dupfinder_text::analysis::{Language, Token, shingle_sequence};
 
 /// A document that has been validated and analyzed, ready to be written. Preparing is the
 /// expensive part of ingest and needs no lock, so it runs before the writer is taken.
@@ -231,10 +231,7 @@ pub(crate) fn decode_term_sequence(
     if !bytes.is_empty() {
         return None;
     }
-    let shingles = terms
-        .windows(SHINGLE_WORDS)
-        .map(|window| shingle_hash(window.iter().copied()))
-        .collect();
+    let shingles = shingle_sequence(terms);
     Some(DecodedSequence {
         shingles,
         tokens,

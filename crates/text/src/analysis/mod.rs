@@ -63,7 +63,8 @@ pub use input::{DocumentError, parse_lang};
 pub use language::Language;
 pub(crate) use language::is_alphanumeric;
 pub use shingle::{
-    SHINGLE_SAMPLE, SHINGLE_WORDS, ShingleSelection, WINNOW_WINDOW, shingle_hash, shingles,
+    SHINGLE_SAMPLE, SHINGLE_WORDS, ShingleSelection, WINNOW_WINDOW, shingle_hash, shingle_sequence,
+    shingles,
 };
 pub use span::Span;
 pub use stopwords::StopWords;

@@ -155,15 +155,58 @@ pub fn shingle_hash<'a>(terms: impl IntoIterator<Item = &'a str>) -> u64 {
 /// The shingle starting at each token position: element `i` covers tokens `i..i + SHINGLE_WORDS`.
 /// A text with fewer tokens than a shingle has none.
 pub fn shingles(tokens: &[Token]) -> Vec<u64> {
-    tokens
-        .windows(SHINGLE_WORDS)
-        .map(|window| shingle_hash(window.iter().map(|t| t.term.as_str())))
+    shingle_sequence(tokens.iter().map(|t| t.term.as_str()))
+}
+
+/// The shingle starting at each of `terms` (a text's terms in order), as [`shingle_hash`] hashes
+/// each window of [`SHINGLE_WORDS`]: the terms are written once, each followed by its zero byte,
+/// and every shingle is hashed from its slice of that buffer, where hashing each window copied
+/// its terms again (a check hashes every shingle of every source it verifies).
+pub fn shingle_sequence<'a>(terms: impl IntoIterator<Item = &'a str>) -> Vec<u64> {
+    let terms = terms.into_iter();
+    let mut joined = Vec::with_capacity(terms.size_hint().0 * 8);
+    // Where each term's bytes begin in `joined`, and at the end where the last one's end.
+    let mut starts = Vec::with_capacity(terms.size_hint().0 + 1);
+    for term in terms {
+        starts.push(joined.len());
+        joined.extend_from_slice(term.as_bytes());
+        joined.push(0);
+    }
+    starts.push(joined.len());
+    starts
+        .windows(SHINGLE_WORDS + 1)
+        .map(|bounds| {
+            xxhash_rust::xxh3::xxh3_64_with_seed(&joined[bounds[0]..bounds[SHINGLE_WORDS]], SEED)
+        })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sequence hashes every window exactly as hashing the window alone does: short terms,
+    /// long ones (past the one-call buffer), empty ones, Cyrillic, and texts shorter than a
+    /// shingle.
+    #[test]
+    fn a_sequence_hashes_each_window_as_alone() {
+        let long = "д".repeat(150);
+        let vocabulary = ["a", "слово", "", "term", long.as_str(), "x", "метод", "0"];
+        for len in 0..40usize {
+            let terms: Vec<&str> = (0..len)
+                .map(|i| vocabulary[(i * 7 + len * 3) % vocabulary.len()])
+                .collect();
+            let alone: Vec<u64> = terms
+                .windows(SHINGLE_WORDS)
+                .map(|window| shingle_hash(window.iter().copied()))
+                .collect();
+            assert_eq!(
+                shingle_sequence(terms.iter().copied()),
+                alone,
+                "{len} terms"
+            );
+        }
+    }
 
     fn tokens(terms: &[&str]) -> Vec<Token> {
         terms
