@@ -11,7 +11,7 @@ use super::gather::Candidate;
 use super::kinds::{Classified, KindedRange, classify, mostly_in};
 use super::passages::{Chain, QueryShingles, Side, chains, passages};
 use super::report::{ratio, round};
-use super::similarity::bag_similarity;
+use super::similarity::{bag_similarity_of, pairs};
 use super::works;
 use super::{Exclusions, MatchReport, Method, NotCounted, PassageMatch, Span};
 use crate::CheckConfig;
@@ -130,7 +130,8 @@ pub(super) fn verify(
             doc_id: stored.document.meta.doc_id.clone(),
             reason: "undecodable term counts".to_string(),
         })?;
-    let word_similarity = bag_similarity(&query.analyzed.term_counts, counts).resemblance;
+    let word_similarity =
+        bag_similarity_of(pairs(&query.analyzed.term_counts), counts.iter()).resemblance;
     scores.word_similarity = Some(word_similarity);
     let Some(verdict) = decide(&scores, config) else {
         return Ok(None);

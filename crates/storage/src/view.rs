@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::index::{
-    DocKey, IndexError, ShingleQuery, ShingleSearch, StoredDocument, StoredForCheck,
+    DocKey, IndexError, ShingleQuery, ShingleSearch, StoredDocument, StoredForCheck, TermCounts,
 };
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
 use dupfinder_text::analysis::ShingleSelection;
@@ -72,9 +72,12 @@ pub trait ReadView {
     /// with its count; empty if the stored bytes are corrupt), if it is live in this view: what a
     /// bag-of-words test needs, without the text, its shingles and its token ranges.
     fn stored_term_counts(&self, key: DocKey) -> Result<Option<Vec<(String, u32)>>, IndexError> {
-        Ok(self
-            .stored_for_check(key)?
-            .map(|stored| stored.term_counts().unwrap_or_default().to_vec()))
+        Ok(self.stored_for_check(key)?.map(|stored| {
+            stored
+                .term_counts()
+                .map(TermCounts::to_pairs)
+                .unwrap_or_default()
+        }))
     }
 
     /// [`ReadView::stored_for_check`] for each of `keys`, in their order. A backend where a read

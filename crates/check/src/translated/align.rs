@@ -307,14 +307,19 @@ pub(super) struct DocTerms {
 }
 
 impl DocTerms {
-    pub(super) fn new(query: &Query, terms: &[(String, u32)]) -> DocTerms {
+    /// The document's terms as (term, count) in term order.
+    pub(super) fn new<'t>(
+        query: &Query,
+        terms: impl ExactSizeIterator<Item = (&'t str, u32)>,
+    ) -> DocTerms {
         let mut starts = Vec::with_capacity(terms.len() + 1);
         starts.push(0);
+        let mut counts = Vec::with_capacity(terms.len());
         let mut keys = Vec::new();
         let mut cognate = String::new();
-        for (term, _) in terms {
+        for (term, count) in terms {
             let first = keys.len();
-            if let Some(&id) = query.ids.get(term.as_str()) {
+            if let Some(&id) = query.ids.get(term) {
                 keys.push(id);
             }
             if cognate_into(term, &mut cognate)
@@ -324,9 +329,10 @@ impl DocTerms {
                 keys.push(id);
             }
             starts.push(keys.len() as u32);
+            counts.push(count);
         }
         DocTerms {
-            counts: terms.iter().map(|(_, count)| *count).collect(),
+            counts,
             starts,
             keys,
         }

@@ -23,12 +23,13 @@ use super::engine::StoreRef;
 use super::kinds::KindedRange;
 use super::report::{ratio, round};
 use super::request::go_on;
+use super::similarity::pairs;
 use super::verify::Verified;
 use super::{CancelFlag, CheckError, CheckRequest, MatchReport, Method, PassageKind, Verdict};
 use super::{Checker, PassageMatch};
 use dupfinder_storage::ReadView;
 use dupfinder_storage::Storage;
-use dupfinder_storage::index::{DocKey, MAX_SEARCH_TERMS, StoredForCheck};
+use dupfinder_storage::index::{DocKey, MAX_SEARCH_TERMS, StoredForCheck, TermCounts};
 use dupfinder_text::analysis::{AnalyzedText, Language, Span};
 
 pub use lexicon::{
@@ -250,8 +251,9 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                     continue;
                 };
                 let side = side();
-                let terms =
-                    align::DocTerms::new(&side.query, stored.term_counts().unwrap_or_default());
+                let empty = TermCounts::default();
+                let counts = stored.term_counts().unwrap_or(&empty);
+                let terms = align::DocTerms::new(&side.query, counts.iter());
                 let (query_share, doc_share) = side.query.overlap(&terms);
                 if query_share.max(doc_share) < config.min_overlap {
                     continue;
@@ -317,7 +319,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
                     .analyze(&document.text, Some(side.to))
                     .tokens;
                 let (counts, places) = align::places(&tokens);
-                let terms = align::DocTerms::new(&side.query, &counts);
+                let terms = align::DocTerms::new(&side.query, pairs(&counts));
                 let sentences = terms.sentences(&side.query, &document.text, &tokens, &places);
                 (tokens.len(), sentences)
             }

@@ -2,7 +2,7 @@
 //! missing (written before the map existed) or was cut short while it was rebuilt.
 
 use super::raw::{StoredFields, alive_documents};
-use super::{IndexError, LibraryIndex};
+use super::{IndexError, LibraryIndex, TermCounts};
 
 impl LibraryIndex {
     /// Files every live document's keys (content hash, sampled shingles, signature term sets of
@@ -22,7 +22,7 @@ impl LibraryIndex {
                 let hash = stored.first_u64(s.content_hash).unwrap_or_default();
                 let counts = self.decode_counts(&stored)?;
                 let sequence = self
-                    .stored_shingles(&stored, &counts)
+                    .stored_shingles(&stored, &TermCounts::from(&counts[..]))
                     .map(|(shingles, _)| shingles)
                     .unwrap_or_default();
                 let language = stored.first_str(s.lang).unwrap_or_default();

@@ -88,14 +88,14 @@ pub struct StoredForCheck {
     places: Option<Vec<u32>>,
     /// Each distinct term once, sorted by term, with its count (`None` if the stored bytes are
     /// corrupt).
-    term_counts: Option<Vec<(String, u32)>>,
+    term_counts: Option<TermCounts>,
 }
 
 impl StoredForCheck {
     pub(crate) fn new(
         document: StoredDocument,
         shingles: Vec<u64>,
-        term_counts: Option<Vec<(String, u32)>>,
+        term_counts: Option<TermCounts>,
     ) -> Self {
         StoredForCheck {
             document,
@@ -107,8 +107,8 @@ impl StoredForCheck {
     }
 
     /// The document's term counts (`None` if the stored bytes are corrupt).
-    pub fn term_counts(&self) -> Option<&[(String, u32)]> {
-        self.term_counts.as_deref()
+    pub fn term_counts(&self) -> Option<&TermCounts> {
+        self.term_counts.as_ref()
     }
 
     /// Keeps the tokens decoded from the term sequence: their byte ranges, and their terms as
@@ -138,11 +138,75 @@ impl StoredForCheck {
             .zip(places)
             .map(|(token, &place)| {
                 Some(Token {
-                    term: counts.get(place as usize)?.0.clone(),
+                    term: counts.get(place as usize)?.0.to_string(),
                     ..token.clone()
                 })
             })
             .collect()
+    }
+}
+
+/// A document's term counts as verification reads them: each distinct term once, sorted by
+/// term, with its count, the terms in one buffer. A full paper has ~1,500 distinct terms, and a
+/// check reads dozens of sources: a `String` for each term was a twelfth of the check.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TermCounts {
+    /// Every term, one after another.
+    terms: String,
+    /// Each term's end in `terms` and its count.
+    entries: Vec<(u32, u32)>,
+}
+
+impl TermCounts {
+    /// Term counts from pairs sorted by term.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, u32)>) -> Self {
+        let mut counts = TermCounts::default();
+        for (term, count) in pairs {
+            counts.push(term, count);
+        }
+        counts
+    }
+
+    fn push(&mut self, term: &str, count: u32) {
+        self.terms.push_str(term);
+        self.entries.push((self.terms.len() as u32, count));
+    }
+
+    /// How many distinct terms.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The term at `place` (in term order) and its count.
+    pub fn get(&self, place: usize) -> Option<(&str, u32)> {
+        let &(end, count) = self.entries.get(place)?;
+        let start = match place {
+            0 => 0,
+            _ => self.entries[place - 1].0,
+        };
+        Some((&self.terms[start as usize..end as usize], count))
+    }
+
+    /// Each term and its count, in term order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, u32)> + Clone + '_ {
+        (0..self.entries.len()).map(|place| self.get(place).expect("a place below the length"))
+    }
+
+    /// The pairs, each term its own string.
+    pub fn to_pairs(&self) -> Vec<(String, u32)> {
+        self.iter()
+            .map(|(term, count)| (term.to_string(), count))
+            .collect()
+    }
+}
+
+impl From<&[(String, u32)]> for TermCounts {
+    fn from(pairs: &[(String, u32)]) -> Self {
+        TermCounts::from_pairs(pairs.iter().map(|(term, count)| (term.as_str(), *count)))
     }
 }
 
@@ -198,7 +262,7 @@ pub(crate) fn encode_term_sequence(tokens: &[Token], counts: &[(String, u32)]) -
 /// range in the text. `None` when the bytes do not decode or name a term `counts` lacks.
 pub(crate) fn decode_term_sequence(
     mut bytes: &[u8],
-    counts: &[(String, u32)],
+    counts: &TermCounts,
 ) -> Option<DecodedSequence> {
     let n = usize::try_from(read_varint(&mut bytes)?).ok()?;
     // Every token takes three bytes at least: a count beyond that is damage.
@@ -209,7 +273,7 @@ pub(crate) fn decode_term_sequence(
     let mut places = Vec::with_capacity(n);
     for _ in 0..n {
         let place = u32::try_from(read_varint(&mut bytes)?).ok()?;
-        terms.push(counts.get(place as usize)?.0.as_str());
+        terms.push(counts.get(place as usize)?.0);
         places.push(place);
     }
     let mut starts = Vec::with_capacity(n);
@@ -260,6 +324,26 @@ pub(crate) fn encode_term_counts(counts: &[(String, u32)]) -> Vec<u8> {
         write_varint(&mut out, u64::from(*count));
     }
     out
+}
+
+/// Decodes what [`encode_term_counts`] wrote into one buffer of terms.
+pub(crate) fn decode_compact_counts(mut bytes: &[u8]) -> Option<TermCounts> {
+    let mut counts = TermCounts {
+        // The terms take most of the bytes.
+        terms: String::with_capacity(bytes.len()),
+        entries: Vec::with_capacity(bytes.len() / 8),
+    };
+    while !bytes.is_empty() {
+        let len = usize::try_from(read_varint(&mut bytes)?).ok()?;
+        if bytes.len() < len {
+            return None;
+        }
+        let (term, rest) = bytes.split_at(len);
+        bytes = rest;
+        let count = u32::try_from(read_varint(&mut bytes)?).ok()?;
+        counts.push(std::str::from_utf8(term).ok()?, count);
+    }
+    Some(counts)
 }
 
 /// Decodes what [`encode_term_counts`] wrote.
@@ -317,7 +401,15 @@ mod tests {
         #[test]
         fn term_counts_round_trip(counts in proptest::collection::vec(("\\PC{0,20}", any::<u32>()), 0..50)) {
             let encoded = encode_term_counts(&counts);
-            prop_assert_eq!(decode_term_counts(&encoded), Some(counts));
+            prop_assert_eq!(decode_term_counts(&encoded), Some(counts.clone()));
+            let compact = decode_compact_counts(&encoded).unwrap();
+            prop_assert_eq!(compact.to_pairs(), counts.clone());
+            prop_assert_eq!(compact.len(), counts.len());
+            for (place, (term, count)) in counts.iter().enumerate() {
+                prop_assert_eq!(compact.get(place), Some((term.as_str(), *count)));
+            }
+            prop_assert_eq!(compact.get(counts.len()), None);
+            prop_assert_eq!(TermCounts::from(&counts[..]), compact);
         }
     }
 
@@ -342,7 +434,8 @@ mod tests {
             let analyzed =
                 dupfinder_text::analysis::analyze_text(&analyzer, text, None, limits).unwrap();
             let bytes = encode_term_sequence(&analyzed.tokens, &analyzed.term_counts);
-            let decoded = decode_term_sequence(&bytes, &analyzed.term_counts).unwrap();
+            let counts = TermCounts::from(&analyzed.term_counts[..]);
+            let decoded = decode_term_sequence(&bytes, &counts).unwrap();
             // The cross-language check reads a source's terms back from the same bytes.
             let stored = StoredForCheck::new(
                 StoredDocument {
@@ -362,7 +455,7 @@ mod tests {
                     text: text.to_string(),
                 },
                 decoded.shingles.clone(),
-                Some(analyzed.term_counts.clone()),
+                Some(counts.clone()),
             )
             .with_tokens(decoded.tokens.clone(), decoded.places.clone());
             assert_eq!(stored.analysed_tokens(), Some(analyzed.tokens.clone()));
@@ -377,7 +470,7 @@ mod tests {
 
     #[test]
     fn a_damaged_term_sequence_is_rejected() {
-        let counts = vec![("a".to_string(), 1), ("b".to_string(), 1)];
+        let counts = TermCounts::from_pairs([("a", 1), ("b", 1)]);
         // Three tokens, the last naming a third term.
         assert_eq!(
             decode_term_sequence(&[3, 0, 1, 2, 0, 1, 1, 1, 1, 1], &counts),
@@ -406,5 +499,7 @@ mod tests {
         let encoded = encode_term_counts(&[("сигнатура".to_string(), 300)]);
         assert_eq!(decode_term_counts(&encoded[..encoded.len() - 1]), None);
         assert_eq!(decode_term_counts(&encoded[..3]), None);
+        assert_eq!(decode_compact_counts(&encoded[..encoded.len() - 1]), None);
+        assert_eq!(decode_compact_counts(&encoded[..3]), None);
     }
 }

@@ -25,7 +25,8 @@ mod write;
 
 pub use browse::{DocumentPage, DocumentSummary, SortKey, SortOrder};
 pub use document::{
-    DocKey, DocumentMeta, PreparedDocument, StoredDocument, StoredForCheck, content_hash, doc_key,
+    DocKey, DocumentMeta, PreparedDocument, StoredDocument, StoredForCheck, TermCounts,
+    content_hash, doc_key,
 };
 pub(crate) use document::{decode_shingles, encode_shingles};
 pub use error::IndexError;

@@ -3,7 +3,10 @@
 use tantivy::schema::Term;
 use tantivy::{DocAddress, Searcher, TantivyDocument};
 
-use super::document::{DecodedSequence, decode_shingles, decode_term_counts, decode_term_sequence};
+use super::document::{
+    DecodedSequence, TermCounts, decode_compact_counts, decode_shingles, decode_term_counts,
+    decode_term_sequence,
+};
 use super::postings::live_docs;
 use super::raw::StoredFields;
 use super::{DocumentMeta, IndexError, LibraryIndex, StoredDocument};
@@ -48,6 +51,12 @@ impl LibraryIndex {
         })
     }
 
+    /// The stored term counts in one buffer of terms (`None` if they are corrupt): what a check
+    /// reads of each source.
+    pub(super) fn compact_counts(&self, doc: &impl StoredFields) -> Option<TermCounts> {
+        decode_compact_counts(doc.first_bytes(self.schema.term_counts).unwrap_or_default())
+    }
+
     /// A stored document's shingles in text order, and its tokens when it keeps them: decoded
     /// from its term sequence and `counts` (its decoded term counts), or read as a document
     /// written before the term sequence keeps them (shingles only). `None` when the stored bytes
@@ -55,7 +64,7 @@ impl LibraryIndex {
     pub(super) fn stored_shingles(
         &self,
         doc: &impl StoredFields,
-        counts: &[(String, u32)],
+        counts: &TermCounts,
     ) -> Option<(Vec<u64>, Option<DecodedSequence>)> {
         let bytes = |field| doc.first_bytes(field);
         match bytes(self.schema.term_seq) {

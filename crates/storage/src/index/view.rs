@@ -18,7 +18,9 @@ use tantivy::{DocAddress, DocSet, Searcher, TERMINATED};
 use super::postings::live_docs;
 use super::raw::RawDocument;
 use super::schema::field_names;
-use super::{DocKey, IndexError, LibraryIndex, SignatureIndex, StoredDocument, StoredForCheck};
+use super::{
+    DocKey, IndexError, LibraryIndex, SignatureIndex, StoredDocument, StoredForCheck, TermCounts,
+};
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
 use dupfinder_text::analysis::ShingleSelection;
 
@@ -229,10 +231,11 @@ impl LibraryView<'_> {
             return Ok(None);
         };
         let document = self.index.to_stored(&doc);
-        let counts = self.index.decode_counts(&doc).ok();
+        let counts = self.index.compact_counts(&doc);
+        let empty = TermCounts::default();
         let (shingles, tokens) = self
             .index
-            .stored_shingles(&doc, counts.as_deref().unwrap_or_default())
+            .stored_shingles(&doc, counts.as_ref().unwrap_or(&empty))
             .ok_or_else(|| IndexError::CorruptDocument {
                 doc_id: document.meta.doc_id.clone(),
                 reason: "undecodable shingle sequence".to_string(),

@@ -12,7 +12,7 @@ use super::meta::meta_of;
 use crate::ReadView;
 use crate::index::{
     DocKey, IndexError, ShingleHits, ShingleQuery, ShingleSearch, StoredDocument, StoredForCheck,
-    decode_shingles,
+    TermCounts, decode_shingles,
 };
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
 use dupfinder_text::analysis::ShingleSelection;
@@ -161,10 +161,12 @@ fn for_check_of(row: &tokio_postgres::Row) -> Result<StoredForCheck, IndexError>
             doc_id: document.meta.doc_id.clone(),
             reason: "undecodable shingle sequence".to_string(),
         })?;
-    let counts: Vec<(String, u32)> = terms
-        .into_iter()
-        .zip(tfs.into_iter().map(|tf| tf as u32))
-        .collect();
+    let counts = TermCounts::from_pairs(
+        terms
+            .iter()
+            .map(String::as_str)
+            .zip(tfs.into_iter().map(|tf| tf as u32)),
+    );
     Ok(StoredForCheck::new(document, shingles, Some(counts)))
 }
 
