@@ -77,6 +77,13 @@ impl ReadView for LibraryView<'_> {
         LibraryView::stored_for_check(self, key)
     }
 
+    fn stored_for_check_each(
+        &self,
+        keys: &[DocKey],
+    ) -> Result<Vec<Option<StoredForCheck>>, IndexError> {
+        LibraryView::stored_for_check_each(self, keys)
+    }
+
     fn keys(&self) -> Result<Vec<DocKey>, IndexError> {
         LibraryView::keys(self)
     }

@@ -80,6 +80,11 @@ impl RawDocument {
         Some(RawDocument { bytes, values })
     }
 
+    /// The document's stored bytes, uncompressed.
+    pub(super) fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
     fn values_of(&self, field: Field) -> impl Iterator<Item = &RawValue> {
         self.values
             .iter()

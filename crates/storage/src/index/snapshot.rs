@@ -1,11 +1,14 @@
 //! A library's committed state copied for a backup while the server runs: taken under the
 //! rebuild and write gates (no commit, delete or generation switch meanwhile). The files of a
 //! tantivy index are hard-linked: tantivy never changes a committed file (a commit writes new
-//! files and replaces `meta.json` by a rename), so a link is a copy of the file as it was. Every
-//! other file (snapshots, `CURRENT`, the dedup state, which grows by appends) is copied. A
-//! background merge may still finish and remove segment files between the links; the copy is
-//! then opened to prove it whole, and taken again if it is not.
+//! files and replaces `meta.json` by a rename), so a link is a copy of the file as it was. Only
+//! the segments the linked `meta.json` names are linked: a background merge writes its new
+//! segment's files meanwhile, and a link to a file still being written would grow after the
+//! backup measured it. Every other file (snapshots, `CURRENT`, the dedup state, which grows by
+//! appends) is copied. A background merge may still finish and remove segment files between the
+//! links; the copy is then opened to prove it whole, and taken again if it is not.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use super::{IndexError, LibraryIndex};
@@ -46,14 +49,33 @@ impl LibraryIndex {
 fn link_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     let tantivy = from.join("meta.json").is_file();
+    // The committed segments, as of the `meta.json` the copy keeps.
+    let committed = match tantivy {
+        true => {
+            std::fs::hard_link(from.join("meta.json"), to.join("meta.json"))?;
+            Some(committed_segments(&to.join("meta.json"))?)
+        }
+        false => None,
+    };
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
         let name = entry.file_name();
         let target = to.join(&name);
         let kind = entry.file_type()?;
+        let uncommitted = || {
+            let segment = segment_of(name.to_str().unwrap_or_default());
+            committed
+                .as_ref()
+                .zip(segment)
+                .is_some_and(|(committed, segment)| !committed.contains(segment))
+        };
         if kind.is_dir() {
             link_tree(&entry.path(), &target)?;
-        } else if kind.is_file() && !LOCK_FILES.iter().any(|l| name == *l) {
+        } else if kind.is_file()
+            && !LOCK_FILES.iter().any(|l| name == *l)
+            && name != "meta.json"
+            && !uncommitted()
+        {
             let linked = if tantivy {
                 std::fs::hard_link(entry.path(), &target)
             } else {
@@ -76,6 +98,25 @@ fn link_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The segment ids (32 hexadecimal digits, as the segments' file names spell them) that the
+/// tantivy `meta.json` at `path` names.
+fn committed_segments(path: &Path) -> std::io::Result<HashSet<String>> {
+    let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(path)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+    let segments = meta["segments"].as_array().cloned().unwrap_or_default();
+    Ok(segments
+        .iter()
+        .filter_map(|segment| segment["segment_id"].as_str())
+        .map(|id| id.replace('-', ""))
+        .collect())
+}
+
+/// The segment a tantivy file belongs to (`<32 hex digits>.<component>`), if it is a segment's.
+fn segment_of(name: &str) -> Option<&str> {
+    let (stem, _) = name.split_once('.')?;
+    (stem.len() == 32 && stem.bytes().all(|b| b.is_ascii_hexdigit())).then_some(stem)
+}
+
 /// The live documents of the tantivy index at `dir`.
 fn documents_in(dir: &Path) -> Result<u64, IndexError> {
     let index = tantivy::Index::open_in_dir(dir).map_err(IndexError::tantivy(dir))?;
@@ -95,4 +136,57 @@ fn open_every_index(dir: &Path) -> Result<(), IndexError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{IndexOptions, default_analyzer};
+    use super::*;
+    use crate::ingest::{DocumentInput, IdValue, prepare};
+
+    /// A file of a segment `meta.json` does not name (a merge still writing it) stays out of the
+    /// copy; the committed segments are in it, and it opens with every document.
+    #[test]
+    fn a_segment_still_being_written_is_not_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        let analyzer = default_analyzer();
+        let index = LibraryIndex::open(dir.path(), &analyzer, &IndexOptions::default()).unwrap();
+        let limits = dupfinder_text::analysis::TextLimits {
+            max_bytes: 1 << 20,
+            min_words: 1,
+        };
+        let documents: Vec<_> = (0..3)
+            .map(|i| {
+                let input = DocumentInput {
+                    id: Some(IdValue::Text(format!("d{i}"))),
+                    text: Some(format!("документ номер {i} о методе шинглов и сигнатур")),
+                    ..Default::default()
+                };
+                prepare(&analyzer, limits, input).unwrap()
+            })
+            .collect();
+        index.add(&documents).unwrap();
+        let content = dir.path().join("content");
+        let writing = "0123456789abcdef0123456789abcdef.term";
+        std::fs::write(content.join(writing), b"half a segment").unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let dest = elsewhere.path().join("copy");
+        assert_eq!(index.snapshot_to(&dest).unwrap(), 3);
+        let copied: Vec<String> = std::fs::read_dir(dest.join("content"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(!copied.iter().any(|name| name == writing), "{copied:?}");
+        let committed = committed_segments(&content.join("meta.json")).unwrap();
+        assert!(!committed.is_empty());
+        for segment in &committed {
+            assert!(copied.iter().any(|name| segment_of(name) == Some(segment)));
+        }
+        assert_eq!(segment_of("meta.json"), None);
+        assert_eq!(segment_of(".managed.json"), None);
+        assert_eq!(
+            segment_of("0123456789abcdef0123456789abcdef.12.del"),
+            Some(&writing[..32])
+        );
+    }
 }

@@ -9,7 +9,7 @@ use super::document::{
 };
 use super::postings::live_docs;
 use super::raw::StoredFields;
-use super::{DocumentMeta, IndexError, LibraryIndex, StoredDocument};
+use super::{DocumentMeta, IndexError, LibraryIndex, StoredDocument, StoredForCheck};
 
 impl LibraryIndex {
     /// The live document `doc_id`.
@@ -48,6 +48,25 @@ impl LibraryIndex {
         decode_term_counts(bytes).ok_or_else(|| IndexError::CorruptDocument {
             doc_id: self.stored_doc_id(doc).to_string(),
             reason: "undecodable term counts".to_string(),
+        })
+    }
+
+    /// What verification reads of a stored document: its fields, its term counts in one buffer
+    /// and its shingles and tokens from its term sequence.
+    pub(super) fn for_check(&self, doc: &impl StoredFields) -> Result<StoredForCheck, IndexError> {
+        let document = self.to_stored(doc);
+        let counts = self.compact_counts(doc);
+        let empty = TermCounts::default();
+        let (shingles, tokens) = self
+            .stored_shingles(doc, counts.as_ref().unwrap_or(&empty))
+            .ok_or_else(|| IndexError::CorruptDocument {
+                doc_id: document.meta.doc_id.clone(),
+                reason: "undecodable shingle sequence".to_string(),
+            })?;
+        let stored = StoredForCheck::new(document, shingles, counts);
+        Ok(match tokens {
+            Some(decoded) => stored.with_tokens(decoded.tokens, decoded.places),
+            None => stored,
         })
     }
 

@@ -11,6 +11,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use tantivy::schema::{IndexRecordOption, Term};
 use tantivy::store::StoreReader;
 use tantivy::{DocAddress, DocSet, Searcher, TERMINATED};
@@ -18,9 +19,7 @@ use tantivy::{DocAddress, DocSet, Searcher, TERMINATED};
 use super::postings::live_docs;
 use super::raw::RawDocument;
 use super::schema::field_names;
-use super::{
-    DocKey, IndexError, LibraryIndex, SignatureIndex, StoredDocument, StoredForCheck, TermCounts,
-};
+use super::{DocKey, IndexError, LibraryIndex, SignatureIndex, StoredDocument, StoredForCheck};
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
 use dupfinder_text::analysis::ShingleSelection;
 
@@ -80,6 +79,10 @@ pub struct LibraryView<'a> {
 /// Decompressed blocks each segment's store keeps while a view reads it: a check reads a few
 /// dozen documents, rarely one twice.
 const STORE_BLOCKS: usize = 4;
+
+/// Stored bytes of a document from which a check's reads are spread over the cores: a full
+/// paper's (~80 KB) are, an abstract's (~2 KB) are not.
+const SPREAD_FROM_BYTES: usize = 16 * 1024;
 
 impl LibraryIndex {
     /// A consistent view of the library as of now: the last committed content and the current
@@ -227,24 +230,56 @@ impl LibraryView<'_> {
     /// The stored document `key` with its term counts and shingle sequence, in one store
     /// access, if it is live in this view.
     pub fn stored_for_check(&self, key: DocKey) -> Result<Option<StoredForCheck>, IndexError> {
-        let Some(doc) = self.read(key)? else {
-            return Ok(None);
-        };
-        let document = self.index.to_stored(&doc);
-        let counts = self.index.compact_counts(&doc);
-        let empty = TermCounts::default();
-        let (shingles, tokens) = self
-            .index
-            .stored_shingles(&doc, counts.as_ref().unwrap_or(&empty))
-            .ok_or_else(|| IndexError::CorruptDocument {
-                doc_id: document.meta.doc_id.clone(),
-                reason: "undecodable shingle sequence".to_string(),
-            })?;
-        let stored = StoredForCheck::new(document, shingles, counts);
-        Ok(Some(match tokens {
-            Some(decoded) => stored.with_tokens(decoded.tokens, decoded.places),
-            None => stored,
-        }))
+        self.read(key)?
+            .map(|doc| self.index.for_check(&doc))
+            .transpose()
+    }
+
+    /// [`stored_for_check`](Self::stored_for_check) for each of `keys`, in their order. When the
+    /// first of them is a full paper ([`SPREAD_FROM_BYTES`]), the others are read and decoded on
+    /// rayon's threads, each thread with its own readers of the segments' stores: a check
+    /// verifies dozens of full papers of ~80 KB, and reading and decoding them was a third of its
+    /// time. Abstracts are read here, one after another: for them, handing work to other threads
+    /// costs more than it saves.
+    pub fn stored_for_check_each(
+        &self,
+        keys: &[DocKey],
+    ) -> Result<Vec<Option<StoredForCheck>>, IndexError> {
+        let mut read = Vec::with_capacity(keys.len());
+        let mut rest = keys.iter();
+        for key in rest.by_ref() {
+            let Some(doc) = self.read(*key)? else {
+                read.push(None);
+                continue;
+            };
+            read.push(Some(self.index.for_check(&doc)?));
+            if doc.len() < SPREAD_FROM_BYTES {
+                for key in rest.by_ref() {
+                    read.push(self.stored_for_check(*key)?);
+                }
+            }
+            break;
+        }
+        let rest: Vec<DocKey> = rest.copied().collect();
+        let addresses = rest
+            .iter()
+            .map(|key| self.locate(*key))
+            .collect::<Result<Vec<_>, _>>()?;
+        let (index, content) = (self.index, &self.content);
+        let spread: Vec<Option<StoredForCheck>> = addresses
+            .par_iter()
+            .zip(&rest)
+            .map_init(HashMap::new, |stores, (address, key)| {
+                address
+                    .map(|address| {
+                        let doc = read_at(index, content, stores, address, *key)?;
+                        index.for_check(&doc)
+                    })
+                    .transpose()
+            })
+            .collect::<Result<_, _>>()?;
+        read.extend(spread);
+        Ok(read)
     }
 
     /// The term counts of the stored document `key` (empty if they are corrupt), if it is live
@@ -330,25 +365,137 @@ impl LibraryView<'_> {
         let Some(address) = self.locate(key)? else {
             return Ok(None);
         };
-        let path = &self.index.content_path;
         let mut stores = self.stores.borrow_mut();
-        let store = match stores.entry(address.segment_ord) {
-            Entry::Occupied(open) => open.into_mut(),
-            Entry::Vacant(slot) => slot.insert(
-                self.content
-                    .segment_reader(address.segment_ord)
-                    .get_store_reader(STORE_BLOCKS)
-                    .map_err(IndexError::io(path))?,
-            ),
+        read_at(self.index, &self.content, &mut stores, address, key).map(Some)
+    }
+}
+
+/// The document at `address` of `content` (the document `key`), read through `stores` (the
+/// segments' store readers opened so far, by segment ordinal).
+fn read_at(
+    index: &LibraryIndex,
+    content: &Searcher,
+    stores: &mut HashMap<u32, StoreReader>,
+    address: DocAddress,
+    key: DocKey,
+) -> Result<RawDocument, IndexError> {
+    let path = &index.content_path;
+    let store = match stores.entry(address.segment_ord) {
+        Entry::Occupied(open) => open.into_mut(),
+        Entry::Vacant(slot) => slot.insert(
+            content
+                .segment_reader(address.segment_ord)
+                .get_store_reader(STORE_BLOCKS)
+                .map_err(IndexError::io(path))?,
+        ),
+    };
+    let bytes = store
+        .get_document_bytes(address.doc_id)
+        .map_err(IndexError::tantivy(path))?;
+    RawDocument::parse(bytes).ok_or_else(|| IndexError::CorruptDocument {
+        doc_id: format!("{:016x}", key.0),
+        reason: "undecodable stored document".to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{IndexOptions, TermCounts, default_analyzer};
+    use super::*;
+    use crate::ingest::{DocumentInput, IdValue, prepare};
+
+    /// What a read for a check gives, in a form to compare: the id, the shingles, the term
+    /// counts and the tokens' byte ranges.
+    type Summary = (String, Vec<u64>, Vec<(String, u32)>, Vec<(usize, usize)>);
+
+    fn summary(stored: &StoredForCheck) -> Summary {
+        let ranges = stored.tokens.as_deref().unwrap_or_default();
+        (
+            stored.document.meta.doc_id.clone(),
+            stored.shingles.clone(),
+            stored
+                .term_counts()
+                .map(TermCounts::to_pairs)
+                .unwrap_or_default(),
+            ranges.iter().map(|t| (t.start, t.end)).collect(),
+        )
+    }
+
+    /// Reads spread over threads (a full paper first) and reads one after another (an abstract
+    /// first) answer what reading each key alone answers, in the keys' order, over two segments,
+    /// a deleted document and keys never written.
+    #[test]
+    fn many_reads_at_once_answer_what_each_read_alone_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let analyzer = default_analyzer();
+        let index = LibraryIndex::open(dir.path(), &analyzer, &IndexOptions::default()).unwrap();
+        let limits = dupfinder_text::analysis::TextLimits {
+            max_bytes: 1 << 22,
+            min_words: 1,
         };
-        let bytes = store
-            .get_document_bytes(address.doc_id)
-            .map_err(IndexError::tantivy(path))?;
-        RawDocument::parse(bytes)
-            .map(Some)
-            .ok_or_else(|| IndexError::CorruptDocument {
-                doc_id: format!("{:016x}", key.0),
-                reason: "undecodable stored document".to_string(),
-            })
+        let words = [
+            "shingle",
+            "signature",
+            "метод",
+            "library",
+            "paper",
+            "copy",
+            "словарь",
+            "term",
+            "verification",
+            "passage",
+            "источник",
+            "index",
+        ];
+        let text = |i: usize, n: usize| -> String {
+            (0..n)
+                .map(|j| words[(i * 7 + j * j + j / 3) % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for part in 0..2 {
+            let documents: Vec<_> = (0..8)
+                .map(|i| {
+                    let i = part * 8 + i;
+                    // Every third document is a full paper, past the spreading threshold.
+                    let n = if i % 3 == 0 { 4_000 } else { 60 };
+                    let input = DocumentInput {
+                        id: Some(IdValue::Text(format!("d{i}"))),
+                        text: Some(text(i, n)),
+                        ..Default::default()
+                    };
+                    prepare(&analyzer, limits, input).unwrap()
+                })
+                .collect();
+            index.add(&documents).unwrap();
+        }
+        assert!(index.delete("d6").unwrap());
+        let view = index.view();
+        assert!(view.read(DocKey::of("d0")).unwrap().unwrap().len() >= SPREAD_FROM_BYTES);
+        assert!(view.read(DocKey::of("d1")).unwrap().unwrap().len() < SPREAD_FROM_BYTES);
+        let keys: Vec<DocKey> = (0..16)
+            .map(|i| format!("d{i}"))
+            .chain(["never".to_string()])
+            .map(|id| DocKey::of(&id))
+            .collect();
+        let alone: Vec<_> = keys
+            .iter()
+            .map(|key| view.stored_for_check(*key).unwrap().as_ref().map(summary))
+            .collect();
+        for first in [0, 1, 6, 16] {
+            let mut order: Vec<usize> = (0..keys.len()).collect();
+            order.swap(0, first);
+            let asked: Vec<DocKey> = order.iter().map(|&i| keys[i]).collect();
+            let read = view.stored_for_check_each(&asked).unwrap();
+            let read: Vec<_> = read.iter().map(|d| d.as_ref().map(summary)).collect();
+            let expected: Vec<_> = order.iter().map(|&i| alone[i].clone()).collect();
+            assert_eq!(read, expected, "first asked: {first}");
+        }
+        assert!(alone[6].is_none() && alone[16].is_none());
+        assert!(
+            alone[0]
+                .as_ref()
+                .is_some_and(|(_, s, _, r)| s.len() > 3_000 && !r.is_empty())
+        );
     }
 }
