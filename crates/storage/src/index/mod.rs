@@ -23,6 +23,9 @@ mod upgrade;
 mod view;
 mod write;
 
+#[cfg(test)]
+mod testing;
+
 pub use browse::{DocumentPage, DocumentSummary, SortKey, SortOrder};
 pub use document::{
     DocKey, DocumentMeta, PreparedDocument, StoredDocument, StoredForCheck, TermCounts,

@@ -140,29 +140,21 @@ fn open_every_index(dir: &Path) -> Result<(), IndexError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{IndexOptions, default_analyzer};
+    use super::super::testing::{open_index, prepared};
     use super::*;
-    use crate::ingest::{DocumentInput, IdValue, prepare};
 
     /// A file of a segment `meta.json` does not name (a merge still writing it) stays out of the
     /// copy; the committed segments are in it, and it opens with every document.
     #[test]
     fn a_segment_still_being_written_is_not_copied() {
         let dir = tempfile::tempdir().unwrap();
-        let analyzer = default_analyzer();
-        let index = LibraryIndex::open(dir.path(), &analyzer, &IndexOptions::default()).unwrap();
-        let limits = dupfinder_text::analysis::TextLimits {
-            max_bytes: 1 << 20,
-            min_words: 1,
-        };
+        let index = open_index(dir.path());
         let documents: Vec<_> = (0..3)
             .map(|i| {
-                let input = DocumentInput {
-                    id: Some(IdValue::Text(format!("d{i}"))),
-                    text: Some(format!("документ номер {i} о методе шинглов и сигнатур")),
-                    ..Default::default()
-                };
-                prepare(&analyzer, limits, input).unwrap()
+                prepared(
+                    &format!("d{i}"),
+                    &format!("документ номер {i} о методе шинглов и сигнатур"),
+                )
             })
             .collect();
         index.add(&documents).unwrap();

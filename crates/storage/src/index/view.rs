@@ -400,9 +400,9 @@ fn read_at(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{IndexOptions, TermCounts, default_analyzer};
+    use super::super::TermCounts;
+    use super::super::testing::{open_index, prepared};
     use super::*;
-    use crate::ingest::{DocumentInput, IdValue, prepare};
 
     /// What a read for a check gives, in a form to compare: the id, the shingles, the term
     /// counts and the tokens' byte ranges.
@@ -427,12 +427,7 @@ mod tests {
     #[test]
     fn many_reads_at_once_answer_what_each_read_alone_does() {
         let dir = tempfile::tempdir().unwrap();
-        let analyzer = default_analyzer();
-        let index = LibraryIndex::open(dir.path(), &analyzer, &IndexOptions::default()).unwrap();
-        let limits = dupfinder_text::analysis::TextLimits {
-            max_bytes: 1 << 22,
-            min_words: 1,
-        };
+        let index = open_index(dir.path());
         let words = [
             "shingle",
             "signature",
@@ -459,12 +454,7 @@ mod tests {
                     let i = part * 8 + i;
                     // Every third document is a full paper, past the spreading threshold.
                     let n = if i % 3 == 0 { 4_000 } else { 60 };
-                    let input = DocumentInput {
-                        id: Some(IdValue::Text(format!("d{i}"))),
-                        text: Some(text(i, n)),
-                        ..Default::default()
-                    };
-                    prepare(&analyzer, limits, input).unwrap()
+                    prepared(&format!("d{i}"), &text(i, n))
                 })
                 .collect();
             index.add(&documents).unwrap();

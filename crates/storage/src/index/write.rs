@@ -244,32 +244,21 @@ impl LibraryIndex {
 #[cfg(test)]
 mod tests {
     use super::super::document::encode_shingles;
-    use super::super::{DocKey, IndexOptions, TermCounts};
+    use super::super::testing::{open_index, prepared};
+    use super::super::{DocKey, TermCounts};
     use super::*;
-    use crate::index::default_analyzer;
-    use crate::ingest::{DocumentInput, IdValue, prepare};
 
     /// A document written before `term_seq` keeps its shingles in `shingle_seq`: verification
     /// reads them as they are, and its passages analyze the text (no token ranges are kept).
     #[test]
     fn a_document_kept_with_its_shingle_sequence_is_read_as_before() {
         let dir = tempfile::tempdir().unwrap();
-        let analyzer = default_analyzer();
-        let index = LibraryIndex::open(dir.path(), &analyzer, &IndexOptions::default()).unwrap();
-        let input = DocumentInput {
-            id: Some(IdValue::Text("old".to_string())),
-            text: Some(
-                "Метод шинглов сравнивает тексты по последовательностям из трёх слов, а метод \
-                 сигнатур — по наиболее значимым словам документа."
-                    .to_string(),
-            ),
-            ..Default::default()
-        };
-        let limits = dupfinder_text::analysis::TextLimits {
-            max_bytes: 1 << 20,
-            min_words: 1,
-        };
-        let prepared = prepare(&analyzer, limits, input).unwrap();
+        let index = open_index(dir.path());
+        let prepared = prepared(
+            "old",
+            "Метод шинглов сравнивает тексты по последовательностям из трёх слов, а метод \
+             сигнатур — по наиболее значимым словам документа.",
+        );
         // As an older release wrote it: every field but `term_seq`, and `shingle_seq`.
         let written = index.content_document(&prepared, &[]);
         let mut old = TantivyDocument::new();
