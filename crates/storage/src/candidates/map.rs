@@ -127,6 +127,31 @@ impl CandidateMap {
         }
     }
 
+    /// For each of `shingles` (selected shingles), whether `library` may hold it: `false` only
+    /// when no document ever filed under the library holds a shingle of its key. `None` while
+    /// the library's keys are not all known.
+    pub(crate) fn library_may_hold(
+        &self,
+        library: LibraryNo,
+        shingles: &[u64],
+    ) -> Option<Vec<bool>> {
+        let inner = self.inner.read();
+        if inner.unknown.contains(&library) {
+            return None;
+        }
+        Some(
+            shingles
+                .iter()
+                .map(|shingle| {
+                    inner
+                        .shingles
+                        .get(shingle_key(*shingle))
+                        .any(|held| held == library)
+                })
+                .collect(),
+        )
+    }
+
     /// The ids of the libraries that may hold a candidate for `probe` (see the invariant).
     pub fn libraries(&self, probe: &CandidateProbe<'_>) -> HashSet<String> {
         let inner = self.inner.read();

@@ -201,6 +201,12 @@ impl CandidateShare {
         Ok(())
     }
 
+    /// For each of `shingles`, whether a document of the library may hold it (never `false`
+    /// for one that does); `None` while the library's keys are not all known.
+    pub(crate) fn may_hold(&self, shingles: &[u64]) -> Option<Vec<bool>> {
+        self.map.library_may_hold(self.library, shingles)
+    }
+
     /// Files the signature term sets of one document signed in `generation` and logs them.
     pub(crate) fn add_sets(&self, generation: u64, sets: &[SetKey]) -> Result<(), IndexError> {
         let mut payload = Vec::with_capacity(8 + sets.len() * 25);

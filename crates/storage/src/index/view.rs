@@ -76,6 +76,16 @@ pub struct LibraryView<'a> {
     stores: RefCell<HashMap<u32, StoreReader>>,
 }
 
+/// Each of `shingles` once, in the order first met.
+fn distinct(shingles: &[u64]) -> Vec<u64> {
+    let mut seen = HashSet::with_capacity(shingles.len());
+    shingles
+        .iter()
+        .copied()
+        .filter(|s| seen.insert(*s))
+        .collect()
+}
+
 /// Decompressed blocks each segment's store keeps while a view reads it: a check reads a few
 /// dozen documents, rarely one twice.
 const STORE_BLOCKS: usize = 4;
@@ -148,15 +158,38 @@ impl LibraryView<'_> {
 
     /// Shingle search ([`ShingleQuery`]); the answer's `usable` counts the distinct shingles
     /// that were not too frequent to look up.
+    ///
+    /// A shingle the candidate map says no document of the library ever held is not looked up
+    /// in the term dictionary: it is held by no document, so it counts as usable and nothing
+    /// else. A novel full paper's ~2,000 lookups are mostly such shingles, and each costs a
+    /// walk through a dictionary of ~100 million at 100,000 papers; the map answers from
+    /// memory. Without the map, or while it does not know all the library's keys, every
+    /// shingle is looked up.
     pub fn shingle_search(&self, query: &ShingleQuery<'_>) -> Result<ShingleSearch, IndexError> {
+        let sampled = distinct(query.shingles);
+        let held = self
+            .index
+            .candidates
+            .as_ref()
+            .and_then(|share| share.may_hold(&sampled));
+        self.search_shingles(query, &sampled, held.as_deref())
+    }
+
+    /// [`shingle_search`](Self::shingle_search) of the distinct `sampled` shingles, passing over
+    /// those `held` says no document holds.
+    fn search_shingles(
+        &self,
+        query: &ShingleQuery<'_>,
+        sampled: &[u64],
+        held: Option<&[bool]>,
+    ) -> Result<ShingleSearch, IndexError> {
         let &ShingleQuery {
-            shingles,
             max_df,
             min_hits,
             limit,
+            ..
         } = query;
         let path = &self.index.content_path;
-        let sampled: HashSet<u64> = shingles.iter().copied().collect();
         let field = self.index.schema.shingles;
         let segments = self.content.segment_readers();
         let mut inverted = Vec::with_capacity(segments.len());
@@ -171,7 +204,11 @@ impl LibraryView<'_> {
         let mut usable = 0usize;
         let mut frequent = HashSet::new();
         let mut doc_freq = HashMap::new();
-        for shingle in &sampled {
+        for (i, shingle) in sampled.iter().enumerate() {
+            if held.is_some_and(|held| !held[i]) {
+                usable += 1;
+                continue;
+            }
             let term = Term::from_field_u64(field, *shingle);
             let mut infos = Vec::with_capacity(inverted.len());
             let mut df = 0u64;
@@ -487,5 +524,100 @@ mod tests {
                 .as_ref()
                 .is_some_and(|(_, s, _, r)| s.len() > 3_000 && !r.is_empty())
         );
+    }
+}
+
+#[cfg(test)]
+mod shingle_tests {
+    use std::sync::Arc;
+
+    use super::super::testing::prepared;
+    use super::super::{IndexOptions, default_analyzer};
+    use super::*;
+    use crate::candidates::{CandidateMap, CandidateShare};
+
+    /// A shingle search that passes over the shingles the candidate map says no document holds
+    /// answers what looking every one up answers, over writes in several commits, deletions and
+    /// queries mixing shingles of live, deleted and never-written documents; while the map does
+    /// not know the library's keys, nothing is passed over.
+    #[test]
+    fn passing_over_what_the_map_rules_out_changes_no_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let map = Arc::new(CandidateMap::new());
+        let (share, _) = CandidateShare::open(&map, "lib", dir.path(), 0).unwrap();
+        let index = LibraryIndex::open_in(
+            dir.path(),
+            &default_analyzer(),
+            &IndexOptions::default(),
+            Some(share.clone()),
+        )
+        .unwrap();
+        // An empty library's keys are all known once read (as a data directory does for a
+        // library it creates).
+        assert!(share.may_hold(&[1]).is_none());
+        index.rebuild_candidates().unwrap();
+        let vocabulary: Vec<String> = (0..40).map(|i| format!("слово{i}")).collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let mut text = |n: usize| -> String {
+            (0..n)
+                .map(|_| vocabulary[next(vocabulary.len())].as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut written = Vec::new();
+        for commit in 0..3 {
+            let documents: Vec<_> = (0..10)
+                .map(|i| prepared(&format!("d{commit}-{i}"), &text(80)))
+                .collect();
+            index.add(&documents).unwrap();
+            written.extend(documents);
+        }
+        for gone in ["d0-1", "d1-4", "d2-7"] {
+            assert!(index.delete(gone).unwrap());
+        }
+        let never: Vec<_> = (0..5)
+            .map(|i| prepared(&format!("n{i}"), &text(80)))
+            .collect();
+        let view = index.view();
+        let selection = view.shingle_selection();
+        let mut passed_over = 0;
+        for (q, source) in written.iter().chain(&never).enumerate() {
+            // A query of part of one text and part of another.
+            let other = &written[(q * 7) % written.len()];
+            let mut shingles = selection.lookups(&source.shingle_seq[..40]);
+            shingles.extend(selection.lookups(&other.shingle_seq[30..]));
+            for max_df in [1, 3, u64::MAX] {
+                let query = ShingleQuery {
+                    shingles: &shingles,
+                    max_df,
+                    min_hits: 1,
+                    limit: 100,
+                };
+                let sampled = distinct(&shingles);
+                let held = share.may_hold(&sampled).unwrap();
+                passed_over += held.iter().filter(|h| !**h).count();
+                let filtered = view.search_shingles(&query, &sampled, Some(&held)).unwrap();
+                let every = view.search_shingles(&query, &sampled, None).unwrap();
+                assert_eq!(filtered.usable, every.usable);
+                assert_eq!(filtered.frequent, every.frequent);
+                assert_eq!(filtered.doc_freq, every.doc_freq);
+                let keys = |s: &ShingleSearch| -> Vec<(DocKey, u32)> {
+                    s.hits.iter().map(|(k, h)| (*k, h.distinct)).collect()
+                };
+                assert_eq!(keys(&filtered), keys(&every), "query {q}, max_df {max_df}");
+                assert_eq!(keys(&view.shingle_search(&query).unwrap()), keys(&every));
+            }
+        }
+        assert!(passed_over > 0, "the map ruled nothing out");
+        // A library whose keys are not known yet: nothing is ruled out.
+        let fresh = CandidateMap::new();
+        let unknown = fresh.join("lib");
+        assert!(fresh.library_may_hold(unknown, &[1, 2, 3]).is_none());
     }
 }
