@@ -395,7 +395,7 @@ impl LibraryCheck<'_> {
                 self.budget.verify_one()?;
                 #[cfg(test)]
                 tests::before_verifying();
-                let Some(stored) = stored else {
+                let Some((stored, Some(scored))) = stored else {
                     return Ok(());
                 };
                 let verified = verify(
@@ -403,6 +403,7 @@ impl LibraryCheck<'_> {
                     self.library,
                     candidate,
                     stored,
+                    scored,
                     &query,
                     config,
                     self.passages,

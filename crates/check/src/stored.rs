@@ -75,9 +75,12 @@ pub fn check_stored(
     let mut matches = Vec::new();
     let others = gathered.candidates.into_iter().filter(|(k, _)| *k != key);
     for_each_read(view, others, &query, config, |_, candidate, stored| {
-        if let Some(stored) = stored {
+        if let Some((stored, Some(scored))) = stored {
             matches.extend(
-                verify(view, library, candidate, stored, &query, config, false)?.map(|(r, _)| r),
+                verify(
+                    view, library, candidate, stored, scored, &query, config, false,
+                )?
+                .map(|(r, _)| r),
             );
         }
         Ok::<_, CheckError>(())

@@ -6,6 +6,8 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashSet;
 
+use rayon::prelude::*;
+
 use super::decide::{Scores, decide, may_match, worth_reading};
 use super::gather::Candidate;
 use super::kinds::{Classified, KindedRange, classify, mostly_in};
@@ -13,7 +15,7 @@ use super::passages::{Chain, QueryShingles, Side, chains, passages};
 use super::report::{ratio, round};
 use super::similarity::{bag_similarity_of, pairs};
 use super::works;
-use super::{Exclusions, MatchReport, Method, NotCounted, PassageMatch, Span};
+use super::{Exclusions, MatchReport, Method, NotCounted, PassageMatch, Span, Verdict};
 use crate::CheckConfig;
 use dupfinder_storage::ReadView;
 use dupfinder_storage::index::{DocKey, IndexError, StoredDocument, StoredForCheck};
@@ -69,16 +71,21 @@ impl<'a> Query<'a> {
 /// chunk keeps the memory of one read small.
 const READ_AHEAD: usize = 32;
 
-/// Calls `each` with every candidate and what `view` holds for it: `None` when the candidate is
-/// not worth reading (found by a few selected shingles alone, see [`worth_reading`]) or no longer
-/// live in the view. Those worth reading are read [`READ_AHEAD`] at a time through
-/// [`ReadView::stored_for_check_each`].
+/// Shingles in one read of candidates from which their scoring is spread over the cores: a
+/// read of full papers (~5,000 shingles each) is, a read of abstracts (~100 each) is not.
+const SPREAD_FROM_SHINGLES: usize = 16_000;
+
+/// Calls `each` with every candidate and what `view` holds for it, scored ([`score`]): `None`
+/// when the candidate is not worth reading (found by a few selected shingles alone, see
+/// [`worth_reading`]) or no longer live in the view. Those worth reading are read
+/// [`READ_AHEAD`] at a time through [`ReadView::stored_for_check_each`], and each read is scored
+/// on rayon's threads when it holds full papers: scoring asks nothing of the library.
 pub(super) fn for_each_read<E: From<IndexError>>(
     view: &dyn ReadView,
     candidates: impl IntoIterator<Item = (DocKey, Candidate)>,
     query: &Query<'_>,
     config: &CheckConfig,
-    mut each: impl FnMut(DocKey, Candidate, Option<StoredForCheck>) -> Result<(), E>,
+    mut each: impl FnMut(DocKey, Candidate, Option<(StoredForCheck, Option<Scored>)>) -> Result<(), E>,
 ) -> Result<(), E> {
     let (worth, skipped): (Vec<_>, Vec<_>) = candidates.into_iter().partition(|(_, c)| {
         let sampled_hits = c.hits.as_ref().map_or(0, |h| h.distinct);
@@ -93,6 +100,7 @@ pub(super) fn for_each_read<E: From<IndexError>>(
     for (key, candidate) in skipped {
         each(key, candidate, None)?;
     }
+    let scoring = query.scoring(config);
     let mut worth = worth.into_iter();
     loop {
         let chunk: Vec<(DocKey, Candidate)> = worth.by_ref().take(READ_AHEAD).collect();
@@ -101,26 +109,75 @@ pub(super) fn for_each_read<E: From<IndexError>>(
         }
         let keys: Vec<DocKey> = chunk.iter().map(|(key, _)| *key).collect();
         let read = view.stored_for_check_each(&keys)?;
+        let work: Vec<(bool, &StoredForCheck)> = chunk
+            .iter()
+            .zip(&read)
+            .filter_map(|((_, c), stored)| {
+                Some((c.methods.contains(&Method::Exact), stored.as_ref()?))
+            })
+            .collect();
+        let shingles: usize = work.iter().map(|(_, s)| s.shingles.len()).sum();
+        let scored: Vec<Option<Scored>> = if shingles >= SPREAD_FROM_SHINGLES {
+            work.par_iter()
+                .map(|(exact, stored)| score(scoring, stored, *exact))
+                .collect::<Result<_, _>>()?
+        } else {
+            work.iter()
+                .map(|(exact, stored)| score(scoring, stored, *exact))
+                .collect::<Result<_, _>>()?
+        };
+        let mut scored = scored.into_iter();
         for ((key, candidate), stored) in chunk.into_iter().zip(read) {
-            each(key, candidate, stored)?;
+            let read = stored.map(|stored| (stored, scored.next().flatten()));
+            each(key, candidate, read)?;
         }
     }
     Ok(())
 }
 
-/// Scores one candidate, read as `stored`, and decides its verdict, with its passages when
-/// `passages` asks; `None` when it is not a match.
-pub(super) fn verify(
-    view: &dyn ReadView,
-    library: &str,
-    candidate: Candidate,
-    stored: StoredForCheck,
-    query: &Query<'_>,
-    config: &CheckConfig,
-    passages: bool,
-) -> Result<Option<Verified>, IndexError> {
-    let exact = candidate.methods.contains(&Method::Exact);
-    let (mut scores, chains, doc_set) = shingle_scores(query, &stored.shingles, exact, config);
+/// What a source's shingles and terms say before the library is asked anything: its scores,
+/// the chains of shared shingles its passages are made of, its distinct shingles, and the
+/// verdict they decide.
+pub(super) struct Scored {
+    scores: Scores,
+    chains: Vec<Chain>,
+    doc_set: FxHashSet<u64>,
+    verdict: Verdict,
+}
+
+/// What scoring reads of a [`Query`]: the parts that threads may share.
+#[derive(Clone, Copy)]
+pub(super) struct Scoring<'q> {
+    distinct: &'q [u64],
+    frequent: &'q HashSet<u64>,
+    looked_up: &'q [u64],
+    aligner: &'q QueryShingles<'q>,
+    term_counts: &'q [(String, u32)],
+    config: &'q CheckConfig,
+}
+
+impl<'a> Query<'a> {
+    pub(super) fn scoring<'q>(&'q self, config: &'q CheckConfig) -> Scoring<'q> {
+        Scoring {
+            distinct: &self.distinct,
+            frequent: self.frequent,
+            looked_up: self.looked_up,
+            aligner: self.aligner(),
+            term_counts: &self.analyzed.term_counts,
+            config,
+        }
+    }
+}
+
+/// Scores a source read as `stored` against the query, on all its shingles and its bag of
+/// words, and decides its verdict: `None` when it is not a match.
+pub(super) fn score(
+    query: Scoring<'_>,
+    stored: &StoredForCheck,
+    exact: bool,
+) -> Result<Option<Scored>, IndexError> {
+    let config = query.config;
+    let (mut scores, chains, doc_set) = shingle_scores(query, &stored.shingles, exact);
     if !may_match(&scores, config) {
         return Ok(None);
     }
@@ -130,12 +187,36 @@ pub(super) fn verify(
             doc_id: stored.document.meta.doc_id.clone(),
             reason: "undecodable term counts".to_string(),
         })?;
-    let word_similarity =
-        bag_similarity_of(pairs(&query.analyzed.term_counts), counts.iter()).resemblance;
-    scores.word_similarity = Some(word_similarity);
-    let Some(verdict) = decide(&scores, config) else {
-        return Ok(None);
-    };
+    scores.word_similarity =
+        Some(bag_similarity_of(pairs(query.term_counts), counts.iter()).resemblance);
+    Ok(decide(&scores, config).map(|verdict| Scored {
+        scores,
+        chains,
+        doc_set,
+        verdict,
+    }))
+}
+
+/// Verifies one candidate, read as `stored` and scored as `scored` ([`score`]): the kinds of
+/// its passages, whether they count, and its passages when `passages` asks.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn verify(
+    view: &dyn ReadView,
+    library: &str,
+    candidate: Candidate,
+    stored: StoredForCheck,
+    scored: Scored,
+    query: &Query<'_>,
+    config: &CheckConfig,
+    passages: bool,
+) -> Result<Option<Verified>, IndexError> {
+    let Scored {
+        scores,
+        chains,
+        doc_set,
+        verdict,
+    } = scored;
+    let word_similarity = scores.word_similarity.unwrap_or_default();
     let document = stored.document;
     let mut source = SourceSide::new(query.analyzer, &document, stored.tokens);
     let mut kinds: Vec<Classified> = Vec::with_capacity(chains.len());
@@ -439,11 +520,11 @@ pub fn token_spans(text: &str, tokens: &[dupfinder_text::analysis::Token]) -> Ve
 /// (the index keeps each document's shingle sequence for this): the shingle scores and the
 /// chains of shared shingles that make its passages.
 fn shingle_scores(
-    query: &Query<'_>,
+    query: Scoring<'_>,
     doc_shingles: &[u64],
     exact: bool,
-    config: &CheckConfig,
 ) -> (Scores, Vec<Chain>, FxHashSet<u64>) {
+    let config = query.config;
     // The source's distinct shingles in a set, not sorted: a source's thousands of shingles
     // are hashed once each (this runs for every candidate verified).
     let mut doc_set: FxHashSet<u64> =
@@ -458,7 +539,7 @@ fn shingle_scores(
         .filter(|h| doc_set.contains(h))
         .count();
     let chains = chains(
-        query.aligner(),
+        query.aligner,
         doc_shingles,
         query.looked_up,
         query.frequent,
