@@ -100,7 +100,6 @@ pub(super) fn for_each_read<E: From<IndexError>>(
     for (key, candidate) in skipped {
         each(key, candidate, None)?;
     }
-    let scoring = query.scoring(config);
     let mut worth = worth.into_iter();
     loop {
         let chunk: Vec<(DocKey, Candidate)> = worth.by_ref().take(READ_AHEAD).collect();
@@ -117,6 +116,8 @@ pub(super) fn for_each_read<E: From<IndexError>>(
             })
             .collect();
         let shingles: usize = work.iter().map(|(_, s)| s.shingles.len()).sum();
+        // The query's aligner is made here, when a source is first compared.
+        let scoring = query.scoring(config);
         let scored: Vec<Option<Scored>> = if shingles >= SPREAD_FROM_SHINGLES {
             work.par_iter()
                 .map(|(exact, stored)| score(scoring, stored, *exact))
