@@ -316,21 +316,35 @@ fn counted_scores(
             excluded.extend(query.analyzed.shingles[chain.first.0..end].iter().copied());
         }
     }
-    excluded.sort_unstable();
-    excluded.dedup();
-    let counted: Vec<u64> = query
-        .distinct
-        .iter()
-        .copied()
-        .filter(|h| excluded.binary_search(h).is_err())
-        .collect();
-    let shared = counted.iter().filter(|h| doc_set.contains(h)).count();
+    let (shared, counted) = counted_shared(&query.distinct, scores.shared, excluded, doc_set);
     Scores {
         longest_passage: longest,
         shared,
-        containment_query: ratio(shared, counted.len()),
+        containment_query: ratio(shared, counted),
         ..*scores
     }
+}
+
+/// Of the query's `distinct` shingles (sorted), `shared` of which the source holds (`doc_set`):
+/// how many it shares, and how many there are, once the shingles of the `excluded` passages are
+/// left out. Counted over the excluded shingles, a few hundred, instead of the query's
+/// thousands, for every source whose passages do not all count.
+fn counted_shared(
+    distinct: &[u64],
+    shared: usize,
+    mut excluded: Vec<u64>,
+    doc_set: &FxHashSet<u64>,
+) -> (usize, usize) {
+    excluded.sort_unstable();
+    excluded.dedup();
+    let (mut left_out, mut left_out_shared) = (0, 0);
+    for hash in excluded {
+        if distinct.binary_search(&hash).is_ok() {
+            left_out += 1;
+            left_out_shared += usize::from(doc_set.contains(&hash));
+        }
+    }
+    (shared - left_out_shared, distinct.len() - left_out)
 }
 
 /// Whether the library repeats a passage across `boilerplate_min_docs` distinct works: a
@@ -621,6 +635,40 @@ mod tests {
         static AS_BEFORE: Cell<bool> = const { Cell::new(false) };
         /// How many passages the library was asked about.
         static WORKS_ASKED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Counting over the excluded shingles gives what filtering the query's shingles gave.
+    #[test]
+    fn counted_shared_is_what_filtering_every_query_shingle_gives() {
+        let mut state = 0x853c_49e6_748f_ea9bu64;
+        let mut next = |below: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % below
+        };
+        for _ in 0..300 {
+            let mut distinct: Vec<u64> = (0..next(60)).map(|_| next(100)).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let doc_set: FxHashSet<u64> = (0..next(60)).map(|_| next(100)).collect();
+            // Excluded shingles repeat, and some are not among the distinct ones (frequent).
+            let excluded: Vec<u64> = (0..next(40)).map(|_| next(100)).collect();
+            let shared = distinct.iter().filter(|h| doc_set.contains(h)).count();
+            let counted: Vec<u64> = distinct
+                .iter()
+                .copied()
+                .filter(|h| !excluded.contains(h))
+                .collect();
+            let expected = (
+                counted.iter().filter(|h| doc_set.contains(h)).count(),
+                counted.len(),
+            );
+            assert_eq!(
+                counted_shared(&distinct, shared, excluded, &doc_set),
+                expected
+            );
+        }
     }
 
     /// `boilerplate`, answered at once when verifying as before.
