@@ -327,28 +327,26 @@ pub(crate) fn encode_term_counts(counts: &[(String, u32)]) -> Vec<u8> {
 }
 
 /// Decodes what [`encode_term_counts`] wrote into one buffer of terms.
-pub(crate) fn decode_compact_counts(mut bytes: &[u8]) -> Option<TermCounts> {
+pub(crate) fn decode_compact_counts(bytes: &[u8]) -> Option<TermCounts> {
     let mut counts = TermCounts {
         // The terms take most of the bytes.
         terms: String::with_capacity(bytes.len()),
         entries: Vec::with_capacity(bytes.len() / 8),
     };
-    while !bytes.is_empty() {
-        let len = usize::try_from(read_varint(&mut bytes)?).ok()?;
-        if bytes.len() < len {
-            return None;
-        }
-        let (term, rest) = bytes.split_at(len);
-        bytes = rest;
-        let count = u32::try_from(read_varint(&mut bytes)?).ok()?;
-        counts.push(std::str::from_utf8(term).ok()?, count);
-    }
+    each_term_count(bytes, |term, count| counts.push(term, count))?;
     Some(counts)
 }
 
 /// Decodes what [`encode_term_counts`] wrote.
-pub(crate) fn decode_term_counts(mut bytes: &[u8]) -> Option<Vec<(String, u32)>> {
+pub(crate) fn decode_term_counts(bytes: &[u8]) -> Option<Vec<(String, u32)>> {
     let mut counts = Vec::new();
+    each_term_count(bytes, |term, count| counts.push((term.to_string(), count)))?;
+    Some(counts)
+}
+
+/// Calls `each` with every term and count [`encode_term_counts`] wrote, in order; `None` when
+/// the bytes do not decode.
+fn each_term_count(mut bytes: &[u8], mut each: impl FnMut(&str, u32)) -> Option<()> {
     while !bytes.is_empty() {
         let len = usize::try_from(read_varint(&mut bytes)?).ok()?;
         if bytes.len() < len {
@@ -357,9 +355,9 @@ pub(crate) fn decode_term_counts(mut bytes: &[u8]) -> Option<Vec<(String, u32)>>
         let (term, rest) = bytes.split_at(len);
         bytes = rest;
         let count = u32::try_from(read_varint(&mut bytes)?).ok()?;
-        counts.push((std::str::from_utf8(term).ok()?.to_string(), count));
+        each(std::str::from_utf8(term).ok()?, count);
     }
-    Some(counts)
+    Some(())
 }
 
 fn write_varint(out: &mut Vec<u8>, mut value: u64) {
