@@ -30,6 +30,9 @@ pub enum IndexError {
     },
     #[error("statistics snapshot {path} is corrupt: {reason}")]
     CorruptSnapshot { path: PathBuf, reason: String },
+    /// A file the index layer wrote itself (not tantivy's) fails its checks.
+    #[error("{path} is damaged: {reason}")]
+    CorruptFile { path: PathBuf, reason: String },
     #[error("stored document {doc_id} is corrupt: {reason}")]
     CorruptDocument { doc_id: String, reason: String },
     /// tantivy's index writer stopped: one of its threads failed or panicked, and it takes no

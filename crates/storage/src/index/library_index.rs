@@ -10,6 +10,7 @@
 //! <library dir>/signatures/gen-N/    tantivy: signatures computed against snapshot N
 //! <library dir>/CURRENT              the current generation number
 //! <library dir>/SHINGLES             the library's shingle selection ("winnow 8"; absent: "mod 4")
+//! <library dir>/shingles/            the selected shingles of documents, in runs (`runs.rs`)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use parking_lot::{Mutex, RwLock};
 use tantivy::{Index, IndexReader, IndexWriter, Searcher, TantivyDocument};
 
 use super::browse::TitleOrder;
+use super::runs::{PendingRun, RunSet};
 use super::signatures::SignatureIndex;
 use super::{ContentSchema, IndexError};
 use crate::candidates::CandidateShare;
@@ -65,7 +67,7 @@ pub struct IndexSummary {
 /// **Lock order.** A thread that holds several of these locks took them in this order, and
 /// releases a later one before it takes an earlier one again:
 /// `rebuild_gate` → `write_gate` → `writer` → `signatures` (write) → a signature index's own
-/// writer lock. Readers take none of them but a momentary `signatures` read to clone the
+/// writer lock; `pending` and `runs` are leaf locks. Readers take none of them but a momentary `signatures` read to clone the
 /// current `Arc`: a check never waits for a write. `title_order` is a leaf lock (nothing is
 /// taken while it is held). The locks are parking_lot's, which a panic does not poison.
 pub struct LibraryIndex {
@@ -97,6 +99,11 @@ pub struct LibraryIndex {
     pub(super) title_order: TitleOrder,
     /// This library's keys in the candidate map spanning libraries, when there is one.
     pub(super) candidates: Option<Arc<CandidateShare>>,
+    /// The selected shingles of committed documents (`runs.rs`): swapped whole by a commit or
+    /// a merge, cloned by every view.
+    pub(super) runs: RwLock<Arc<RunSet>>,
+    /// The selected shingles of documents staged since the last commit.
+    pub(super) pending: Mutex<PendingRun>,
 }
 
 impl LibraryIndex {

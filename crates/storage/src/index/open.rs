@@ -12,6 +12,7 @@ use tantivy::ReloadPolicy;
 
 use super::browse::TitleOrder;
 use super::error::open_or_create;
+use super::runs::{PendingRun, RUNS_DIR, RunSet};
 use super::signatures::SignatureIndex;
 use super::stats::{load_snapshot, snapshot_path};
 use super::tokenizer::{AnalyzerTokenizer, TOKENIZER_NAME};
@@ -53,6 +54,7 @@ impl LibraryIndex {
             .try_into()
             .map_err(IndexError::tantivy(&content_path))?;
 
+        let (runs, runs_damaged) = open_runs(dir)?;
         let generation = read_current(dir)?;
         let mut damaged = false;
         let snapshot = match generation {
@@ -93,7 +95,12 @@ impl LibraryIndex {
             shingle_selection,
             title_order: TitleOrder::default(),
             candidates,
+            runs: RwLock::new(Arc::new(runs)),
+            pending: Mutex::new(PendingRun::default()),
         };
+        if runs_damaged {
+            library.rebuild_runs()?;
+        }
         if damaged {
             library.rebuild_statistics(|_| {})?;
         } else {
@@ -128,6 +135,22 @@ impl LibraryIndex {
         let changed = now.abs_diff(snapshot.docs());
         self.changed_since_snapshot
             .store(changed, Ordering::Relaxed);
+    }
+}
+
+/// The library's shingle runs; answers whether they were damaged, in which case they were
+/// removed and the set is empty until [`LibraryIndex::rebuild_runs`] writes them again from the
+/// stored documents (they are derived data).
+fn open_runs(dir: &Path) -> Result<(RunSet, bool), IndexError> {
+    let runs_dir = dir.join(RUNS_DIR);
+    match RunSet::open(&runs_dir) {
+        Ok(runs) => Ok((runs, false)),
+        Err(e @ IndexError::CorruptFile { .. }) => {
+            tracing::warn!(error = %e, "shingle runs are damaged; writing them again from the stored documents");
+            std::fs::remove_dir_all(&runs_dir).map_err(IndexError::io(&runs_dir))?;
+            Ok((RunSet::open(&runs_dir)?, true))
+        }
+        Err(e) => Err(e),
     }
 }
 

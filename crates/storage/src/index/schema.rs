@@ -164,6 +164,7 @@ fn build(name: &str, declaration: &Declaration) -> Result<Schema, IndexError> {
 pub(crate) mod field_names {
     pub(crate) const DOC_ID: &str = "doc_id";
     pub(crate) const DOC_KEY: &str = "doc_key";
+    pub(crate) const CONTENT_HASH: &str = "content_hash";
     pub(crate) const ADDED_AT: &str = "added_at";
 }
 

@@ -4,8 +4,9 @@
 //! files and replaces `meta.json` by a rename), so a link is a copy of the file as it was. Only
 //! the segments the linked `meta.json` names are linked: a background merge writes its new
 //! segment's files meanwhile, and a link to a file still being written would grow after the
-//! backup measured it. Every other file (snapshots, `CURRENT`, the dedup state, which grows by
-//! appends) is copied. A background merge may still finish and remove segment files between the
+//! backup measured it. Shingle runs are linked too (never changed once in place; no merge of
+//! them runs under the write gate). Every other file (snapshots, `CURRENT`, the dedup state,
+//! which grows by appends) is copied. A background merge may still finish and remove segment files between the
 //! links; the copy is then opened to prove it whole, and taken again if it is not.
 
 use std::collections::HashSet;
@@ -76,7 +77,11 @@ fn link_tree(from: &Path, to: &Path) -> std::io::Result<()> {
             && name != "meta.json"
             && !uncommitted()
         {
-            let linked = if tantivy {
+            if name.to_string_lossy().ends_with(".tmp") {
+                // A run being written: not part of the committed state.
+                continue;
+            }
+            let linked = if tantivy || is_run(&name) {
                 std::fs::hard_link(entry.path(), &target)
             } else {
                 Err(std::io::Error::other("copied, not linked"))
@@ -109,6 +114,11 @@ fn committed_segments(path: &Path) -> std::io::Result<HashSet<String>> {
         .filter_map(|segment| segment["segment_id"].as_str())
         .map(|id| id.replace('-', ""))
         .collect())
+}
+
+/// Whether `name` is a library's shingle run, never written once in place (`runs.rs`).
+fn is_run(name: &std::ffi::OsStr) -> bool {
+    name.to_string_lossy().ends_with(".keys")
 }
 
 /// The segment a tantivy file belongs to (`<32 hex digits>.<component>`), if it is a segment's.

@@ -18,6 +18,7 @@ use tantivy::{DocAddress, DocSet, Searcher, TERMINATED};
 
 use super::postings::live_docs;
 use super::raw::RawDocument;
+use super::runs::{RunDoc, RunSet};
 use super::schema::field_names;
 use super::{DocKey, IndexError, LibraryIndex, SignatureIndex, StoredDocument, StoredForCheck};
 use dupfinder_signature::{RobustScheme, StatsSnapshot};
@@ -74,6 +75,8 @@ pub struct LibraryView<'a> {
     located: RefCell<HashMap<DocKey, Option<DocAddress>>>,
     /// The document stores of `content`'s segments read so far, by segment ordinal.
     stores: RefCell<HashMap<u32, StoreReader>>,
+    /// The selected shingles of the documents of `content` (and maybe of later commits).
+    runs: Arc<RunSet>,
 }
 
 /// Selected shingles a library indexes from which its shingle search asks the candidate map
@@ -104,13 +107,20 @@ impl LibraryIndex {
     pub fn view(&self) -> LibraryView<'_> {
         let signatures = self.signatures();
         let signed = signatures.searcher();
+        // The searcher and the runs are taken together, so that a merge cannot drop documents
+        // deleted after the searcher was taken: runs are written before their commit (every
+        // document of the searcher has its run) and merged only while `runs` is held for
+        // writing (no merge between the two).
+        let runs = self.runs.read();
+        let content = self.searcher();
         LibraryView {
             index: self,
-            content: self.searcher(),
+            content,
             signatures,
             signed,
             located: RefCell::new(HashMap::new()),
             stores: RefCell::new(HashMap::new()),
+            runs: runs.clone(),
         }
     }
 }
@@ -183,10 +193,11 @@ impl LibraryView<'_> {
         self.search_shingles(query, &sampled, held.as_deref())
     }
 
-    /// The selected shingles the library's segments index, counted per segment.
+    /// The selected shingles the library's runs and segments index, counted per run and per
+    /// segment.
     fn shingle_terms(&self) -> Result<u64, IndexError> {
         let field = self.index.schema.shingles;
-        let mut terms = 0;
+        let mut terms = self.runs.shingles();
         for segment in self.content.segment_readers() {
             let inverted = segment
                 .inverted_index(field)
@@ -197,7 +208,8 @@ impl LibraryView<'_> {
     }
 
     /// [`shingle_search`](Self::shingle_search) of the distinct `sampled` shingles, passing over
-    /// those `held` says no document holds.
+    /// those `held` says no document holds. Shingles are looked up in the runs and, for
+    /// documents written before the runs, in the segments' `shingles` field.
     fn search_shingles(
         &self,
         query: &ShingleQuery<'_>,
@@ -214,26 +226,35 @@ impl LibraryView<'_> {
         let field = self.index.schema.shingles;
         let segments = self.content.segment_readers();
         let mut inverted = Vec::with_capacity(segments.len());
-        for segment in segments {
-            inverted.push(
-                segment
-                    .inverted_index(field)
-                    .map_err(IndexError::tantivy(path))?,
-            );
+        for (ord, segment) in segments.iter().enumerate() {
+            let index = segment
+                .inverted_index(field)
+                .map_err(IndexError::tantivy(path))?;
+            // Segments written since the runs hold no shingle terms.
+            if index.terms().num_terms() > 0 {
+                inverted.push((ord as u32, segment, index));
+            }
         }
         let mut hits: HashMap<DocAddress, ShingleHits> = HashMap::new();
+        let mut run_hits: HashMap<RunDoc, u32> = HashMap::new();
         let mut usable = 0usize;
         let mut frequent = HashSet::new();
         let mut doc_freq = HashMap::new();
+        let mut in_runs = Vec::new();
         for (i, shingle) in sampled.iter().enumerate() {
             if held.is_some_and(|held| !held[i]) {
                 usable += 1;
                 continue;
             }
+            in_runs.clear();
+            self.runs.find(*shingle, &mut in_runs)?;
+            // A document filed by several runs (written again with the same text) once.
+            in_runs.sort_unstable();
+            in_runs.dedup();
             let term = Term::from_field_u64(field, *shingle);
             let mut infos = Vec::with_capacity(inverted.len());
-            let mut df = 0u64;
-            for index in &inverted {
+            let mut df = in_runs.len() as u64;
+            for (_, _, index) in &inverted {
                 let info = index.get_term_info(&term).map_err(IndexError::io(path))?;
                 df += info.as_ref().map_or(0, |i| u64::from(i.doc_freq));
                 infos.push(info);
@@ -246,17 +267,19 @@ impl LibraryView<'_> {
                 continue;
             }
             usable += 1;
-            for (ord, info) in infos.iter().enumerate() {
+            for document in &in_runs {
+                *run_hits.entry(*document).or_default() += 1;
+            }
+            for (n, info) in infos.iter().enumerate() {
                 let Some(info) = info else { continue };
-                let mut postings = inverted[ord]
+                let (ord, segment, index) = &inverted[n];
+                let mut postings = index
                     .read_postings_from_terminfo(info, IndexRecordOption::Basic)
                     .map_err(IndexError::io(path))?;
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
-                    if !segments[ord].is_deleted(doc) {
-                        hits.entry(DocAddress::new(ord as u32, doc))
-                            .or_default()
-                            .distinct += 1;
+                    if !segment.is_deleted(doc) {
+                        hits.entry(DocAddress::new(*ord, doc)).or_default().distinct += 1;
                     }
                     doc = postings.advance();
                 }
@@ -266,6 +289,7 @@ impl LibraryView<'_> {
             .into_iter()
             .filter(|(_, h)| h.distinct >= min_hits)
             .collect();
+        self.resolve_run_hits(run_hits, min_hits, limit, &mut found)?;
         found.sort_by(|a, b| b.1.distinct.cmp(&a.1.distinct).then(a.0.cmp(&b.0)));
         found.truncate(limit);
         let hits = found
@@ -278,6 +302,70 @@ impl LibraryView<'_> {
             doc_freq,
             hits,
         })
+    }
+
+    /// Adds to `found` the documents of `run_hits` with `min_hits` or more that are live in this
+    /// view with the text the runs filed (`runs.rs`), resolving them most hits first and only
+    /// as far as the `limit`-th answer's count: a document the segments' field counted too (it
+    /// was written before the runs and again since, with the same text) keeps the larger count,
+    /// as both count the same shingles.
+    fn resolve_run_hits(
+        &self,
+        run_hits: HashMap<RunDoc, u32>,
+        min_hits: u32,
+        limit: usize,
+        found: &mut Vec<(DocAddress, ShingleHits)>,
+    ) -> Result<(), IndexError> {
+        let mut candidates: Vec<(RunDoc, u32)> = run_hits
+            .into_iter()
+            .filter(|(_, hits)| *hits >= min_hits)
+            .collect();
+        if candidates.is_empty() {
+            return Ok(());
+        }
+        candidates.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        // The counts of the answers so far, to know when the rest cannot make the cut.
+        let mut counts: Vec<u32> = found.iter().map(|(_, h)| h.distinct).collect();
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        let mut at: HashMap<DocAddress, usize> = found
+            .iter()
+            .enumerate()
+            .map(|(n, (address, _))| (*address, n))
+            .collect();
+        for (document, hits) in candidates {
+            // The count an answer needs to be among the first `limit`, once there are that many.
+            let cut = counts.get(limit.saturating_sub(1)).filter(|_| limit > 0);
+            if cut.is_some_and(|cut| hits < *cut) {
+                break;
+            }
+            let Some(address) = self.locate(DocKey(document.key))? else {
+                continue;
+            };
+            if self.content_hash_at(address)? != Some(document.content) {
+                continue;
+            }
+            match at.get(&address) {
+                Some(&n) => found[n].1.distinct = found[n].1.distinct.max(hits),
+                None => {
+                    at.insert(address, found.len());
+                    found.push((address, ShingleHits { distinct: hits }));
+                    let place = counts.partition_point(|c| *c >= hits);
+                    counts.insert(place, hits);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The content hash of the document at `address` of this view's searcher.
+    fn content_hash_at(&self, address: DocAddress) -> Result<Option<u64>, IndexError> {
+        let column = self
+            .content
+            .segment_reader(address.segment_ord)
+            .fast_fields()
+            .u64(field_names::CONTENT_HASH)
+            .map_err(IndexError::tantivy(&self.index.content_path))?;
+        Ok(column.first(address.doc_id))
     }
 
     /// The stored document `key`, if it is live in this view.
@@ -460,7 +548,143 @@ fn read_at(
 mod tests {
     use super::super::TermCounts;
     use super::super::testing::{open_index, prepared};
+    use super::super::{PreparedDocument, doc_key};
     use super::*;
+
+    /// Writes `documents` as the library did before the runs: their selected shingles as terms
+    /// of the content index's `shingles` field, no run.
+    fn add_in_the_old_layout(index: &LibraryIndex, documents: &[PreparedDocument]) {
+        let mut guard = index.writer.lock();
+        let writer = index.content_writer(&mut guard).unwrap();
+        for document in documents {
+            let mut doc = index.content_document(document);
+            for shingle in index.shingle_selection.select(&document.shingle_seq) {
+                doc.add_u64(index.schema.shingles, shingle);
+            }
+            writer.delete_term(Term::from_field_text(index.schema.doc_id, &document.doc_id));
+            writer.add_document(doc).unwrap();
+        }
+        writer.commit().unwrap();
+        drop(guard);
+        index.reader.reload().unwrap();
+    }
+
+    /// Commits, deletions, texts written again (the same and another), documents of the layout
+    /// before the runs, merges of the runs and of the segments, and a reopening: every shingle
+    /// search answers what counting each live document's selected shingles answers.
+    #[test]
+    fn a_shingle_search_counts_each_live_documents_shingles_once_whatever_was_written_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let vocabulary: Vec<String> = (0..30).map(|i| format!("word{i}")).collect();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let text = |next: &mut dyn FnMut(usize) -> usize, n: usize| -> String {
+            (0..n)
+                .map(|_| vocabulary[next(vocabulary.len())].as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut live: HashMap<String, PreparedDocument> = HashMap::new();
+        let mut queries: Vec<Vec<u64>> = Vec::new();
+        let check = |index: &LibraryIndex,
+                     live: &HashMap<String, PreparedDocument>,
+                     queries: &[Vec<u64>],
+                     when: &str| {
+            let view = index.view();
+            let selection = view.shingle_selection();
+            for (q, shingles) in queries.iter().enumerate() {
+                let query = ShingleQuery {
+                    shingles,
+                    max_df: u64::MAX,
+                    min_hits: 1,
+                    limit: 10_000,
+                };
+                let sampled: HashSet<u64> = shingles.iter().copied().collect();
+                let mut expected: Vec<(DocKey, u32)> = live
+                    .values()
+                    .map(|d| {
+                        let held: HashSet<u64> =
+                            selection.select(&d.shingle_seq).into_iter().collect();
+                        (
+                            doc_key(&d.doc_id),
+                            held.intersection(&sampled).count() as u32,
+                        )
+                    })
+                    .filter(|(_, hits)| *hits > 0)
+                    .map(|(key, hits)| (DocKey(key), hits))
+                    .collect();
+                expected.sort();
+                let search = view.shingle_search(&query).unwrap();
+                let mut got: Vec<(DocKey, u32)> =
+                    search.hits.iter().map(|(k, h)| (*k, h.distinct)).collect();
+                got.sort();
+                assert_eq!(got, expected, "{when}, query {q}");
+                // Most hits first, and a limit keeps the first of that order.
+                let limited = view
+                    .shingle_search(&ShingleQuery { limit: 3, ..query })
+                    .unwrap();
+                let counts: Vec<u32> = search.hits.iter().map(|(_, h)| h.distinct).collect();
+                let first: Vec<u32> = limited.hits.iter().map(|(_, h)| h.distinct).collect();
+                assert_eq!(first, counts[..counts.len().min(3)], "{when}, query {q}");
+            }
+        };
+        let index = open_index(dir.path());
+        let selection = index.shingle_selection;
+        let mut round = 0;
+        for commit in 0..12 {
+            let documents: Vec<PreparedDocument> = (0..6)
+                .map(|i| {
+                    // Ids repeat across commits: some texts are written again.
+                    let id = format!("d{}", (commit * 6 + i) % 40);
+                    let again = live.get(&id).filter(|_| next(3) == 0);
+                    let body = again.map_or_else(|| text(&mut next, 60), |d| d.text.clone());
+                    prepared(&id, &body)
+                })
+                .collect();
+            if commit < 3 {
+                add_in_the_old_layout(&index, &documents);
+            } else {
+                index.add(&documents).unwrap();
+            }
+            for document in documents {
+                queries.push(selection.lookups(&document.shingle_seq[10..40]));
+                live.insert(document.doc_id.clone(), document);
+            }
+            if commit % 4 == 3 {
+                let gone = format!("d{}", next(40));
+                if live.remove(&gone).is_some() {
+                    assert!(index.delete(&gone).unwrap());
+                }
+            }
+            round += 1;
+            check(&index, &live, &queries, &format!("after commit {round}"));
+        }
+        index.optimize().unwrap();
+        check(&index, &live, &queries, "after merging everything");
+        let runs = dir.path().join(super::super::runs::RUNS_DIR);
+        assert_eq!(std::fs::read_dir(&runs).unwrap().count(), 1, "one run");
+        drop(index);
+        let index = open_index(dir.path());
+        check(&index, &live, &queries, "reopened");
+        // A damaged run: removed and written again from the stored documents when opened.
+        drop(index);
+        let run = std::fs::read_dir(&runs)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let mut bytes = std::fs::read(&run).unwrap();
+        bytes[12] ^= 0x10;
+        std::fs::write(&run, bytes).unwrap();
+        let index = open_index(dir.path());
+        check(&index, &live, &queries, "its runs written again");
+    }
 
     /// What a read for a check gives, in a form to compare: the id, the shingles, the term
     /// counts and the tokens' byte ranges.

@@ -9,6 +9,7 @@ use tantivy::tokenizer::PreTokenizedString;
 use tantivy::{IndexWriter, TantivyDocument};
 
 use super::document::{encode_term_counts, encode_term_sequence};
+use super::runs::RunDoc;
 use super::signatures::SignatureIndex;
 use super::tokenizer::to_tantivy_tokens;
 use super::{IndexError, LibraryIndex, PreparedDocument, doc_key};
@@ -55,11 +56,18 @@ impl LibraryIndex {
             let selected = self.shingle_selection.select(&document.shingle_seq);
             writer.delete_term(Term::from_field_text(self.schema.doc_id, &document.doc_id));
             writer
-                .add_document(self.content_document(document, &selected))
+                .add_document(self.content_document(document))
                 .map_err(IndexError::tantivy(&self.content_path))?;
             if let Some(candidates) = &self.candidates {
                 candidates.add_content(document.content_hash, &selected, document.lang.code())?;
             }
+            self.pending.lock().add(
+                RunDoc {
+                    key: doc_key(&document.doc_id),
+                    content: document.content_hash,
+                },
+                &selected,
+            );
             signatures.stage(&document.doc_id, &document.term_counts)?;
         }
         self.staged
@@ -79,11 +87,16 @@ impl LibraryIndex {
         if let Some(candidates) = &self.candidates {
             candidates.sync()?;
         }
+        self.write_pending_run()?;
         let writer = self.content_writer(&mut guard)?;
         let opstamp = writer.commit().map_err(IndexError::tantivy(path))?;
         drop(guard);
         self.reader.reload().map_err(IndexError::tantivy(path))?;
         signatures.commit(opstamp)?;
+        if let Err(e) = self.merge_runs(false) {
+            // The documents are committed; the runs stay as they were and merge later.
+            tracing::warn!(library = %self.dir.display(), error = %e, "could not merge shingle runs");
+        }
         self.changed_since_snapshot
             .fetch_add(changed, Ordering::Relaxed);
         Ok(())
@@ -104,6 +117,7 @@ impl LibraryIndex {
             // Dropped first: it holds the index's writer lock, which the fresh one takes.
             drop(guard.take());
             self.staged.store(0, Ordering::Relaxed);
+            self.discard_pending_run();
             let writer = self
                 .index
                 .writer_with_num_threads(1, self.writer_memory)
@@ -119,7 +133,7 @@ impl LibraryIndex {
 
     /// The content writer, opened when the library has none (never written since it was opened,
     /// idle, or [`LibraryIndex::reset_writers`] could not open one).
-    fn content_writer<'a>(
+    pub(super) fn content_writer<'a>(
         &self,
         guard: &'a mut MutexGuard<'_, Option<IndexWriter<TantivyDocument>>>,
     ) -> Result<&'a mut IndexWriter<TantivyDocument>, IndexError> {
@@ -169,7 +183,8 @@ impl LibraryIndex {
             *guard = Some(writer);
             merged.map_err(IndexError::tantivy(path))?;
         }
-        self.reader.reload().map_err(IndexError::tantivy(path))
+        self.reader.reload().map_err(IndexError::tantivy(path))?;
+        self.merge_runs(true)
     }
 
     /// Removes a document; returns whether it existed.
@@ -187,13 +202,10 @@ impl LibraryIndex {
         Ok(true)
     }
 
-    /// The content index's document for `document`, holding `selected`, its shingles the
-    /// library's selection picks.
-    pub(super) fn content_document(
-        &self,
-        document: &PreparedDocument,
-        selected: &[u64],
-    ) -> TantivyDocument {
+    /// The content index's document for `document`. Its selected shingles go to the library's
+    /// runs (`runs.rs`), not to the `shingles` field, which only documents written before the
+    /// runs hold.
+    pub(super) fn content_document(&self, document: &PreparedDocument) -> TantivyDocument {
         let s = &self.schema;
         let mut doc = TantivyDocument::new();
         doc.add_text(s.doc_id, &document.doc_id);
@@ -222,9 +234,6 @@ impl LibraryIndex {
         }
         doc.add_u64(s.words, document.words);
         doc.add_u64(s.content_hash, document.content_hash);
-        for shingle in selected {
-            doc.add_u64(s.shingles, *shingle);
-        }
         doc.add_bytes(s.term_counts, &encode_term_counts(&document.term_counts));
         doc.add_bytes(
             s.term_seq,
@@ -260,7 +269,7 @@ mod tests {
              сигнатур — по наиболее значимым словам документа.",
         );
         // As an older release wrote it: every field but `term_seq`, and `shingle_seq`.
-        let written = index.content_document(&prepared, &[]);
+        let written = index.content_document(&prepared);
         let mut old = TantivyDocument::new();
         for (field, value) in written.field_values() {
             if field != index.schema.term_seq {

@@ -1,0 +1,1045 @@
+//! A library's selected shingles kept beside its content index, not in it: immutable files
+//! ("runs") of (shingle, document) pairs sorted by shingle, memory-mapped and looked up by
+//! binary search. A full paper files ~1,000 selected shingles; as unique terms of a tantivy
+//! field they cost ~22 KB a paper (term dictionary and postings) and most of an import's
+//! dictionary building, here ~8 KB and a sort.
+//!
+//! ```text
+//! <library dir>/shingles/run-<first>-<last>.keys   (sequence numbers, 16 hex digits each)
+//! ```
+//!
+//! **A run** holds the documents of the commits numbered `first..=last`. Its layout:
+//! `"DFSK" version u32 | documents (key u64, content hash u64)… | blocks | block index |
+//! footer`, little-endian. A block holds up to [`BLOCK_KEYS`] shingles in ascending order, each
+//! as the varint gap from the block's previous shingle (the first: from the block's first
+//! shingle, which the index holds), the varint count of its documents and their places in the
+//! document table (varint, then varint gaps). The index gives each block's first shingle, place,
+//! length and CRC-32; the footer gives the counts and places and a CRC-32 of the header, the
+//! document table, the index and itself.
+//!
+//! **A document** is named by its key and the content hash of the text its shingles came
+//! from. A run is never rewritten, so it keeps naming documents deleted or replaced since: a
+//! lookup's documents are live only if the view holds a document of that key *with that
+//! content hash* (a replaced text has another hash; the same text again has the same
+//! shingles).
+//!
+//! **Written before the commit**: a commit's staged documents are written as one run, synced,
+//! before tantivy's commit publishes them, so every committed document has its shingles in a
+//! run. A run whose commit then failed only names documents no view holds.
+//!
+//! **Merged** after commits, under the write gate, as a log-structured merge: the newest runs
+//! of one size tier, [`MERGE_FACTOR`] of them, become one run covering their sequence numbers,
+//! keeping only documents live at the merge. The merged run is written before its inputs are
+//! removed; a kill in between leaves runs whose numbers another run covers, which are removed
+//! when the library is opened.
+
+use std::collections::hash_map::Entry;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tantivy::directory::{Directory, MmapDirectory, OwnedBytes};
+
+use super::raw::{StoredFields, alive_documents};
+use super::schema::field_names;
+use super::{IndexError, LibraryIndex, TermCounts, doc_key};
+
+/// The folder of a library's runs.
+pub(crate) const RUNS_DIR: &str = "shingles";
+const MAGIC: &[u8; 4] = b"DFSK";
+const VERSION: u32 = 1;
+const HEADER: usize = 8;
+/// Shingles a block holds: a lookup decodes one block.
+const BLOCK_KEYS: usize = 64;
+/// A block index entry: first shingle u64, place u64, length u32, CRC-32 u32.
+const INDEX_ENTRY: usize = 24;
+/// documents, shingles, blocks, documents' place, index's place (u64 each), CRC-32, magic.
+const FOOTER: usize = 5 * 8 + 4 + 4;
+/// Runs of one size tier merged into one.
+pub(crate) const MERGE_FACTOR: usize = 4;
+/// A library keeps at most this many runs: past it the newest are merged whatever their size.
+const MAX_RUNS: usize = 16;
+/// The size of the smallest tier, in bytes; each tier is [`MERGE_FACTOR`] times the one below.
+const TIER_BASE: u64 = 256 * 1024;
+
+/// A document as a run names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct RunDoc {
+    /// The document's key ([`doc_key`](super::doc_key) of its id).
+    pub key: u64,
+    /// The content hash of the text whose shingles the run holds.
+    pub content: u64,
+}
+
+/// One run file, mapped.
+pub(crate) struct Run {
+    path: PathBuf,
+    first: u64,
+    last: u64,
+    map: OwnedBytes,
+    documents: usize,
+    shingles: u64,
+    blocks: usize,
+    index_at: usize,
+}
+
+/// A damaged run: its path and what is wrong.
+fn damaged(path: &Path, reason: impl Into<String>) -> IndexError {
+    IndexError::CorruptFile {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+}
+
+fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// The varint at `*at` of `bytes`, moving `*at` past it; `None` when it runs off the end or
+/// past 64 bits.
+fn take_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *bytes.get(*at)?;
+        *at += 1;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+/// The file at `path`, mapped (through tantivy's directory, which maps files safely: a run is
+/// never written once it was renamed into place).
+fn map_file(path: &Path) -> Result<OwnedBytes, IndexError> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(damaged(path, "not a file in a folder"));
+    };
+    let io = |e: &dyn std::fmt::Display| IndexError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e.to_string()),
+    };
+    let directory = MmapDirectory::open(dir).map_err(|e| io(&e))?;
+    let slice = directory.open_read(Path::new(name)).map_err(|e| io(&e))?;
+    slice.read_bytes().map_err(IndexError::io(path))
+}
+
+/// The file name of the run of commits `first..=last`.
+fn run_name(first: u64, last: u64) -> String {
+    format!("run-{first:016x}-{last:016x}.keys")
+}
+
+/// The sequence numbers a run's file name gives.
+fn parse_name(name: &str) -> Option<(u64, u64)> {
+    let range = name.strip_prefix("run-")?.strip_suffix(".keys")?;
+    let (first, last) = range.split_once('-')?;
+    let first = u64::from_str_radix(first, 16).ok()?;
+    let last = u64::from_str_radix(last, 16).ok()?;
+    (first <= last).then_some((first, last))
+}
+
+impl Run {
+    /// Maps and checks the run at `path` covering commits `first..=last`.
+    fn open(path: &Path, first: u64, last: u64) -> Result<Run, IndexError> {
+        let map = map_file(path)?;
+        let len = map.len();
+        if len < HEADER + FOOTER || &map[..4] != MAGIC || &map[len - 4..] != MAGIC {
+            return Err(damaged(path, "not a shingle run (no magic number)"));
+        }
+        let version = u32_at(&map, 4);
+        if version != VERSION {
+            return Err(damaged(
+                path,
+                format!("shingle run version {version}; this build reads {VERSION}"),
+            ));
+        }
+        let footer = len - FOOTER;
+        let documents = u64_at(&map, footer) as usize;
+        let shingles = u64_at(&map, footer + 8);
+        let blocks = u64_at(&map, footer + 16) as usize;
+        let documents_at = u64_at(&map, footer + 24) as usize;
+        let index_at = u64_at(&map, footer + 32) as usize;
+        let documents_end = documents
+            .checked_mul(16)
+            .and_then(|b| b.checked_add(HEADER));
+        let index_end = blocks
+            .checked_mul(INDEX_ENTRY)
+            .and_then(|b| b.checked_add(index_at));
+        if documents_at != HEADER
+            || documents_end.is_none_or(|end| end > index_at)
+            || index_end != Some(footer)
+        {
+            return Err(damaged(path, "its footer's places do not fit the file"));
+        }
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&map[..HEADER + 16 * documents]);
+        crc.update(&map[index_at..footer + 40]);
+        if crc.finalize() != u32_at(&map, footer + 40) {
+            return Err(damaged(path, "its table of contents fails its checksum"));
+        }
+        Ok(Run {
+            path: path.to_path_buf(),
+            first,
+            last,
+            map,
+            documents,
+            shingles,
+            blocks,
+            index_at,
+        })
+    }
+
+    /// The document at place `n` of the table.
+    fn document(&self, n: usize) -> Option<RunDoc> {
+        (n < self.documents).then(|| RunDoc {
+            key: u64_at(&self.map, HEADER + 16 * n),
+            content: u64_at(&self.map, HEADER + 16 * n + 8),
+        })
+    }
+
+    fn first_shingle(&self, block: usize) -> u64 {
+        u64_at(&self.map, self.index_at + block * INDEX_ENTRY)
+    }
+
+    /// Block `block`'s bytes, checked.
+    fn block(&self, block: usize) -> Result<(u64, &[u8]), IndexError> {
+        let entry = self.index_at + block * INDEX_ENTRY;
+        let at = u64_at(&self.map, entry + 8) as usize;
+        let len = u32_at(&self.map, entry + 16) as usize;
+        let bytes = at
+            .checked_add(len)
+            .filter(|end| at >= HEADER + 16 * self.documents && *end <= self.index_at)
+            .map(|end| &self.map[at..end])
+            .ok_or_else(|| damaged(&self.path, format!("block {block} lies outside the file")))?;
+        if crc32fast::hash(bytes) != u32_at(&self.map, entry + 20) {
+            return Err(damaged(
+                &self.path,
+                format!("block {block} fails its checksum"),
+            ));
+        }
+        Ok((self.first_shingle(block), bytes))
+    }
+
+    /// Adds the documents filed under `shingle` to `out`; answers how many there were.
+    fn find(&self, shingle: u64, out: &mut Vec<RunDoc>) -> Result<usize, IndexError> {
+        // The last block whose first shingle is not above `shingle`.
+        let (mut low, mut high) = (0, self.blocks);
+        while low < high {
+            let mid = (low + high) / 2;
+            if self.first_shingle(mid) <= shingle {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        let Some(block) = low.checked_sub(1) else {
+            return Ok(0);
+        };
+        let mut entries = BlockEntries::new(self, block)?;
+        let mut places = Vec::new();
+        while let Some(key) = entries.next(&mut places)? {
+            if key == shingle {
+                for &place in &places {
+                    out.push(self.document(place as usize).ok_or_else(|| {
+                        damaged(
+                            &self.path,
+                            format!("a document place {place} past the table"),
+                        )
+                    })?);
+                }
+                return Ok(places.len());
+            }
+            if key > shingle {
+                break;
+            }
+        }
+        Ok(0)
+    }
+}
+
+/// The entries of one block, decoded in order.
+struct BlockEntries<'a> {
+    run: &'a Run,
+    block: usize,
+    bytes: &'a [u8],
+    at: usize,
+    /// The shingle decoded last (before the first: the block's first shingle).
+    key: u64,
+}
+
+impl<'a> BlockEntries<'a> {
+    fn new(run: &'a Run, block: usize) -> Result<Self, IndexError> {
+        let (first, bytes) = run.block(block)?;
+        // The first shingle's gap is from the block's first shingle: zero.
+        Ok(BlockEntries {
+            run,
+            block,
+            bytes,
+            at: 0,
+            key: first,
+        })
+    }
+
+    /// The next shingle and its documents' places (in `places`), or `None` past the block.
+    fn next(&mut self, places: &mut Vec<u32>) -> Result<Option<u64>, IndexError> {
+        if self.at >= self.bytes.len() {
+            return Ok(None);
+        }
+        let damaged = || {
+            damaged(
+                &self.run.path,
+                format!("block {} does not decode", self.block),
+            )
+        };
+        let gap = take_varint(self.bytes, &mut self.at).ok_or_else(damaged)?;
+        let key = self.key.checked_add(gap).ok_or_else(damaged)?;
+        let count = take_varint(self.bytes, &mut self.at).ok_or_else(damaged)?;
+        if count == 0 || count > self.run.documents as u64 {
+            return Err(damaged());
+        }
+        places.clear();
+        let mut place = 0u64;
+        for n in 0..count {
+            let step = take_varint(self.bytes, &mut self.at).ok_or_else(damaged)?;
+            place = match n {
+                0 => step,
+                _ => place.checked_add(step).ok_or_else(damaged)?,
+            };
+            if place >= self.run.documents as u64 {
+                return Err(damaged());
+            }
+            places.push(place as u32);
+        }
+        self.key = key;
+        Ok(Some(key))
+    }
+}
+
+/// Every entry of a run in order, block after block: what a merge reads.
+struct RunCursor<'a> {
+    run: &'a Run,
+    block: usize,
+    entries: Option<BlockEntries<'a>>,
+}
+
+impl<'a> RunCursor<'a> {
+    fn new(run: &'a Run) -> Self {
+        RunCursor {
+            run,
+            block: 0,
+            entries: None,
+        }
+    }
+
+    fn next(&mut self, places: &mut Vec<u32>) -> Result<Option<u64>, IndexError> {
+        loop {
+            if let Some(entries) = &mut self.entries
+                && let Some(key) = entries.next(places)?
+            {
+                return Ok(Some(key));
+            }
+            if self.block >= self.run.blocks {
+                return Ok(None);
+            }
+            self.entries = Some(BlockEntries::new(self.run, self.block)?);
+            self.block += 1;
+        }
+    }
+}
+
+/// Writes a run: the document table first, then shingles in ascending order.
+struct RunWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: BufWriter<File>,
+    written: u64,
+    crc: crc32fast::Hasher,
+    documents: u64,
+    shingles: u64,
+    index: Vec<u8>,
+    block: Vec<u8>,
+    block_first: u64,
+    block_keys: usize,
+    previous: u64,
+}
+
+impl RunWriter {
+    fn create(dir: &Path, first: u64, last: u64, documents: &[RunDoc]) -> std::io::Result<Self> {
+        let path = dir.join(run_name(first, last));
+        let tmp = path.with_extension("keys.tmp");
+        let mut writer = RunWriter {
+            out: BufWriter::with_capacity(1 << 20, File::create(&tmp)?),
+            path,
+            tmp,
+            written: 0,
+            crc: crc32fast::Hasher::new(),
+            documents: documents.len() as u64,
+            shingles: 0,
+            index: Vec::new(),
+            block: Vec::new(),
+            block_first: 0,
+            block_keys: 0,
+            previous: 0,
+        };
+        let mut head = Vec::with_capacity(HEADER + 16 * documents.len());
+        head.extend_from_slice(MAGIC);
+        head.extend_from_slice(&VERSION.to_le_bytes());
+        for document in documents {
+            head.extend_from_slice(&document.key.to_le_bytes());
+            head.extend_from_slice(&document.content.to_le_bytes());
+        }
+        writer.crc.update(&head);
+        writer.write(&head)?;
+        Ok(writer)
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(bytes)?;
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Files `places` (ascending, distinct) under `shingle` (above every shingle before).
+    fn push(&mut self, shingle: u64, places: &[u32]) -> std::io::Result<()> {
+        debug_assert!(!places.is_empty());
+        if self.block_keys == BLOCK_KEYS {
+            self.end_block()?;
+        }
+        if self.block_keys == 0 {
+            self.block_first = shingle;
+            self.previous = shingle;
+        }
+        put_varint(&mut self.block, shingle - self.previous);
+        put_varint(&mut self.block, places.len() as u64);
+        let mut previous = 0;
+        for (n, &place) in places.iter().enumerate() {
+            put_varint(
+                &mut self.block,
+                u64::from(if n == 0 { place } else { place - previous }),
+            );
+            previous = place;
+        }
+        self.previous = shingle;
+        self.block_keys += 1;
+        self.shingles += 1;
+        Ok(())
+    }
+
+    fn end_block(&mut self) -> std::io::Result<()> {
+        if self.block_keys == 0 {
+            return Ok(());
+        }
+        self.index
+            .extend_from_slice(&self.block_first.to_le_bytes());
+        self.index.extend_from_slice(&self.written.to_le_bytes());
+        self.index
+            .extend_from_slice(&(self.block.len() as u32).to_le_bytes());
+        self.index
+            .extend_from_slice(&crc32fast::hash(&self.block).to_le_bytes());
+        let block = std::mem::take(&mut self.block);
+        self.write(&block)?;
+        self.block = block;
+        self.block.clear();
+        self.block_keys = 0;
+        Ok(())
+    }
+
+    /// Writes the index and footer, syncs the file and renames it into place (the folder is
+    /// synced too): the run is whole on disk when this returns.
+    fn finish(mut self, first: u64, last: u64) -> Result<Run, IndexError> {
+        let path = self.path.clone();
+        let done = (|| -> std::io::Result<()> {
+            self.end_block()?;
+            let index_at = self.written;
+            let index = std::mem::take(&mut self.index);
+            self.write(&index)?;
+            let mut footer = Vec::with_capacity(FOOTER);
+            footer.extend_from_slice(&self.documents.to_le_bytes());
+            footer.extend_from_slice(&self.shingles.to_le_bytes());
+            footer.extend_from_slice(&((index.len() / INDEX_ENTRY) as u64).to_le_bytes());
+            footer.extend_from_slice(&(HEADER as u64).to_le_bytes());
+            footer.extend_from_slice(&index_at.to_le_bytes());
+            self.crc.update(&index);
+            self.crc.update(&footer);
+            let crc = std::mem::take(&mut self.crc).finalize();
+            footer.extend_from_slice(&crc.to_le_bytes());
+            footer.extend_from_slice(MAGIC);
+            self.write(&footer)?;
+            self.out.flush()?;
+            self.out.get_ref().sync_all()?;
+            std::fs::rename(&self.tmp, &self.path)?;
+            if let Some(dir) = self.path.parent() {
+                File::open(dir)?.sync_all()?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = done {
+            let _ = std::fs::remove_file(&self.tmp);
+            return Err(IndexError::io(&path)(e));
+        }
+        Run::open(&path, first, last)
+    }
+}
+
+/// A library's runs as of one moment, oldest first: what a view looks shingles up in.
+#[derive(Default)]
+pub(crate) struct RunSet {
+    runs: Vec<Arc<Run>>,
+}
+
+impl RunSet {
+    /// The runs in `dir` (created when missing). Leftovers of an interrupted write or merge
+    /// are removed: unfinished files, and runs whose commits a merged run covers.
+    pub(crate) fn open(dir: &Path) -> Result<RunSet, IndexError> {
+        std::fs::create_dir_all(dir).map_err(IndexError::io(dir))?;
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(IndexError::io(dir))? {
+            let entry = entry.map_err(IndexError::io(dir))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.ends_with(".tmp") {
+                std::fs::remove_file(entry.path()).map_err(IndexError::io(entry.path()))?;
+            } else if let Some((first, last)) = parse_name(&name) {
+                found.push((first, last, entry.path()));
+            }
+        }
+        found.sort_by_key(|&(first, last, _)| (first, std::cmp::Reverse(last)));
+        let mut runs: Vec<Arc<Run>> = Vec::with_capacity(found.len());
+        for (first, last, path) in found {
+            if runs.last().is_some_and(|run| run.last >= last) {
+                // Its commits are in the run before it, merged from it.
+                std::fs::remove_file(&path).map_err(IndexError::io(&path))?;
+                continue;
+            }
+            if runs.last().is_some_and(|run| run.last >= first) {
+                return Err(damaged(
+                    &path,
+                    "its commits overlap another run's without being covered by it",
+                ));
+            }
+            runs.push(Arc::new(Run::open(&path, first, last)?));
+        }
+        Ok(RunSet { runs })
+    }
+
+    /// The number the next run's commit takes.
+    pub(crate) fn next_sequence(&self) -> u64 {
+        self.runs.last().map_or(1, |run| run.last + 1)
+    }
+
+    /// Distinct shingles per run, summed.
+    pub(crate) fn shingles(&self) -> u64 {
+        self.runs.iter().map(|run| run.shingles).sum()
+    }
+
+    /// How many runs there are.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Adds the documents filed under `shingle` in every run to `out` (a document filed in
+    /// several runs is added once per run); answers how many were added.
+    pub(crate) fn find(&self, shingle: u64, out: &mut Vec<RunDoc>) -> Result<usize, IndexError> {
+        let mut found = 0;
+        for run in &self.runs {
+            found += run.find(shingle, out)?;
+        }
+        Ok(found)
+    }
+
+    /// This set with `run` added as the newest.
+    pub(crate) fn with(&self, run: Run) -> RunSet {
+        let mut runs = self.runs.clone();
+        runs.push(Arc::new(run));
+        RunSet { runs }
+    }
+
+    /// The runs a merge should take now, as a range of places: the newest runs of one tier
+    /// when there are [`MERGE_FACTOR`] of them, or the newest [`MERGE_FACTOR`] when there are
+    /// more than [`MAX_RUNS`] runs. `everything` asks for one run of all (after a bulk import).
+    pub(crate) fn due(&self, everything: bool) -> Option<std::ops::Range<usize>> {
+        let n = self.runs.len();
+        if everything {
+            return (n > 1).then_some(0..n);
+        }
+        let tier = |run: &Run| {
+            let mut size = run.map.len() as u64 / TIER_BASE;
+            let mut tier = 0;
+            while size > 0 {
+                size /= MERGE_FACTOR as u64;
+                tier += 1;
+            }
+            tier
+        };
+        let newest = tier(self.runs.last()?);
+        let same = self
+            .runs
+            .iter()
+            .rev()
+            .take_while(|run| tier(run) <= newest)
+            .count();
+        if same >= MERGE_FACTOR {
+            return Some(n - same..n);
+        }
+        (n > MAX_RUNS).then(|| n - MERGE_FACTOR..n)
+    }
+
+    /// This set with the runs at `range` merged into one, which keeps only the documents
+    /// `live` holds; the merged inputs' files are removed.
+    pub(crate) fn merge(
+        &self,
+        dir: &Path,
+        range: std::ops::Range<usize>,
+        live: &HashSet<RunDoc>,
+    ) -> Result<RunSet, IndexError> {
+        let inputs = &self.runs[range.clone()];
+        let merged = merge_runs(dir, inputs, live)?;
+        for input in inputs {
+            if let Err(e) = std::fs::remove_file(&input.path) {
+                // Removed when the library is next opened: the merged run covers it.
+                tracing::warn!(run = %input.path.display(), error = %e, "could not remove a merged shingle run");
+            }
+        }
+        let mut runs = self.runs.clone();
+        runs.splice(range, [Arc::new(merged)]);
+        Ok(RunSet { runs })
+    }
+}
+
+/// Writes the run of one commit: `pairs` of (shingle, place in `documents`), in any order and
+/// with repeats.
+pub(crate) fn write_run(
+    dir: &Path,
+    sequence: u64,
+    documents: &[RunDoc],
+    pairs: &mut [(u64, u32)],
+) -> Result<Run, IndexError> {
+    pairs.sort_unstable();
+    let path = dir.join(run_name(sequence, sequence));
+    let mut writer =
+        RunWriter::create(dir, sequence, sequence, documents).map_err(IndexError::io(&path))?;
+    let mut places = Vec::new();
+    let mut at = 0;
+    while at < pairs.len() {
+        let shingle = pairs[at].0;
+        places.clear();
+        while at < pairs.len() && pairs[at].0 == shingle {
+            if places.last() != Some(&pairs[at].1) {
+                places.push(pairs[at].1);
+            }
+            at += 1;
+        }
+        writer
+            .push(shingle, &places)
+            .map_err(IndexError::io(&path))?;
+    }
+    writer.finish(sequence, sequence)
+}
+
+/// One run of `inputs` (consecutive, oldest first) keeping the documents `live` holds.
+fn merge_runs(dir: &Path, inputs: &[Arc<Run>], live: &HashSet<RunDoc>) -> Result<Run, IndexError> {
+    let first = inputs.first().map_or(1, |run| run.first);
+    let last = inputs.last().map_or(first, |run| run.last);
+    let path = dir.join(run_name(first, last));
+    // Each input's document places mapped to the merged table (None: not live).
+    let mut documents = Vec::new();
+    let mut placed: HashMap<RunDoc, u32> = HashMap::new();
+    let mut places_of: Vec<Vec<Option<u32>>> = Vec::with_capacity(inputs.len());
+    for run in inputs {
+        let mut map = Vec::with_capacity(run.documents);
+        for n in 0..run.documents {
+            let document = run.document(n).expect("within the table");
+            map.push(
+                live.contains(&document)
+                    .then(|| match placed.entry(document) {
+                        Entry::Occupied(place) => *place.get(),
+                        Entry::Vacant(slot) => {
+                            documents.push(document);
+                            *slot.insert(documents.len() as u32 - 1)
+                        }
+                    }),
+            );
+        }
+        places_of.push(map);
+    }
+    let mut writer =
+        RunWriter::create(dir, first, last, &documents).map_err(IndexError::io(&path))?;
+    let mut cursors: Vec<RunCursor<'_>> = inputs.iter().map(|run| RunCursor::new(run)).collect();
+    let mut heads: Vec<Vec<u32>> = vec![Vec::new(); inputs.len()];
+    // The next shingle of each input, smallest first.
+    let mut heap = BinaryHeap::new();
+    for (n, cursor) in cursors.iter_mut().enumerate() {
+        if let Some(key) = cursor.next(&mut heads[n])? {
+            heap.push(std::cmp::Reverse((key, n)));
+        }
+    }
+    let mut places = Vec::new();
+    while let Some(std::cmp::Reverse((shingle, _))) = heap.peek().copied() {
+        places.clear();
+        while let Some(&std::cmp::Reverse((key, n))) = heap.peek() {
+            if key != shingle {
+                break;
+            }
+            heap.pop();
+            places.extend(heads[n].iter().filter_map(|&p| places_of[n][p as usize]));
+            if let Some(next) = cursors[n].next(&mut heads[n])? {
+                heap.push(std::cmp::Reverse((next, n)));
+            }
+        }
+        places.sort_unstable();
+        places.dedup();
+        if !places.is_empty() {
+            writer
+                .push(shingle, &places)
+                .map_err(IndexError::io(&path))?;
+        }
+    }
+    writer.finish(first, last)
+}
+
+/// The selected shingles of the documents staged since the last commit: the next run.
+#[derive(Default)]
+pub(crate) struct PendingRun {
+    documents: Vec<RunDoc>,
+    pairs: Vec<(u64, u32)>,
+}
+
+impl PendingRun {
+    /// Files `selected` (the document's selected shingles, in any order, repeats allowed).
+    pub(crate) fn add(&mut self, document: RunDoc, selected: &[u64]) {
+        let place = self.documents.len() as u32;
+        self.documents.push(document);
+        self.pairs.extend(selected.iter().map(|&s| (s, place)));
+    }
+}
+
+impl LibraryIndex {
+    fn runs_dir(&self) -> PathBuf {
+        self.dir.join(RUNS_DIR)
+    }
+
+    /// Writes the shingles of the documents staged since the last commit as a run, synced,
+    /// and adds it to the library's runs; called before the commit that publishes them.
+    pub(super) fn write_pending_run(&self) -> Result<(), IndexError> {
+        let mut pending = self.pending.lock();
+        if pending.documents.is_empty() {
+            return Ok(());
+        }
+        let current = self.runs.read().clone();
+        let PendingRun { documents, pairs } = &mut *pending;
+        let run = write_run(&self.runs_dir(), current.next_sequence(), documents, pairs)?;
+        *self.runs.write() = Arc::new(current.with(run));
+        *pending = PendingRun::default();
+        Ok(())
+    }
+
+    /// Forgets the shingles of staged documents (their write failed and is discarded).
+    pub(super) fn discard_pending_run(&self) {
+        *self.pending.lock() = PendingRun::default();
+    }
+
+    /// Merges runs while [`RunSet::due`] names some (every run into one with `everything`),
+    /// keeping the documents live in the last commit. Called under the write gate after a
+    /// commit, so that every document a run names is either committed or never will be.
+    pub(super) fn merge_runs(&self, everything: bool) -> Result<(), IndexError> {
+        let mut live = None;
+        loop {
+            let current = self.runs.read().clone();
+            let Some(range) = current.due(everything) else {
+                return Ok(());
+            };
+            let live = match &mut live {
+                Some(live) => live,
+                None => live.insert(self.live_run_docs()?),
+            };
+            let merged = current.merge(&self.runs_dir(), range, live)?;
+            *self.runs.write() = Arc::new(merged);
+            if everything {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The live documents of the last commit as runs name them.
+    fn live_run_docs(&self) -> Result<HashSet<RunDoc>, IndexError> {
+        let searcher = self.searcher();
+        let path = &self.content_path;
+        let mut live = HashSet::with_capacity(searcher.num_docs() as usize);
+        for segment in searcher.segment_readers() {
+            let fast = segment.fast_fields();
+            let keys = fast
+                .u64(field_names::DOC_KEY)
+                .map_err(IndexError::tantivy(path))?;
+            let hashes = fast
+                .u64(field_names::CONTENT_HASH)
+                .map_err(IndexError::tantivy(path))?;
+            for doc in segment.doc_ids_alive() {
+                if let (Some(key), Some(content)) = (keys.first(doc), hashes.first(doc)) {
+                    live.insert(RunDoc { key, content });
+                }
+            }
+        }
+        Ok(live)
+    }
+
+    /// Writes the runs again from the stored documents (after damaged runs were removed): one
+    /// run of every live document's selected shingles. Writes wait meanwhile.
+    pub(super) fn rebuild_runs(&self) -> Result<(), IndexError> {
+        let _gate = self.write_gate.lock();
+        let searcher = self.searcher();
+        let path = self.content_path.as_path();
+        let s = &self.schema;
+        let mut pending = PendingRun::default();
+        for segment in searcher.segment_readers() {
+            for document in alive_documents(segment, path)? {
+                let (_, stored) = document?;
+                let (Some(id), Some(content)) =
+                    (stored.first_str(s.doc_id), stored.first_u64(s.content_hash))
+                else {
+                    continue;
+                };
+                let key = doc_key(id);
+                let counts = self.decode_counts(&stored)?;
+                let sequence = self
+                    .stored_shingles(&stored, &TermCounts::from(&counts[..]))
+                    .map(|(shingles, _)| shingles)
+                    .unwrap_or_default();
+                pending.add(
+                    RunDoc { key, content },
+                    &self.shingle_selection.select(&sequence),
+                );
+            }
+        }
+        *self.pending.lock() = pending;
+        self.write_pending_run()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn xorshift(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    /// What a brute-force table of (shingle, document) pairs answers for `shingle`.
+    fn oracle(
+        pairs: &[(u64, RunDoc)],
+        shingle: u64,
+        live: Option<&HashSet<RunDoc>>,
+    ) -> Vec<RunDoc> {
+        let mut found: Vec<RunDoc> = pairs
+            .iter()
+            .filter(|(s, d)| *s == shingle && live.is_none_or(|live| live.contains(d)))
+            .map(|(_, d)| *d)
+            .collect();
+        found.sort();
+        found.dedup();
+        found
+    }
+
+    fn found(set: &RunSet, shingle: u64) -> Vec<RunDoc> {
+        let mut out = Vec::new();
+        set.find(shingle, &mut out).unwrap();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Random commits of documents with shingles from a small space (so that shingles repeat
+    /// across documents and commits), some documents written again: every lookup answers what
+    /// the pairs written answer, before and after merges, and after the set is opened again.
+    #[test]
+    fn runs_answer_every_lookup_as_the_pairs_written_do_through_merges_and_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut set = RunSet::open(dir.path()).unwrap();
+        let mut written: Vec<(u64, RunDoc)> = Vec::new();
+        for commit in 0..40u64 {
+            let mut documents = Vec::new();
+            let mut pairs = Vec::new();
+            for _ in 0..(1 + xorshift(&mut state) % 6) {
+                let document = RunDoc {
+                    key: xorshift(&mut state) % 30,
+                    content: xorshift(&mut state) % 3,
+                };
+                documents.push(document);
+                for _ in 0..(xorshift(&mut state) % 200) {
+                    // Shingles anywhere in u64, and a crowded range where they repeat.
+                    let shingle = match xorshift(&mut state) % 2 {
+                        0 => xorshift(&mut state),
+                        _ => xorshift(&mut state) % 500,
+                    };
+                    pairs.push((shingle, documents.len() as u32 - 1));
+                    written.push((shingle, document));
+                }
+            }
+            let run = write_run(dir.path(), set.next_sequence(), &documents, &mut pairs).unwrap();
+            set = set.with(run);
+            if commit % 7 == 6 {
+                while let Some(range) = set.due(false) {
+                    let everyone: HashSet<RunDoc> = written.iter().map(|(_, d)| *d).collect();
+                    set = set.merge(dir.path(), range, &everyone).unwrap();
+                }
+            }
+        }
+        let probes: Vec<u64> = (0..500)
+            .chain(written.iter().step_by(17).map(|(s, _)| *s))
+            .collect();
+        for shingle in &probes {
+            assert_eq!(found(&set, *shingle), oracle(&written, *shingle, None));
+        }
+        let reopened = RunSet::open(dir.path()).unwrap();
+        assert_eq!(reopened.len(), set.len());
+        // A merge of everything keeping only some documents.
+        let live: HashSet<RunDoc> = written
+            .iter()
+            .map(|(_, d)| *d)
+            .filter(|d| d.key % 3 != 0)
+            .collect();
+        let merged = reopened
+            .merge(dir.path(), 0..reopened.len(), &live)
+            .unwrap();
+        assert_eq!(merged.len(), 1);
+        for shingle in &probes {
+            assert_eq!(
+                found(&merged, *shingle),
+                oracle(&written, *shingle, Some(&live))
+            );
+        }
+        let files = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(files, 1, "the merged inputs' files are removed");
+    }
+
+    /// A kill between a merged run's rename and the removal of its inputs leaves both: opening
+    /// the folder keeps the merged run, removes the inputs and an unfinished file, and answers
+    /// as before.
+    #[test]
+    fn runs_a_merge_covers_are_removed_when_the_folder_is_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = |key| RunDoc { key, content: 7 };
+        let mut set = RunSet::open(dir.path()).unwrap();
+        for n in 0..3u64 {
+            let run = write_run(
+                dir.path(),
+                set.next_sequence(),
+                &[doc(n)],
+                &mut [(n * 10, 0), (99, 0)],
+            )
+            .unwrap();
+            set = set.with(run);
+        }
+        // The inputs' files are kept aside and put back after the merge: what a kill leaves.
+        let kept: Vec<(PathBuf, Vec<u8>)> = set
+            .runs
+            .iter()
+            .map(|run| (run.path.clone(), std::fs::read(&run.path).unwrap()))
+            .collect();
+        let live: HashSet<RunDoc> = (0..3).map(doc).collect();
+        let merged = set.merge(dir.path(), 0..3, &live).unwrap();
+        for (path, bytes) in kept {
+            std::fs::write(path, bytes).unwrap();
+        }
+        std::fs::write(
+            dir.path()
+                .join("run-0000000000000004-0000000000000004.keys.tmp"),
+            b"half",
+        )
+        .unwrap();
+        let reopened = RunSet::open(dir.path()).unwrap();
+        assert_eq!(reopened.len(), 1);
+        assert_eq!(reopened.next_sequence(), 4);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(found(&reopened, 99), found(&merged, 99));
+        assert_eq!(found(&reopened, 99), vec![doc(0), doc(1), doc(2)]);
+        assert_eq!(found(&reopened, 10), vec![doc(1)]);
+        assert_eq!(found(&reopened, 11), vec![]);
+    }
+
+    /// A damaged run is refused with its path and what is wrong, never read as other shingles.
+    #[test]
+    fn runs_a_damaged_run_is_refused_with_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut pairs: Vec<(u64, u32)> = (0..1_000).map(|s| (s * 7919, (s % 2) as u32)).collect();
+        let docs = [RunDoc { key: 1, content: 2 }, RunDoc { key: 3, content: 4 }];
+        let run = write_run(dir.path(), 1, &docs, &mut pairs).unwrap();
+        let path = run.path.clone();
+        drop(run);
+        let bytes = std::fs::read(&path).unwrap();
+        // A flipped byte in a block: found by the lookup that reads it.
+        let mut block = bytes.clone();
+        block[HEADER + 16 * 2 + 5] ^= 0x40;
+        std::fs::write(&path, &block).unwrap();
+        let set = RunSet::open(dir.path()).unwrap();
+        let err = set.find(0, &mut Vec::new()).unwrap_err().to_string();
+        assert!(err.contains("checksum") && err.contains("run-"), "{err}");
+        drop(set);
+        // A flipped byte in the document table, and a cut file: found when it is opened.
+        for damage in [
+            |b: &mut Vec<u8>| b[HEADER + 3] ^= 1,
+            |b: &mut Vec<u8>| b.truncate(b.len() - 10),
+        ] {
+            let mut damaged = bytes.clone();
+            damage(&mut damaged);
+            std::fs::write(&path, &damaged).unwrap();
+            let err = RunSet::open(dir.path()).err().expect("refused").to_string();
+            assert!(err.contains(&path.display().to_string()), "{err}");
+        }
+    }
+
+    /// Sizes: a tier fills with [`MERGE_FACTOR`] runs, and a library never keeps more than
+    /// [`MAX_RUNS`].
+    #[test]
+    fn runs_are_merged_by_tier_and_never_pile_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut set = RunSet::open(dir.path()).unwrap();
+        let live: HashSet<RunDoc> = (0..1_000).map(|key| RunDoc { key, content: 0 }).collect();
+        let mut most = 0;
+        for commit in 0..200u64 {
+            let documents = [RunDoc {
+                key: commit % 1_000,
+                content: 0,
+            }];
+            let mut pairs: Vec<(u64, u32)> = (0..50).map(|s| (commit * 1_000 + s, 0)).collect();
+            set = set
+                .with(write_run(dir.path(), set.next_sequence(), &documents, &mut pairs).unwrap());
+            while let Some(range) = set.due(false) {
+                set = set.merge(dir.path(), range, &live).unwrap();
+            }
+            most = most.max(set.len());
+        }
+        assert!(most <= MAX_RUNS, "{most} runs");
+        assert!(
+            set.len() < MERGE_FACTOR + 2,
+            "{} runs after 200 commits",
+            set.len()
+        );
+        assert_eq!(
+            found(&set, 150_007),
+            vec![RunDoc {
+                key: 150,
+                content: 0
+            }]
+        );
+    }
+}
