@@ -61,6 +61,8 @@ const FOOTER: usize = 5 * 8 + 4 + 4;
 pub(crate) const MERGE_FACTOR: usize = 4;
 /// A library keeps at most this many runs: past it the newest are merged whatever their size.
 const MAX_RUNS: usize = 16;
+/// Pairs a rebuild of the runs holds in memory before it writes them as a run (16 bytes each).
+const REBUILT_PAIRS: usize = 4 << 20;
 /// The size of the smallest tier, in bytes; each tier is [`MERGE_FACTOR`] times the one below.
 const TIER_BASE: u64 = 256 * 1024;
 
@@ -798,14 +800,14 @@ impl LibraryIndex {
         Ok(live)
     }
 
-    /// Writes the runs again from the stored documents (after damaged runs were removed): one
-    /// run of every live document's selected shingles. Writes wait meanwhile.
+    /// Writes the runs again from the stored documents (after damaged runs were removed): every
+    /// live document's selected shingles, a run every [`REBUILT_PAIRS`] pairs (so that memory
+    /// stays bounded), then merged into one. Writes wait meanwhile.
     pub(super) fn rebuild_runs(&self) -> Result<(), IndexError> {
         let _gate = self.write_gate.lock();
         let searcher = self.searcher();
         let path = self.content_path.as_path();
         let s = &self.schema;
-        let mut pending = PendingRun::default();
         for segment in searcher.segment_readers() {
             for document in alive_documents(segment, path)? {
                 let (_, stored) = document?;
@@ -820,14 +822,19 @@ impl LibraryIndex {
                     .stored_shingles(&stored, &TermCounts::from(&counts[..]))
                     .map(|(shingles, _)| shingles)
                     .unwrap_or_default();
-                pending.add(
-                    RunDoc { key, content },
-                    &self.shingle_selection.select(&sequence),
-                );
+                let selected = self.shingle_selection.select(&sequence);
+                let full = {
+                    let mut pending = self.pending.lock();
+                    pending.add(RunDoc { key, content }, &selected);
+                    pending.pairs.len() >= REBUILT_PAIRS
+                };
+                if full {
+                    self.write_pending_run()?;
+                }
             }
         }
-        *self.pending.lock() = pending;
-        self.write_pending_run()
+        self.write_pending_run()?;
+        self.merge_runs(true)
     }
 }
 

@@ -191,4 +191,59 @@ mod tests {
             Some(&writing[..32])
         );
     }
+
+    /// The copy holds the library's shingle runs, linked, and not a run still being written:
+    /// opened, it finds each document by its shingles as the library does.
+    #[test]
+    fn a_copy_keeps_the_shingle_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = open_index(dir.path());
+        let documents: Vec<_> = (0..3)
+            .map(|i| {
+                prepared(
+                    &format!("d{i}"),
+                    &format!(
+                        "документ {i}: метод шинглов находит заимствования в тексте статьи, \
+                         а сигнатуры {i} находят почти дубликаты среди документов библиотеки"
+                    ),
+                )
+            })
+            .collect();
+        index.add(&documents).unwrap();
+        let runs = dir.path().join(super::super::runs::RUNS_DIR);
+        std::fs::write(
+            runs.join("run-00000000000000ff-00000000000000ff.keys.tmp"),
+            b"half",
+        )
+        .unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let dest = elsewhere.path().join("copy");
+        index.snapshot_to(&dest).unwrap();
+        let copied: Vec<String> = std::fs::read_dir(dest.join(super::super::runs::RUNS_DIR))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(copied.len(), 1, "{copied:?}");
+        assert!(copied[0].ends_with(".keys"), "{copied:?}");
+        drop(index);
+        let copy = open_index(&dest);
+        let view = copy.view();
+        for document in &documents {
+            let shingles = view.shingle_selection().lookups(&document.shingle_seq);
+            let search = view
+                .shingle_search(&super::super::ShingleQuery {
+                    shingles: &shingles,
+                    max_df: u64::MAX,
+                    min_hits: 1,
+                    limit: 10,
+                })
+                .unwrap();
+            let key = super::super::DocKey(super::super::doc_key(&document.doc_id));
+            assert!(
+                search.hits.iter().any(|(k, _)| *k == key),
+                "{:?}",
+                search.hits
+            );
+        }
+    }
 }
