@@ -1,8 +1,8 @@
 //! A library's keys in the candidate map read again from its index: for a library whose log is
 //! missing (written before the map existed) or was cut short while it was rebuilt.
 
-use super::raw::{StoredFields, alive_documents};
-use super::{IndexError, LibraryIndex, TermCounts};
+use super::raw::StoredFields;
+use super::{IndexError, LibraryIndex};
 
 impl LibraryIndex {
     /// Files every live document's keys (content hash, sampled shingles, signature term sets of
@@ -13,23 +13,13 @@ impl LibraryIndex {
         };
         let _gate = self.write_gate.lock();
         let signatures = self.signatures();
-        let searcher = self.searcher();
-        let path = self.content_path.as_path();
         let s = &self.schema;
-        for segment in searcher.segment_readers() {
-            for document in alive_documents(segment, path)? {
-                let (_, stored) = document?;
-                let hash = stored.first_u64(s.content_hash).unwrap_or_default();
-                let counts = self.decode_counts(&stored)?;
-                let sequence = self
-                    .stored_shingles(&stored, &TermCounts::from(&counts[..]))
-                    .map(|(shingles, _)| shingles)
-                    .unwrap_or_default();
-                let language = stored.first_str(s.lang).unwrap_or_default();
-                share.add_content(hash, &self.shingle_selection.select(&sequence), language)?;
-                signatures.file_term_sets(&counts)?;
-            }
-        }
+        self.each_live_selection(|stored, counts, selected| {
+            let hash = stored.first_u64(s.content_hash).unwrap_or_default();
+            let language = stored.first_str(s.lang).unwrap_or_default();
+            share.add_content(hash, selected, language)?;
+            signatures.file_term_sets(counts)
+        })?;
         share.rebuilt()
     }
 }

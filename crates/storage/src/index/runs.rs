@@ -42,9 +42,9 @@ use std::sync::Arc;
 
 use tantivy::directory::{Directory, MmapDirectory, OwnedBytes};
 
-use super::raw::{StoredFields, alive_documents};
+use super::raw::StoredFields;
 use super::schema::field_names;
-use super::{IndexError, LibraryIndex, TermCounts, doc_key};
+use super::{IndexError, LibraryIndex, doc_key};
 
 /// The folder of a library's runs.
 pub(crate) const RUNS_DIR: &str = "shingles";
@@ -805,34 +805,29 @@ impl LibraryIndex {
     /// stays bounded), then merged into one. Writes wait meanwhile.
     pub(super) fn rebuild_runs(&self) -> Result<(), IndexError> {
         let _gate = self.write_gate.lock();
-        let searcher = self.searcher();
-        let path = self.content_path.as_path();
         let s = &self.schema;
-        for segment in searcher.segment_readers() {
-            for document in alive_documents(segment, path)? {
-                let (_, stored) = document?;
-                let (Some(id), Some(content)) =
-                    (stored.first_str(s.doc_id), stored.first_u64(s.content_hash))
-                else {
-                    continue;
-                };
-                let key = doc_key(id);
-                let counts = self.decode_counts(&stored)?;
-                let sequence = self
-                    .stored_shingles(&stored, &TermCounts::from(&counts[..]))
-                    .map(|(shingles, _)| shingles)
-                    .unwrap_or_default();
-                let selected = self.shingle_selection.select(&sequence);
-                let full = {
-                    let mut pending = self.pending.lock();
-                    pending.add(RunDoc { key, content }, &selected);
-                    pending.pairs.len() >= REBUILT_PAIRS
-                };
-                if full {
-                    self.write_pending_run()?;
-                }
+        self.each_live_selection(|stored, _, selected| {
+            let (Some(id), Some(content)) =
+                (stored.first_str(s.doc_id), stored.first_u64(s.content_hash))
+            else {
+                return Ok(());
+            };
+            let full = {
+                let mut pending = self.pending.lock();
+                pending.add(
+                    RunDoc {
+                        key: doc_key(id),
+                        content,
+                    },
+                    selected,
+                );
+                pending.pairs.len() >= REBUILT_PAIRS
+            };
+            match full {
+                true => self.write_pending_run(),
+                false => Ok(()),
             }
-        }
+        })?;
         self.write_pending_run()?;
         self.merge_runs(true)
     }

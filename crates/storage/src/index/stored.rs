@@ -8,7 +8,7 @@ use super::document::{
     decode_term_sequence,
 };
 use super::postings::live_docs;
-use super::raw::StoredFields;
+use super::raw::{RawDocument, StoredFields, alive_documents};
 use super::{DocumentMeta, IndexError, LibraryIndex, StoredDocument, StoredForCheck};
 
 impl LibraryIndex {
@@ -95,6 +95,29 @@ impl LibraryIndex {
             None => decode_shingles(bytes(self.schema.shingle_seq).unwrap_or_default())
                 .map(|shingles| (shingles, None)),
         }
+    }
+
+    /// Calls `each` with every live document of the last commit, its decoded term counts and
+    /// its selected shingles (those the library's selection picks from its stored sequence): what
+    /// rebuilding the candidate map and the shingle runs reads.
+    pub(super) fn each_live_selection(
+        &self,
+        mut each: impl FnMut(&RawDocument, &[(String, u32)], &[u64]) -> Result<(), IndexError>,
+    ) -> Result<(), IndexError> {
+        let searcher = self.searcher();
+        let path = self.content_path.as_path();
+        for segment in searcher.segment_readers() {
+            for document in alive_documents(segment, path)? {
+                let (_, stored) = document?;
+                let counts = self.decode_counts(&stored)?;
+                let sequence = self
+                    .stored_shingles(&stored, &TermCounts::from(&counts[..]))
+                    .map(|(shingles, _)| shingles)
+                    .unwrap_or_default();
+                each(&stored, &counts, &self.shingle_selection.select(&sequence))?;
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn to_stored(&self, doc: &impl StoredFields) -> StoredDocument {

@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use tantivy::columnar::Column;
 use tantivy::schema::{IndexRecordOption, Term};
 use tantivy::store::StoreReader;
 use tantivy::{DocAddress, DocSet, Searcher, TERMINATED};
@@ -77,6 +78,8 @@ pub struct LibraryView<'a> {
     stores: RefCell<HashMap<u32, StoreReader>>,
     /// The selected shingles of the documents of `content` (and maybe of later commits).
     runs: Arc<RunSet>,
+    /// Fast-field columns of `content`'s segments opened so far, by segment ordinal and field.
+    columns: RefCell<HashMap<(u32, &'static str), Column<u64>>>,
 }
 
 /// Selected shingles a library indexes from which its shingle search asks the candidate map
@@ -121,6 +124,7 @@ impl LibraryIndex {
             located: RefCell::new(HashMap::new()),
             stores: RefCell::new(HashMap::new()),
             runs: runs.clone(),
+            columns: RefCell::new(HashMap::new()),
         }
     }
 }
@@ -359,12 +363,27 @@ impl LibraryView<'_> {
 
     /// The content hash of the document at `address` of this view's searcher.
     fn content_hash_at(&self, address: DocAddress) -> Result<Option<u64>, IndexError> {
-        let column = self
-            .content
-            .segment_reader(address.segment_ord)
-            .fast_fields()
-            .u64(field_names::CONTENT_HASH)
-            .map_err(IndexError::tantivy(&self.index.content_path))?;
+        self.fast_u64_at(address, field_names::CONTENT_HASH)
+    }
+
+    /// The fast field `name` of the document at `address`, its column opened once per segment
+    /// for the view's life (a search reads it for each of its hits).
+    fn fast_u64_at(
+        &self,
+        address: DocAddress,
+        name: &'static str,
+    ) -> Result<Option<u64>, IndexError> {
+        let mut columns = self.columns.borrow_mut();
+        let column = match columns.entry((address.segment_ord, name)) {
+            Entry::Occupied(open) => open.into_mut(),
+            Entry::Vacant(slot) => slot.insert(
+                self.content
+                    .segment_reader(address.segment_ord)
+                    .fast_fields()
+                    .u64(name)
+                    .map_err(IndexError::tantivy(&self.index.content_path))?,
+            ),
+        };
         Ok(column.first(address.doc_id))
     }
 
@@ -472,22 +491,14 @@ impl LibraryView<'_> {
 
     /// The key of the document at `address` (an address of this view's searcher).
     fn key_of(&self, address: DocAddress) -> Result<DocKey, IndexError> {
-        let column = self
-            .content
-            .segment_reader(address.segment_ord)
-            .fast_fields()
-            .u64(field_names::DOC_KEY)
-            .map_err(IndexError::tantivy(&self.index.content_path))?;
         // Every document is written with its key.
-        let key =
-            DocKey(
-                column
-                    .first(address.doc_id)
-                    .ok_or_else(|| IndexError::CorruptDocument {
-                        doc_id: format!("{address:?}"),
-                        reason: "no document key".to_string(),
-                    })?,
-            );
+        let key = DocKey(
+            self.fast_u64_at(address, field_names::DOC_KEY)?
+                .ok_or_else(|| IndexError::CorruptDocument {
+                    doc_id: format!("{address:?}"),
+                    reason: "no document key".to_string(),
+                })?,
+        );
         self.located.borrow_mut().insert(key, Some(address));
         Ok(key)
     }
