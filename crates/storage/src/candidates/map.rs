@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use fastbloom::BloomFilter;
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
 
@@ -17,9 +18,14 @@ pub(crate) type LibraryNo = u32;
 /// query's content hash, signatures or selected shingles would find is always named; a library
 /// named may hold none (a key of a deleted document stays until the library's keys are
 /// rebuilt). A library whose keys are not all known yet is named for every query.
-#[derive(Default)]
 pub struct CandidateMap {
     inner: RwLock<Inner>,
+}
+
+impl Default for CandidateMap {
+    fn default() -> Self {
+        CandidateMap::with_dense_at(DENSE_AT)
+    }
 }
 
 #[derive(Default)]
@@ -28,8 +34,17 @@ struct Inner {
     names: Vec<Option<String>>,
     /// Content hashes to the libraries holding them.
     hashes: KeyLibraries<u64>,
-    /// Sampled shingles to the libraries holding them, by [`shingle_key`].
+    /// Sampled shingles to the libraries holding them, by [`shingle_key`]: each library's first
+    /// [`DENSE_AT`] keys filed.
     shingles: KeyLibraries<u32>,
+    /// The keys each library filed after its first [`DENSE_AT`], as filters: libraries that
+    /// large are few, and a filter takes about a tenth of a key's place in `shingles`.
+    dense: FxHashMap<LibraryNo, KeyFilter>,
+    /// Shingle keys filed under each library (by number), repeats included.
+    filed: Vec<u64>,
+    /// The keys a library files in `shingles` before the rest go to its filter ([`DENSE_AT`]
+    /// but in tests).
+    dense_at: u64,
     /// Signature term sets, each filed under one of its terms: the one in the fewest sets when
     /// it was filed, so that a query's common terms do not lead to long lists. (A query looks
     /// under every one of its terms, so any choice finds every set inside it.)
@@ -60,12 +75,23 @@ impl CandidateMap {
         Self::default()
     }
 
+    /// A map whose libraries file `dense_at` shingle keys in its lists, the rest in filters.
+    fn with_dense_at(dense_at: u64) -> Self {
+        CandidateMap {
+            inner: RwLock::new(Inner {
+                dense_at,
+                ..Inner::default()
+            }),
+        }
+    }
+
     /// Numbers a library that joins the map; its keys are unknown until
     /// [`CandidateMap::known`].
     pub(crate) fn join(&self, id: &str) -> LibraryNo {
         let mut inner = self.inner.write();
         let number = inner.names.len() as LibraryNo;
         inner.names.push(Some(id.to_string()));
+        inner.filed.push(0);
         inner.unknown.insert(number);
         number
     }
@@ -82,6 +108,7 @@ impl CandidateMap {
             *name = None;
         }
         inner.unknown.remove(&library);
+        inner.dense.remove(&library);
     }
 
     /// Files one document's content keys under `library`: its content hash, its selected
@@ -106,8 +133,36 @@ impl CandidateMap {
             }
         }
         inner.hashes.insert(content_hash, library);
+        let Inner {
+            shingles,
+            dense,
+            filed,
+            dense_at,
+            ..
+        } = &mut *inner;
+        let filed = &mut filed[library as usize];
         for key in shingle_keys {
-            inner.shingles.insert(*key, library);
+            match *filed < *dense_at {
+                true => shingles.insert(*key, library),
+                false => dense
+                    .entry(library)
+                    .or_insert_with(|| KeyFilter::with_capacity(*dense_at))
+                    .insert(*key),
+            }
+            *filed += 1;
+        }
+    }
+
+    /// `library` is about to file at most `keys` shingle keys (as many as its log can hold):
+    /// a large library's filter is made for them at once, not grown to them.
+    pub(crate) fn expect_shingle_keys(&self, library: LibraryNo, keys: u64) {
+        let mut inner = self.inner.write();
+        let filed = inner.filed.get(library as usize).copied().unwrap_or(0);
+        let beyond = (filed + keys).saturating_sub(inner.dense_at.max(filed));
+        if beyond > 0 && !inner.dense.contains_key(&library) {
+            inner
+                .dense
+                .insert(library, KeyFilter::with_capacity(beyond));
         }
     }
 
@@ -144,10 +199,9 @@ impl CandidateMap {
             shingles
                 .iter()
                 .map(|shingle| {
-                    inner
-                        .shingles
-                        .get(shingle_key(*shingle))
-                        .any(|held| held == library)
+                    let key = shingle_key(*shingle);
+                    inner.shingles.get(key).any(|held| held == library)
+                        || inner.dense.get(&library).is_some_and(|f| f.may_hold(key))
                 })
                 .collect(),
         )
@@ -169,7 +223,17 @@ impl CandidateMap {
         // only name a library more.
         let mut shared: HashMap<LibraryNo, u32> = HashMap::new();
         for shingle in &sampled {
-            for library in inner.shingles.get(shingle_key(*shingle)) {
+            let key = shingle_key(*shingle);
+            let listed = || inner.shingles.get(key);
+            // A large library counts a shingle once, whether its list or its filter holds it.
+            let filtered = inner
+                .dense
+                .iter()
+                .filter(|(library, filter)| {
+                    filter.may_hold(key) && !listed().any(|l| l == **library)
+                })
+                .map(|(library, _)| *library);
+            for library in listed().chain(filtered) {
                 *shared.entry(library).or_default() += 1;
             }
         }
@@ -219,6 +283,11 @@ impl CandidateMap {
             .collect()
     }
 
+    /// The bytes of the large libraries' key filters, for the figures of a benchmark.
+    pub fn filter_bytes(&self) -> usize {
+        self.inner.read().dense.values().map(KeyFilter::bytes).sum()
+    }
+
     /// Entries held, for the figures of a benchmark: keys and library references.
     pub fn size(&self) -> (usize, usize) {
         let inner = self.inner.read();
@@ -243,6 +312,76 @@ pub(crate) fn language_code(code: &str) -> Option<[u8; 2]> {
 /// whole hash: a full paper files ~800 selected shingles (~900 under the `mod 4` sample).
 pub(crate) fn shingle_key(shingle: u64) -> u32 {
     (shingle >> 32) as u32
+}
+
+/// Shingle keys a library files in the map's lists before the rest go to its filter: about a
+/// thousand full papers' or twenty thousand abstracts' worth. A check tests each large library's
+/// filter for each of its shingles, so there are at most (keys in the data directory) / `DENSE_AT`
+/// such tests a shingle.
+const DENSE_AT: u64 = 1 << 20;
+
+/// The false positives the first filter of a [`KeyFilter`] is sized for (about 11.5 bits a key);
+/// each one after it is sized for [`FILTER_TIGHTENING`] times those of the one before, so a whole
+/// chain tests a key not filed as held at most five times as often (one time in fifty). A false
+/// positive costs a lookup in the library's runs that finds nothing.
+const FILTER_FALSE_POSITIVES: f64 = 0.004;
+const FILTER_TIGHTENING: f64 = 0.8;
+
+/// A large library's shingle keys as a chain of Bloom filters, each twice the capacity of the one
+/// before (a scalable Bloom filter, Almeida et al. 2007): a library keeps growing, and a filter's
+/// size is fixed when it is made. Never a false negative. A library opened from its log sizes its
+/// first filter for all the keys the log holds.
+struct KeyFilter {
+    /// Each filter, the keys it was sized for and the keys inserted into it.
+    chain: Vec<(BloomFilter, u64, u64)>,
+}
+
+impl KeyFilter {
+    /// A chain whose first filter is sized for `keys` keys.
+    fn with_capacity(keys: u64) -> Self {
+        let mut filter = KeyFilter { chain: Vec::new() };
+        filter.grow(keys.max(1));
+        filter
+    }
+
+    /// Adds a filter for `keys` keys, sized for fewer false positives than the one before.
+    fn grow(&mut self, keys: u64) {
+        let tightened = FILTER_TIGHTENING.powi(i32::try_from(self.chain.len()).unwrap_or(i32::MAX));
+        let filter = BloomFilter::with_false_pos(FILTER_FALSE_POSITIVES * tightened)
+            .expected_items(usize::try_from(keys).unwrap_or(usize::MAX));
+        self.chain.push((filter, keys, 0));
+    }
+
+    /// Inserts `key`, starting a filter of twice the capacity when the last one is full.
+    fn insert(&mut self, key: u32) {
+        let (_, capacity, inserted) = self.chain.last().expect("a chain has a filter");
+        if inserted >= capacity {
+            self.grow(capacity * 2);
+        }
+        let (filter, _, inserted) = self.chain.last_mut().expect("a chain has a filter");
+        filter.insert_hash(spread(key));
+        *inserted += 1;
+    }
+
+    fn may_hold(&self, key: u32) -> bool {
+        let hash = spread(key);
+        self.chain
+            .iter()
+            .any(|(filter, _, _)| filter.contains_hash(hash))
+    }
+
+    fn bytes(&self) -> usize {
+        self.chain.iter().map(|(f, _, _)| f.num_bits() / 8).sum()
+    }
+}
+
+/// A key's bits spread over 64 (the SplitMix64 finalizer): the filter takes its positions from
+/// every bit of the hash, and a key is only 32.
+fn spread(key: u32) -> u64 {
+    let mut x = u64::from(key).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// Keys to the libraries holding them. Most keys of a data directory are held by one library
@@ -304,6 +443,93 @@ impl<K: std::hash::Hash + Eq + Copy> KeyLibraries<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_librarys_filter_names_it_wherever_its_lists_would() {
+        // Two maps given the same keys: one lists them all, the other lists each library's
+        // first forty and files the rest in filters.
+        let (listed, filtered) = (
+            CandidateMap::with_dense_at(u64::MAX),
+            CandidateMap::with_dense_at(40),
+        );
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // Shingles shared between libraries, and shingles no library holds.
+        let pool: Vec<u64> = (0..3_000).map(|_| next()).collect();
+        let unheld: Vec<u64> = (0..3_000).map(|_| next()).collect();
+        let libraries: Vec<_> = (0..5)
+            .map(|l| {
+                let id = format!("l{l}");
+                let numbers = (listed.join(&id), filtered.join(&id));
+                listed.known(numbers.0);
+                filtered.known(numbers.1);
+                numbers
+            })
+            .collect();
+        // One library is opened as from a log, its first filter sized at once.
+        filtered.expect_shingle_keys(libraries[1].1, 2_000);
+        for document in 0..400u64 {
+            // Library 0 takes most documents: it outgrows its lists many times over.
+            let (a, b) = libraries[match next() % 4 {
+                0 => 1 + (next() % 4) as usize,
+                _ => 0,
+            }];
+            let keys: Vec<u32> = (0..25)
+                .map(|_| shingle_key(pool[(next() % pool.len() as u64) as usize]))
+                .collect();
+            listed.add_content(a, document, &keys, language_code("en"));
+            filtered.add_content(b, document, &keys, language_code("en"));
+        }
+        assert!(filtered.filter_bytes() > 0);
+        assert!(filtered.size().1 < listed.size().1 / 4);
+
+        let mut extra = 0;
+        for query in 0..300 {
+            let shingles: Vec<u64> = (0..60)
+                .map(|i| match (query + i) % 3 {
+                    0 => unheld[(next() % unheld.len() as u64) as usize],
+                    _ => pool[(next() % pool.len() as u64) as usize],
+                })
+                .collect();
+            for min_shingle_hits in [1, 3, 8] {
+                let probe = CandidateProbe {
+                    content_hash: u64::MAX,
+                    shingles: &shingles,
+                    terms: &[],
+                    min_shingle_hits,
+                };
+                let (exact, named) = (listed.libraries(&probe), filtered.libraries(&probe));
+                assert!(
+                    named.is_superset(&exact),
+                    "query {query}: {named:?} ⊉ {exact:?}"
+                );
+                extra += named.len() - exact.len();
+            }
+            for (a, b) in &libraries {
+                let exact = listed.library_may_hold(*a, &shingles).unwrap();
+                let held = filtered.library_may_hold(*b, &shingles).unwrap();
+                for (e, h) in exact.iter().zip(&held) {
+                    assert!(*h || !*e, "a held shingle passed over");
+                }
+            }
+        }
+        // Shingles a library does not hold rarely pass its filter: of 900 probes naming up to
+        // five libraries, a few dozen names beyond the lists (each probe looks up some thirty
+        // shingles a library may not hold, each passing one time in a hundred at most).
+        assert!(extra < 90, "{extra} libraries named beyond the lists");
+        let false_hits = filtered
+            .library_may_hold(libraries[0].1, &unheld)
+            .unwrap()
+            .iter()
+            .filter(|h| **h)
+            .count();
+        assert!(false_hits < unheld.len() / 50, "{false_hits} false hits");
+    }
 
     #[test]
     fn a_library_is_named_for_the_languages_it_holds() {

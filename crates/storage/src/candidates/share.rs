@@ -143,15 +143,22 @@ impl CandidateShare {
     ) -> Result<(Arc<CandidateShare>, bool), IndexError> {
         let path = dir.join(LOG_FILE);
         let library = map.join(id);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        let (whole, complete, length) = match File::open(&path) {
+            Ok(file) => {
+                let length = file.metadata().map_err(IndexError::io(&path))?.len();
+                // A key takes four bytes of the log: at most this many are filed, and the map
+                // sizes a large library's filter for them at once.
+                map.expect_shingle_keys(library, length / 4);
+                let (whole, complete) = replay(file, |kind, payload| {
+                    apply(map, library, generation, kind, payload)
+                })
+                .map_err(IndexError::io(&path))?;
+                (whole, complete, length)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (0, false, 0),
             Err(e) => return Err(IndexError::io(&path)(e)),
         };
-        let (whole, complete) = replay(&bytes, |kind, payload| {
-            apply(map, library, generation, kind, payload)
-        });
-        if whole < bytes.len() {
+        if (whole as u64) < length {
             tracing::warn!(log = %path.display(), kept = whole, "a candidates log ends in a torn frame; cut back");
             OpenOptions::new()
                 .write(true)
@@ -249,7 +256,7 @@ impl CandidateShare {
             .and_then(|mut f| f.read_to_end(&mut bytes))
             .map_err(IndexError::io(&path))?;
         let mut kept = Vec::with_capacity(bytes.len());
-        replay(&bytes, |kind, payload| {
+        replay(&bytes[..], |kind, payload| {
             let current = kind != SETS
                 || payload
                     .get(..8)
@@ -258,7 +265,8 @@ impl CandidateShare {
                 frame(&mut kept, kind, payload);
             }
             true
-        });
+        })
+        .map_err(IndexError::io(&path))?;
         dupfinder_common::durable::write_atomically(&path, &kept).map_err(IndexError::io(&path))?;
         log.synced = kept.len() as u64;
         Ok(())
@@ -287,32 +295,49 @@ fn frame(out: &mut Vec<u8>, kind: u8, payload: &[u8]) {
     out.extend_from_slice(&crc.to_le_bytes());
 }
 
-/// Calls `each` with every whole frame of `bytes` until it answers `false` or a frame is torn
+/// Calls `each` with every whole frame `log` gives until it answers `false` or a frame is torn
 /// or damaged. Answers the length of the whole frames read and whether a `COMPLETE` frame was
-/// among them.
-fn replay(bytes: &[u8], mut each: impl FnMut(u8, &[u8]) -> bool) -> (usize, bool) {
+/// among them. Reads one frame at a time: a large library's log is hundreds of megabytes.
+fn replay(
+    log: impl Read,
+    mut each: impl FnMut(u8, &[u8]) -> bool,
+) -> std::io::Result<(usize, bool)> {
+    let mut log = std::io::BufReader::with_capacity(1 << 20, log);
     let mut at = 0;
     let mut complete = false;
-    while let Some(head) = bytes.get(at..at + 5) {
-        let kind = head[0];
-        let len = u32::from_le_bytes(head[1..5].try_into().unwrap());
+    let mut frame = Vec::new();
+    loop {
+        frame.resize(5, 0);
+        if !read_whole(&mut log, &mut frame)? {
+            break;
+        }
+        let kind = frame[0];
+        let len = u32::from_le_bytes(frame[1..5].try_into().unwrap());
         if len > MAX_FRAME {
             break;
         }
-        let end = at + 5 + len as usize;
-        let Some(crc) = bytes.get(end..end + 4) else {
-            break;
-        };
-        if crc32fast::hash(&bytes[at..end]) != u32::from_le_bytes(crc.try_into().unwrap()) {
+        frame.resize(5 + len as usize + 4, 0);
+        if !read_whole(&mut log, &mut frame[5..])? {
             break;
         }
-        if !each(kind, &bytes[at + 5..end]) {
+        let end = 5 + len as usize;
+        let crc = u32::from_le_bytes(frame[end..].try_into().unwrap());
+        if crc32fast::hash(&frame[..end]) != crc || !each(kind, &frame[5..end]) {
             break;
         }
         complete |= kind == COMPLETE;
-        at = end + 4;
+        at += frame.len();
     }
-    (at, complete)
+    Ok((at, complete))
+}
+
+/// Fills `buf` from `from`; `false` when the input ends first.
+fn read_whole(from: &mut impl Read, buf: &mut [u8]) -> std::io::Result<bool> {
+    match from.read_exact(buf) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// Files one frame's keys; term sets of generations before `generation` are left out (a later
