@@ -10,12 +10,17 @@
 //!
 //! **A run** holds the documents of the commits numbered `first..=last`. Its layout:
 //! `"DFSK" version u32 | documents (key u64, content hash u64)… | blocks | block index |
-//! footer`, little-endian. A block holds up to [`BLOCK_KEYS`] shingles in ascending order, each
-//! as the varint gap from the block's previous shingle (the first: from the block's first
-//! shingle, which the index holds), the varint count of its documents and their places in the
-//! document table (varint, then varint gaps). The index gives each block's first shingle, place,
+//! footer`, little-endian. A shingle is filed under its key, its hash's top 44 bits
+//! ([`KEY_SHIFT`]): two shingles of one key in a library are rare (one lookup in 170,000 at a
+//! hundred million keys) and only make a document a candidate that verification then judges,
+//! and the gaps between keys take three bytes where whole hashes took six. A block holds up to
+//! [`BLOCK_KEYS`] keys in ascending order, each as the varint gap from the block's previous key
+//! (the first: from the block's first key, which the index holds), then its documents' places in
+//! the document table: one varint `first place << 1 | more`, and when `more` is set the varint
+//! count of the others and their varint gaps. The index gives each block's first key, place,
 //! length and CRC-32; the footer gives the counts and places and a CRC-32 of the header, the
-//! document table, the index and itself.
+//! document table, the index and itself. (Version 1, still read, filed whole hashes and wrote
+//! each key's count of places before them.)
 //!
 //! **A document** is named by its key and the content hash of the text its shingles came
 //! from. A run is never rewritten, so it keeps naming documents deleted or replaced since: a
@@ -49,11 +54,15 @@ use super::{IndexError, LibraryIndex, doc_key};
 /// The folder of a library's runs.
 pub(crate) const RUNS_DIR: &str = "shingles";
 const MAGIC: &[u8; 4] = b"DFSK";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+/// The version that filed whole hashes, read still.
+const VERSION_WHOLE: u32 = 1;
+/// A shingle's key in a run written now: its hash shifted right this far (44 bits kept).
+const KEY_SHIFT: u32 = 20;
 const HEADER: usize = 8;
 /// Shingles a block holds: a lookup decodes one block.
 const BLOCK_KEYS: usize = 64;
-/// A block index entry: first shingle u64, place u64, length u32, CRC-32 u32.
+/// A block index entry: first key u64, place u64, length u32, CRC-32 u32.
 const INDEX_ENTRY: usize = 24;
 /// documents, shingles, blocks, documents' place, index's place (u64 each), CRC-32, magic.
 const FOOTER: usize = 5 * 8 + 4 + 4;
@@ -81,6 +90,8 @@ pub(crate) struct Run {
     first: u64,
     last: u64,
     map: OwnedBytes,
+    /// [`VERSION`] or [`VERSION_WHOLE`].
+    version: u32,
     documents: usize,
     shingles: u64,
     blocks: usize,
@@ -164,10 +175,12 @@ impl Run {
             return Err(damaged(path, "not a shingle run (no magic number)"));
         }
         let version = u32_at(&map, 4);
-        if version != VERSION {
+        if version != VERSION && version != VERSION_WHOLE {
             return Err(damaged(
                 path,
-                format!("shingle run version {version}; this build reads {VERSION}"),
+                format!(
+                    "shingle run version {version}; this build reads {VERSION_WHOLE} and {VERSION}"
+                ),
             ));
         }
         let footer = len - FOOTER;
@@ -199,6 +212,7 @@ impl Run {
             first,
             last,
             map,
+            version,
             documents,
             shingles,
             blocks,
@@ -214,7 +228,20 @@ impl Run {
         })
     }
 
-    fn first_shingle(&self, block: usize) -> u64 {
+    /// How far this run shifts a shingle's hash to make its key.
+    fn shift(&self) -> u32 {
+        match self.version {
+            VERSION_WHOLE => 0,
+            _ => KEY_SHIFT,
+        }
+    }
+
+    /// The key a shingle is filed under in a run written now, from a key of this run.
+    fn current_key(&self, key: u64) -> u64 {
+        key >> (KEY_SHIFT - self.shift())
+    }
+
+    fn first_key(&self, block: usize) -> u64 {
         u64_at(&self.map, self.index_at + block * INDEX_ENTRY)
     }
 
@@ -234,16 +261,17 @@ impl Run {
                 format!("block {block} fails its checksum"),
             ));
         }
-        Ok((self.first_shingle(block), bytes))
+        Ok((self.first_key(block), bytes))
     }
 
-    /// Adds the documents filed under `shingle` to `out`; answers how many there were.
+    /// Adds the documents filed under `shingle`'s key to `out`; answers how many there were.
     fn find(&self, shingle: u64, out: &mut Vec<RunDoc>) -> Result<usize, IndexError> {
-        // The last block whose first shingle is not above `shingle`.
+        let wanted = shingle >> self.shift();
+        // The last block whose first key is not above the one wanted.
         let (mut low, mut high) = (0, self.blocks);
         while low < high {
             let mid = (low + high) / 2;
-            if self.first_shingle(mid) <= shingle {
+            if self.first_key(mid) <= wanted {
                 low = mid + 1;
             } else {
                 high = mid;
@@ -255,7 +283,7 @@ impl Run {
         let mut entries = BlockEntries::new(self, block)?;
         let mut places = Vec::new();
         while let Some(key) = entries.next(&mut places)? {
-            if key == shingle {
+            if key == wanted {
                 for &place in &places {
                     out.push(self.document(place as usize).ok_or_else(|| {
                         damaged(
@@ -266,7 +294,7 @@ impl Run {
                 }
                 return Ok(places.len());
             }
-            if key > shingle {
+            if key > wanted {
                 break;
             }
         }
@@ -308,21 +336,34 @@ impl<'a> BlockEntries<'a> {
                 format!("block {} does not decode", self.block),
             )
         };
-        let gap = take_varint(self.bytes, &mut self.at).ok_or_else(damaged)?;
+        let mut varint = || take_varint(self.bytes, &mut self.at).ok_or_else(damaged);
+        let gap = varint()?;
         let key = self.key.checked_add(gap).ok_or_else(damaged)?;
-        let count = take_varint(self.bytes, &mut self.at).ok_or_else(damaged)?;
-        if count == 0 || count > self.run.documents as u64 {
+        let (first, count) = match self.run.version {
+            VERSION_WHOLE => (None, varint()?),
+            _ => {
+                let head = varint()?;
+                let others = match head & 1 {
+                    1 => varint()?,
+                    _ => 0,
+                };
+                (Some(head >> 1), others.checked_add(1).ok_or_else(damaged)?)
+            }
+        };
+        let documents = self.run.documents as u64;
+        if count == 0 || count > documents {
             return Err(damaged());
         }
         places.clear();
-        let mut place = 0u64;
+        let mut place = match first {
+            Some(first) => first,
+            None => varint()?,
+        };
         for n in 0..count {
-            let step = take_varint(self.bytes, &mut self.at).ok_or_else(damaged)?;
-            place = match n {
-                0 => step,
-                _ => place.checked_add(step).ok_or_else(damaged)?,
-            };
-            if place >= self.run.documents as u64 {
+            if n > 0 {
+                place = place.checked_add(varint()?).ok_or_else(damaged)?;
+            }
+            if place >= documents {
                 return Err(damaged());
             }
             places.push(place as u32);
@@ -366,6 +407,8 @@ impl<'a> RunCursor<'a> {
 
 /// Writes a run: the document table first, then shingles in ascending order.
 struct RunWriter {
+    /// [`VERSION`], or [`VERSION_WHOLE`] in the tests of reading older runs.
+    version: u32,
     path: PathBuf,
     tmp: PathBuf,
     out: BufWriter<File>,
@@ -382,9 +425,20 @@ struct RunWriter {
 
 impl RunWriter {
     fn create(dir: &Path, first: u64, last: u64, documents: &[RunDoc]) -> std::io::Result<Self> {
+        Self::create_version(dir, first, last, documents, VERSION)
+    }
+
+    fn create_version(
+        dir: &Path,
+        first: u64,
+        last: u64,
+        documents: &[RunDoc],
+        version: u32,
+    ) -> std::io::Result<Self> {
         let path = dir.join(run_name(first, last));
         let tmp = path.with_extension("keys.tmp");
         let mut writer = RunWriter {
+            version,
             out: BufWriter::with_capacity(1 << 20, File::create(&tmp)?),
             path,
             tmp,
@@ -400,7 +454,7 @@ impl RunWriter {
         };
         let mut head = Vec::with_capacity(HEADER + 16 * documents.len());
         head.extend_from_slice(MAGIC);
-        head.extend_from_slice(&VERSION.to_le_bytes());
+        head.extend_from_slice(&version.to_le_bytes());
         for document in documents {
             head.extend_from_slice(&document.key.to_le_bytes());
             head.extend_from_slice(&document.content.to_le_bytes());
@@ -416,27 +470,38 @@ impl RunWriter {
         Ok(())
     }
 
-    /// Files `places` (ascending, distinct) under `shingle` (above every shingle before).
-    fn push(&mut self, shingle: u64, places: &[u32]) -> std::io::Result<()> {
-        debug_assert!(!places.is_empty());
+    /// Files `places` (ascending, distinct, at least one) under `key` (above every key before).
+    fn push(&mut self, key: u64, places: &[u32]) -> std::io::Result<()> {
+        let Some((&first, others)) = places.split_first() else {
+            return Ok(());
+        };
         if self.block_keys == BLOCK_KEYS {
             self.end_block()?;
         }
         if self.block_keys == 0 {
-            self.block_first = shingle;
-            self.previous = shingle;
+            self.block_first = key;
+            self.previous = key;
         }
-        put_varint(&mut self.block, shingle - self.previous);
-        put_varint(&mut self.block, places.len() as u64);
-        let mut previous = 0;
-        for (n, &place) in places.iter().enumerate() {
-            put_varint(
-                &mut self.block,
-                u64::from(if n == 0 { place } else { place - previous }),
-            );
+        put_varint(&mut self.block, key - self.previous);
+        match self.version {
+            VERSION_WHOLE => {
+                put_varint(&mut self.block, places.len() as u64);
+                put_varint(&mut self.block, u64::from(first));
+            }
+            _ => {
+                let more = u64::from(!others.is_empty());
+                put_varint(&mut self.block, u64::from(first) << 1 | more);
+                if more == 1 {
+                    put_varint(&mut self.block, others.len() as u64);
+                }
+            }
+        }
+        let mut previous = first;
+        for &place in others {
+            put_varint(&mut self.block, u64::from(place - previous));
             previous = place;
         }
-        self.previous = shingle;
+        self.previous = key;
         self.block_keys += 1;
         self.shingles += 1;
         Ok(())
@@ -625,31 +690,44 @@ impl RunSet {
 }
 
 /// Writes the run of one commit: `pairs` of (shingle, place in `documents`), in any order and
-/// with repeats.
+/// with repeats (the shingles are made keys in place).
 pub(crate) fn write_run(
     dir: &Path,
     sequence: u64,
     documents: &[RunDoc],
     pairs: &mut [(u64, u32)],
 ) -> Result<Run, IndexError> {
+    write_run_version(dir, sequence, documents, pairs, VERSION)
+}
+
+fn write_run_version(
+    dir: &Path,
+    sequence: u64,
+    documents: &[RunDoc],
+    pairs: &mut [(u64, u32)],
+    version: u32,
+) -> Result<Run, IndexError> {
+    if version != VERSION_WHOLE {
+        for (shingle, _) in pairs.iter_mut() {
+            *shingle >>= KEY_SHIFT;
+        }
+    }
     pairs.sort_unstable();
     let path = dir.join(run_name(sequence, sequence));
-    let mut writer =
-        RunWriter::create(dir, sequence, sequence, documents).map_err(IndexError::io(&path))?;
+    let mut writer = RunWriter::create_version(dir, sequence, sequence, documents, version)
+        .map_err(IndexError::io(&path))?;
     let mut places = Vec::new();
     let mut at = 0;
     while at < pairs.len() {
-        let shingle = pairs[at].0;
+        let key = pairs[at].0;
         places.clear();
-        while at < pairs.len() && pairs[at].0 == shingle {
+        while at < pairs.len() && pairs[at].0 == key {
             if places.last() != Some(&pairs[at].1) {
                 places.push(pairs[at].1);
             }
             at += 1;
         }
-        writer
-            .push(shingle, &places)
-            .map_err(IndexError::io(&path))?;
+        writer.push(key, &places).map_err(IndexError::io(&path))?;
     }
     writer.finish(sequence, sequence)
 }
@@ -686,29 +764,31 @@ fn merge_runs(dir: &Path, inputs: &[Arc<Run>], live: &HashSet<RunDoc>) -> Result
     let mut heads: Vec<Vec<u32>> = vec![Vec::new(); inputs.len()];
     // The next shingle of each input, smallest first.
     let mut heap = BinaryHeap::new();
+    // Keys of runs written by older versions are made keys of this one: their order stays,
+    // and two that become one are merged below like one key of two runs.
     for (n, cursor) in cursors.iter_mut().enumerate() {
         if let Some(key) = cursor.next(&mut heads[n])? {
-            heap.push(std::cmp::Reverse((key, n)));
+            heap.push(std::cmp::Reverse((inputs[n].current_key(key), n)));
         }
     }
     let mut places = Vec::new();
-    while let Some(std::cmp::Reverse((shingle, _))) = heap.peek().copied() {
+    while let Some(std::cmp::Reverse((smallest, _))) = heap.peek().copied() {
         places.clear();
         while let Some(&std::cmp::Reverse((key, n))) = heap.peek() {
-            if key != shingle {
+            if key != smallest {
                 break;
             }
             heap.pop();
             places.extend(heads[n].iter().filter_map(|&p| places_of[n][p as usize]));
             if let Some(next) = cursors[n].next(&mut heads[n])? {
-                heap.push(std::cmp::Reverse((next, n)));
+                heap.push(std::cmp::Reverse((inputs[n].current_key(next), n)));
             }
         }
         places.sort_unstable();
         places.dedup();
         if !places.is_empty() {
             writer
-                .push(shingle, &places)
+                .push(smallest, &places)
                 .map_err(IndexError::io(&path))?;
         }
     }
@@ -844,15 +924,22 @@ mod tests {
         *state
     }
 
-    /// What a brute-force table of (shingle, document) pairs answers for `shingle`.
+    /// A shingle of key `key`, its low bits (which the key leaves out) from `low`.
+    fn shingle(key: u64, low: u64) -> u64 {
+        key << KEY_SHIFT | (low & ((1 << KEY_SHIFT) - 1))
+    }
+
+    /// What a brute-force table of (shingle, document) pairs answers for `shingle`: the
+    /// documents of every shingle of its key.
     fn oracle(
         pairs: &[(u64, RunDoc)],
         shingle: u64,
         live: Option<&HashSet<RunDoc>>,
     ) -> Vec<RunDoc> {
+        let key = shingle >> KEY_SHIFT;
         let mut found: Vec<RunDoc> = pairs
             .iter()
-            .filter(|(s, d)| *s == shingle && live.is_none_or(|live| live.contains(d)))
+            .filter(|(s, d)| *s >> KEY_SHIFT == key && live.is_none_or(|live| live.contains(d)))
             .map(|(_, d)| *d)
             .collect();
         found.sort();
@@ -868,9 +955,10 @@ mod tests {
         out
     }
 
-    /// Random commits of documents with shingles from a small space (so that shingles repeat
-    /// across documents and commits), some documents written again: every lookup answers what
-    /// the pairs written answer, before and after merges, and after the set is opened again.
+    /// Random commits of documents with shingles from a small space of keys (so that shingles
+    /// and keys repeat across documents and commits), some documents written again: every lookup
+    /// answers what the pairs written answer, before and after merges, and after the set is
+    /// opened again.
     #[test]
     fn runs_answer_every_lookup_as_the_pairs_written_do_through_merges_and_reopening() {
         let dir = tempfile::tempdir().unwrap();
@@ -887,10 +975,11 @@ mod tests {
                 };
                 documents.push(document);
                 for _ in 0..(xorshift(&mut state) % 200) {
-                    // Shingles anywhere in u64, and a crowded range where they repeat.
+                    // Shingles anywhere in u64, and a crowded range of keys where they repeat,
+                    // each key under a few shingles.
                     let shingle = match xorshift(&mut state) % 2 {
                         0 => xorshift(&mut state),
-                        _ => xorshift(&mut state) % 500,
+                        _ => shingle(xorshift(&mut state) % 500, xorshift(&mut state) % 3),
                     };
                     pairs.push((shingle, documents.len() as u32 - 1));
                     written.push((shingle, document));
@@ -906,6 +995,7 @@ mod tests {
             }
         }
         let probes: Vec<u64> = (0..500)
+            .map(|key| shingle(key, 7))
             .chain(written.iter().step_by(17).map(|(s, _)| *s))
             .collect();
         for shingle in &probes {
@@ -946,7 +1036,7 @@ mod tests {
                 dir.path(),
                 set.next_sequence(),
                 &[doc(n)],
-                &mut [(n * 10, 0), (99, 0)],
+                &mut [(shingle(n * 10, n), 0), (shingle(99, n), 0)],
             )
             .unwrap();
             set = set.with(run);
@@ -972,17 +1062,20 @@ mod tests {
         assert_eq!(reopened.len(), 1);
         assert_eq!(reopened.next_sequence(), 4);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-        assert_eq!(found(&reopened, 99), found(&merged, 99));
-        assert_eq!(found(&reopened, 99), vec![doc(0), doc(1), doc(2)]);
-        assert_eq!(found(&reopened, 10), vec![doc(1)]);
-        assert_eq!(found(&reopened, 11), vec![]);
+        let (of, nowhere) = (|key| shingle(key, 0), shingle(11, 0));
+        assert_eq!(found(&reopened, of(99)), found(&merged, of(99)));
+        assert_eq!(found(&reopened, of(99)), vec![doc(0), doc(1), doc(2)]);
+        assert_eq!(found(&reopened, of(10)), vec![doc(1)]);
+        assert_eq!(found(&reopened, nowhere), vec![]);
     }
 
     /// A damaged run is refused with its path and what is wrong, never read as other shingles.
     #[test]
     fn runs_a_damaged_run_is_refused_with_its_path() {
         let dir = tempfile::tempdir().unwrap();
-        let mut pairs: Vec<(u64, u32)> = (0..1_000).map(|s| (s * 7919, (s % 2) as u32)).collect();
+        let mut pairs: Vec<(u64, u32)> = (0..1_000)
+            .map(|s| (shingle(s * 7919, s), (s % 2) as u32))
+            .collect();
         let docs = [RunDoc { key: 1, content: 2 }, RunDoc { key: 3, content: 4 }];
         let run = write_run(dir.path(), 1, &docs, &mut pairs).unwrap();
         let path = run.path.clone();
@@ -1009,6 +1102,38 @@ mod tests {
         }
     }
 
+    /// Runs of version 1 (whole hashes, each key's count of places first) are read as they
+    /// were written, beside runs of this version, and a merge files their shingles under keys.
+    #[test]
+    fn runs_of_the_version_before_are_read_and_merged_into_this_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = |key| RunDoc { key, content: 1 };
+        let (a, b, c) = (doc(1), doc(2), doc(3));
+        // Shingles of one key but other hashes, in both versions, and a shingle of three places.
+        let mut older = [
+            (shingle(5, 1), 0),
+            (shingle(9, 0), 0),
+            (shingle(9, 0), 1),
+            (shingle(9, 0), 2),
+        ];
+        write_run_version(dir.path(), 1, &[a, b, c], &mut older, VERSION_WHOLE).unwrap();
+        let mut newer = [(shingle(5, 2), 0), (shingle(9, 3), 1)];
+        write_run_version(dir.path(), 2, &[b, c], &mut newer, VERSION).unwrap();
+        let set = RunSet::open(dir.path()).unwrap();
+        assert_eq!(set.len(), 2);
+        // The older run answers by whole hash, the newer by key.
+        assert_eq!(found(&set, shingle(5, 1)), vec![a, b]);
+        assert_eq!(found(&set, shingle(5, 3)), vec![b]);
+        assert_eq!(found(&set, shingle(9, 0)), vec![a, b, c]);
+        assert_eq!(found(&set, shingle(9, 4)), vec![c]);
+        let live: HashSet<RunDoc> = [a, b, c].into();
+        let merged = set.merge(dir.path(), 0..2, &live).unwrap();
+        assert_eq!(merged.runs[0].version, VERSION);
+        assert_eq!(found(&merged, shingle(5, 3)), vec![a, b]);
+        assert_eq!(found(&merged, shingle(9, 4)), vec![a, b, c]);
+        assert_eq!(found(&merged, shingle(6, 0)), vec![]);
+    }
+
     /// Sizes: a tier fills with [`MERGE_FACTOR`] runs, and a library never keeps more than
     /// [`MAX_RUNS`].
     #[test]
@@ -1022,7 +1147,9 @@ mod tests {
                 key: commit % 1_000,
                 content: 0,
             }];
-            let mut pairs: Vec<(u64, u32)> = (0..50).map(|s| (commit * 1_000 + s, 0)).collect();
+            let mut pairs: Vec<(u64, u32)> = (0..50)
+                .map(|s| (shingle(commit * 1_000 + s, s), 0))
+                .collect();
             set = set
                 .with(write_run(dir.path(), set.next_sequence(), &documents, &mut pairs).unwrap());
             while let Some(range) = set.due(false) {
@@ -1037,7 +1164,7 @@ mod tests {
             set.len()
         );
         assert_eq!(
-            found(&set, 150_007),
+            found(&set, shingle(150_007, 0)),
             vec![RunDoc {
                 key: 150,
                 content: 0
