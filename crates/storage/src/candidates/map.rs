@@ -133,24 +133,12 @@ impl CandidateMap {
             }
         }
         inner.hashes.insert(content_hash, library);
-        let Inner {
-            shingles,
-            dense,
-            filed,
-            dense_at,
-            ..
-        } = &mut *inner;
-        let filed = &mut filed[library as usize];
-        for key in shingle_keys {
-            match *filed < *dense_at {
-                true => shingles.insert(*key, library),
-                false => dense
-                    .entry(library)
-                    .or_insert_with(|| KeyFilter::with_capacity(*dense_at))
-                    .insert(*key),
-            }
-            *filed += 1;
-        }
+        inner.file_shingle_keys(library, shingle_keys);
+    }
+
+    /// Files selected shingles' [`shingle_key`]s under `library` (read from its runs).
+    pub(crate) fn add_shingle_keys(&self, library: LibraryNo, shingle_keys: &[u32]) {
+        self.inner.write().file_shingle_keys(library, shingle_keys);
     }
 
     /// `library` is about to file at most `keys` shingle keys (as many as its log can hold):
@@ -296,6 +284,32 @@ impl CandidateMap {
         let keys = hash_keys + shingle_keys + inner.sets.len();
         let refs = hash_refs + shingle_refs + inner.sets.values().map(Vec::len).sum::<usize>();
         (keys, refs)
+    }
+}
+
+impl Inner {
+    /// Files shingle keys under `library`: in the lists until it has filed `dense_at`, then in
+    /// its filter.
+    fn file_shingle_keys(&mut self, library: LibraryNo, shingle_keys: &[u32]) {
+        let Inner {
+            shingles,
+            dense,
+            filed,
+            dense_at,
+            ..
+        } = self;
+        // Library numbers come from `join`, which gives each its count.
+        let filed = &mut filed[library as usize];
+        for key in shingle_keys {
+            match *filed < *dense_at {
+                true => shingles.insert(*key, library),
+                false => dense
+                    .entry(library)
+                    .or_insert_with(|| KeyFilter::with_capacity(*dense_at))
+                    .insert(*key),
+            }
+            *filed += 1;
+        }
     }
 }
 

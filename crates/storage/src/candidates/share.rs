@@ -6,13 +6,16 @@
 //! - `CONTENT`: one document's content hash and sampled shingles (whole hashes; written before
 //!   `SHINGLE_KEYS`, still read);
 //! - `SHINGLE_KEYS`: one document's content hash, its language (two ASCII bytes) and its
-//!   sampled shingles' map keys (`u32`);
+//!   sampled shingles' map keys (`u32`) (written now only when the keys are read again from the
+//!   stored documents, for documents whose shingles may not be in runs);
+//! - `IN_RUNS`: one document's content hash and language; its selected shingles are in the
+//!   library's shingle runs (`index/runs.rs`), whose keys are read when the log is;
 //! - `SETS`: a statistics generation and the signature term sets of one document signed in it;
 //! - `COMPLETE`: every document written before this frame has its keys above it.
 //!
 //! Keys are appended as documents are staged and the log is made durable before the commit that
 //! publishes them (content or signatures), so a committed document always has its keys in the
-//! log. A torn last frame (a kill mid-append) was never synced, so nothing committed needed it:
+//! log, or its shingles in a run written before that commit too. A torn last frame (a kill mid-append) was never synced, so nothing committed needed it:
 //! the log is cut back to its last whole frame. A log without `COMPLETE` (missing, from before
 //! this format, or cut short while it was rebuilt) makes the library unknown — named for every
 //! query — until its keys are read again from the index.
@@ -27,12 +30,14 @@ use parking_lot::Mutex;
 use super::keys::SetKey;
 use super::map::{CandidateMap, LibraryNo, language_code, shingle_key};
 use crate::index::IndexError;
+use crate::index::runs::{RUNS_DIR, RunSet};
 
 const HEADER: u8 = 0;
 const CONTENT: u8 = 1;
 const SETS: u8 = 2;
 const COMPLETE: u8 = 3;
 const SHINGLE_KEYS: u8 = 4;
+const IN_RUNS: u8 = 5;
 /// The language written for a document whose language has no two-letter code.
 const ANY_LANGUAGE: [u8; 2] = *b"??";
 const VERSION: u32 = 1;
@@ -132,9 +137,9 @@ impl Log {
 }
 
 impl CandidateShare {
-    /// Joins library `id` (in folder `dir`) to `map` and reads its log into it. Answers whether
-    /// the log was complete; when it was not, the library stays unknown until
-    /// [`CandidateShare::rebuilt`].
+    /// Joins library `id` (in folder `dir`) to `map` and reads its log and its shingle runs
+    /// into it. Answers whether the log was complete and the runs readable; when not, the library
+    /// stays unknown until [`CandidateShare::rebuilt`].
     pub(crate) fn open(
         map: &Arc<CandidateMap>,
         id: &str,
@@ -143,13 +148,21 @@ impl CandidateShare {
     ) -> Result<(Arc<CandidateShare>, bool), IndexError> {
         let path = dir.join(LOG_FILE);
         let library = map.join(id);
+        let runs = RunSet::read(&dir.join(RUNS_DIR));
+        if let Err(e) = &runs {
+            tracing::warn!(library = id, error = %e, "a library's shingle runs are unreadable; its keys are read from its documents");
+        }
+        let in_runs = runs.as_ref().map_or(0, RunSet::shingles);
+        // Whether the log names documents whose shingles only runs hold.
+        let mut needs_runs = false;
         let (whole, complete, length) = match File::open(&path) {
             Ok(file) => {
                 let length = file.metadata().map_err(IndexError::io(&path))?.len();
                 // A key takes four bytes of the log: at most this many are filed, and the map
                 // sizes a large library's filter for them at once.
-                map.expect_shingle_keys(library, length / 4);
+                map.expect_shingle_keys(library, length / 4 + in_runs);
                 let (whole, complete) = replay(file, |kind, payload| {
+                    needs_runs |= kind == IN_RUNS;
                     apply(map, library, generation, kind, payload)
                 })
                 .map_err(IndexError::io(&path))?;
@@ -158,6 +171,26 @@ impl CandidateShare {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => (0, false, 0),
             Err(e) => return Err(IndexError::io(&path)(e)),
         };
+        let runs_read = runs.and_then(|runs| {
+            runs.each_map_key(|keys| map.add_shingle_keys(library, keys))?;
+            Ok(runs.is_empty())
+        });
+        let complete = complete
+            && match runs_read {
+                Ok(false) => true,
+                Ok(true) if !needs_runs => true,
+                Ok(true) => {
+                    tracing::warn!(
+                        library = id,
+                        "a library's shingle runs are missing; its keys are read from its documents"
+                    );
+                    false
+                }
+                Err(e) => {
+                    tracing::warn!(library = id, error = %e, "a library's shingle runs are damaged; its keys are read from its documents");
+                    false
+                }
+            };
         if (whole as u64) < length {
             tracing::warn!(log = %path.display(), kept = whole, "a candidates log ends in a torn frame; cut back");
             OpenOptions::new()
@@ -186,23 +219,46 @@ impl CandidateShare {
         Ok((share, complete))
     }
 
-    /// Files one document's content keys and logs them.
+    /// Files one document's content keys and logs them, its selected shingles' keys included
+    /// (for documents whose shingles may not be in the library's runs).
     pub(crate) fn add_content(
         &self,
         content_hash: u64,
         shingles: &[u64],
         language: &str,
     ) -> Result<(), IndexError> {
-        let mut payload = Vec::with_capacity(10 + 4 * shingles.len());
+        self.file_content(content_hash, shingles, language, true)
+    }
+
+    /// Files one document's content keys and logs its content hash and language: its selected
+    /// shingles are in the run its commit writes, where the log's next reading finds them.
+    pub(crate) fn add_content_in_runs(
+        &self,
+        content_hash: u64,
+        shingles: &[u64],
+        language: &str,
+    ) -> Result<(), IndexError> {
+        self.file_content(content_hash, shingles, language, false)
+    }
+
+    fn file_content(
+        &self,
+        content_hash: u64,
+        shingles: &[u64],
+        language: &str,
+        log_keys: bool,
+    ) -> Result<(), IndexError> {
+        let keys: Vec<u32> = shingles.iter().map(|s| shingle_key(*s)).collect();
+        let logged = if log_keys { &keys[..] } else { &[] };
+        let mut payload = Vec::with_capacity(10 + 4 * logged.len());
         payload.extend_from_slice(&content_hash.to_le_bytes());
         // "und" and any other code that is not two letters are filed as any language.
         let code = language_code(language);
         payload.extend_from_slice(&code.unwrap_or(ANY_LANGUAGE));
-        let keys: Vec<u32> = shingles.iter().map(|s| shingle_key(*s)).collect();
-        for key in &keys {
+        for key in logged {
             payload.extend_from_slice(&key.to_le_bytes());
         }
-        self.append(SHINGLE_KEYS, &payload)?;
+        self.append(if log_keys { SHINGLE_KEYS } else { IN_RUNS }, &payload)?;
         self.map
             .add_content(self.library, content_hash, &keys, code);
         Ok(())
@@ -362,7 +418,7 @@ fn apply(
             }
             true
         }
-        SHINGLE_KEYS => {
+        SHINGLE_KEYS | IN_RUNS => {
             let Some((hash, rest)) = payload.split_at_checked(8) else {
                 return false;
             };

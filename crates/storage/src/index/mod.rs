@@ -11,7 +11,7 @@ mod postings;
 mod query;
 mod raw;
 mod rebuild;
-mod runs;
+pub(crate) mod runs;
 mod schema;
 mod search;
 mod signatures;

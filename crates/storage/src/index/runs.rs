@@ -574,13 +574,30 @@ impl RunSet {
     /// are removed: unfinished files, and runs whose commits a merged run covers.
     pub(crate) fn open(dir: &Path) -> Result<RunSet, IndexError> {
         std::fs::create_dir_all(dir).map_err(IndexError::io(dir))?;
+        Self::open_as(dir, true)
+    }
+
+    /// The runs in `dir` (none when it is missing), leftovers passed over but not removed: for
+    /// reading their keys while the library's index is not open.
+    pub(crate) fn read(dir: &Path) -> Result<RunSet, IndexError> {
+        match dir.exists() {
+            true => Self::open_as(dir, false),
+            false => Ok(RunSet::default()),
+        }
+    }
+
+    fn open_as(dir: &Path, remove_leftovers: bool) -> Result<RunSet, IndexError> {
+        let remove = |path: &Path| match remove_leftovers {
+            true => std::fs::remove_file(path).map_err(IndexError::io(path)),
+            false => Ok(()),
+        };
         let mut found = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(IndexError::io(dir))? {
             let entry = entry.map_err(IndexError::io(dir))?;
             let name = entry.file_name();
             let name = name.to_string_lossy();
             if name.ends_with(".tmp") {
-                std::fs::remove_file(entry.path()).map_err(IndexError::io(entry.path()))?;
+                remove(&entry.path())?;
             } else if let Some((first, last)) = parse_name(&name) {
                 found.push((first, last, entry.path()));
             }
@@ -590,7 +607,7 @@ impl RunSet {
         for (first, last, path) in found {
             if runs.last().is_some_and(|run| run.last >= last) {
                 // Its commits are in the run before it, merged from it.
-                std::fs::remove_file(&path).map_err(IndexError::io(&path))?;
+                remove(&path)?;
                 continue;
             }
             if runs.last().is_some_and(|run| run.last >= first) {
@@ -612,6 +629,33 @@ impl RunSet {
     /// Distinct shingles per run, summed.
     pub(crate) fn shingles(&self) -> u64 {
         self.runs.iter().map(|run| run.shingles).sum()
+    }
+
+    /// Calls `each` with every key's high 32 bits (the high half of its shingles' hashes: what
+    /// the candidate map files a shingle under), a batch at a time.
+    pub(crate) fn each_map_key(&self, mut each: impl FnMut(&[u32])) -> Result<(), IndexError> {
+        const BATCH: usize = 1 << 16;
+        let mut batch = Vec::with_capacity(BATCH);
+        let mut places = Vec::new();
+        for run in &self.runs {
+            let mut cursor = RunCursor::new(run);
+            while let Some(key) = cursor.next(&mut places)? {
+                batch.push((run.current_key(key) >> (32 - KEY_SHIFT)) as u32);
+                if batch.len() == BATCH {
+                    each(&batch);
+                    batch.clear();
+                }
+            }
+        }
+        if !batch.is_empty() {
+            each(&batch);
+        }
+        Ok(())
+    }
+
+    /// Whether there is no run.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.runs.is_empty()
     }
 
     /// How many runs there are.

@@ -25,3 +25,18 @@ pub(super) fn prepared(id: &str, text: &str) -> PreparedDocument {
     };
     prepare(&default_analyzer(), limits, input).unwrap()
 }
+
+/// Flips a bit of the byte at `place(length)` of the first run file in `runs` (a library's
+/// `shingles/` folder).
+pub(super) fn damage_a_run(runs: &Path, place: impl FnOnce(usize) -> usize) {
+    let run = std::fs::read_dir(runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut bytes = std::fs::read(&run).unwrap();
+    let at = place(bytes.len());
+    bytes[at] ^= 0x10;
+    std::fs::write(&run, bytes).unwrap();
+}

@@ -558,7 +558,7 @@ fn read_at(
 #[cfg(test)]
 mod tests {
     use super::super::TermCounts;
-    use super::super::testing::{open_index, prepared};
+    use super::super::testing::{damage_a_run, open_index, prepared};
     use super::super::{PreparedDocument, doc_key};
     use super::*;
 
@@ -684,15 +684,7 @@ mod tests {
         check(&index, &live, &queries, "reopened");
         // A damaged run: removed and written again from the stored documents when opened.
         drop(index);
-        let run = std::fs::read_dir(&runs)
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
-        let mut bytes = std::fs::read(&run).unwrap();
-        bytes[12] ^= 0x10;
-        std::fs::write(&run, bytes).unwrap();
+        damage_a_run(&runs, |_| 12);
         let index = open_index(dir.path());
         check(&index, &live, &queries, "its runs written again");
     }
@@ -787,7 +779,7 @@ mod tests {
 mod shingle_tests {
     use std::sync::Arc;
 
-    use super::super::testing::prepared;
+    use super::super::testing::{damage_a_run, prepared};
     use super::super::{IndexOptions, default_analyzer};
     use super::*;
     use crate::candidates::{CandidateMap, CandidateShare};
@@ -875,5 +867,76 @@ mod shingle_tests {
         let fresh = CandidateMap::new();
         let unknown = fresh.join("lib");
         assert!(fresh.library_may_hold(unknown, &[1, 2, 3]).is_none());
+    }
+
+    /// The log keeps a written document's content hash and language, not its shingles' keys: a
+    /// map that reads the log again takes them from the library's runs, and holds every
+    /// shingle of every live document. Runs missing or damaged leave the library unknown (named
+    /// for every query) until its keys are read again from its documents.
+    #[test]
+    fn a_map_read_again_takes_the_shingles_from_the_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let (share, _) =
+            CandidateShare::open(&Arc::new(CandidateMap::new()), "lib", dir.path(), 0).unwrap();
+        let index = LibraryIndex::open_in(
+            dir.path(),
+            &default_analyzer(),
+            &IndexOptions::default(),
+            Some(share),
+        )
+        .unwrap();
+        index.rebuild_candidates().unwrap();
+        let mut written = Vec::new();
+        for commit in 0..3 {
+            let documents: Vec<_> = (0..8)
+                .map(|i| {
+                    let words: Vec<String> = (0..60)
+                        .map(|w| format!("слово{}", (w * 7 + i * 13 + commit * 31) % 97))
+                        .collect();
+                    prepared(&format!("d{commit}-{i}"), &words.join(" "))
+                })
+                .collect();
+            index.add(&documents).unwrap();
+            written.extend(documents);
+        }
+        assert!(index.delete("d1-3").unwrap());
+        let selection = index.view().shingle_selection();
+        drop(index);
+        let log = std::fs::read(dir.path().join("candidates.log")).unwrap();
+
+        let reopen = || {
+            let map = Arc::new(CandidateMap::new());
+            let (share, complete) = CandidateShare::open(&map, "lib", dir.path(), 0).unwrap();
+            (share, complete)
+        };
+        let (share, complete) = reopen();
+        assert!(complete);
+        for document in written.iter().filter(|d| d.doc_id != "d1-3") {
+            let selected = distinct(&selection.select(&document.shingle_seq));
+            assert!(!selected.is_empty());
+            let held = share.may_hold(&selected).unwrap();
+            assert!(held.iter().all(|h| *h), "{} not held", document.doc_id);
+            // Not from the log: it holds no key of the document's.
+            for shingle in &selected {
+                let key = (*shingle >> 32) as u32;
+                assert!(
+                    !log.windows(4).any(|w| w == key.to_le_bytes()),
+                    "{} has a key in the log",
+                    document.doc_id
+                );
+            }
+        }
+
+        let runs = dir.path().join(super::super::runs::RUNS_DIR);
+        let aside = dir.path().join("runs-aside");
+        std::fs::rename(&runs, &aside).unwrap();
+        let (share, complete) = reopen();
+        assert!(!complete, "runs missing, yet the keys are called complete");
+        assert!(share.may_hold(&[1]).is_none());
+        std::fs::rename(&aside, &runs).unwrap();
+
+        damage_a_run(&runs, |len| len / 2);
+        let (_, complete) = reopen();
+        assert!(!complete, "a damaged run, yet the keys are called complete");
     }
 }

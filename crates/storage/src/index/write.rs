@@ -59,7 +59,11 @@ impl LibraryIndex {
                 .add_document(self.content_document(document))
                 .map_err(IndexError::tantivy(&self.content_path))?;
             if let Some(candidates) = &self.candidates {
-                candidates.add_content(document.content_hash, &selected, document.lang.code())?;
+                candidates.add_content_in_runs(
+                    document.content_hash,
+                    &selected,
+                    document.lang.code(),
+                )?;
             }
             self.pending.lock().add(
                 RunDoc {
