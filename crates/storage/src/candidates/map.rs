@@ -2,9 +2,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use fastbloom::BloomFilter;
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
+use sbbf_rs_safe::Filter;
 
 use super::keys::{SetKey, term_hash};
 use dupfinder_text::analysis::ShingleSelection;
@@ -334,20 +334,21 @@ pub(crate) fn shingle_key(shingle: u64) -> u32 {
 /// such tests a shingle.
 const DENSE_AT: u64 = 1 << 20;
 
-/// The false positives the first filter of a [`KeyFilter`] is sized for (about 11.5 bits a key);
-/// each one after it is sized for [`FILTER_TIGHTENING`] times those of the one before, so a whole
-/// chain tests a key not filed as held at most five times as often (one time in fifty). A false
-/// positive costs a lookup in the library's runs that finds nothing.
-const FILTER_FALSE_POSITIVES: f64 = 0.004;
-const FILTER_TIGHTENING: f64 = 0.8;
+/// The bits a key the first filter of a [`KeyFilter`] is sized for: a split block Bloom filter
+/// (Parquet's) tests a key not inserted as held about one time in 220 at 13 bits. Each filter
+/// after it takes a bit more a key (about 0.75 times the false positives of the one before), so a
+/// whole chain tests a key not filed as held under one time in fifty. A false positive costs a
+/// lookup in the library's runs that finds nothing.
+const FILTER_BITS: usize = 13;
 
-/// A large library's shingle keys as a chain of Bloom filters, each twice the capacity of the one
-/// before (a scalable Bloom filter, Almeida et al. 2007): a library keeps growing, and a filter's
-/// size is fixed when it is made. Never a false negative. A library opened from its log sizes its
+/// A large library's shingle keys as a chain of split block Bloom filters (each key sets eight
+/// bits of one 32-byte block: one cache line a key, where a plain Bloom filter touches one a
+/// bit), each twice the capacity of the one before (a scalable Bloom filter, Almeida et al.
+/// 2007): a library keeps growing, and a filter's size is fixed when it is made. Never a false negative. A library opened from its log sizes its
 /// first filter for all the keys the log holds.
 struct KeyFilter {
     /// Each filter, the keys it was sized for and the keys inserted into it.
-    chain: Vec<(BloomFilter, u64, u64)>,
+    chain: Vec<(Filter, u64, u64)>,
 }
 
 impl KeyFilter {
@@ -360,9 +361,8 @@ impl KeyFilter {
 
     /// Adds a filter for `keys` keys, sized for fewer false positives than the one before.
     fn grow(&mut self, keys: u64) {
-        let tightened = FILTER_TIGHTENING.powi(i32::try_from(self.chain.len()).unwrap_or(i32::MAX));
-        let filter = BloomFilter::with_false_pos(FILTER_FALSE_POSITIVES * tightened)
-            .expected_items(usize::try_from(keys).unwrap_or(usize::MAX));
+        let bits = FILTER_BITS + self.chain.len();
+        let filter = Filter::new(bits, usize::try_from(keys).unwrap_or(usize::MAX));
         self.chain.push((filter, keys, 0));
     }
 
@@ -385,7 +385,7 @@ impl KeyFilter {
     }
 
     fn bytes(&self) -> usize {
-        self.chain.iter().map(|(f, _, _)| f.num_bits() / 8).sum()
+        self.chain.iter().map(|(f, _, _)| f.as_bytes().len()).sum()
     }
 }
 
