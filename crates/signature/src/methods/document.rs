@@ -124,6 +124,7 @@ mod tests {
             position: 0,
             start,
             end: start + word.len(),
+            word: 0,
         }
     }
 

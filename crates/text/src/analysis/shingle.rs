@@ -217,6 +217,7 @@ mod tests {
                 position: i as u32,
                 start: 0,
                 end: 0,
+                word: i as u32,
             })
             .collect()
     }
