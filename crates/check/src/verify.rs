@@ -18,7 +18,7 @@ use super::works;
 use super::{Exclusions, MatchReport, Method, NotCounted, PassageMatch, Span, Verdict};
 use crate::CheckConfig;
 use dupfinder_storage::ReadView;
-use dupfinder_storage::index::{DocKey, IndexError, KeptTokens, StoredDocument, StoredForCheck};
+use dupfinder_storage::index::{DocKey, IndexError, StoredDocument, StoredForCheck};
 use dupfinder_text::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, ShingleSelection};
 use dupfinder_text::structure::{Part, Structure};
 
@@ -438,36 +438,34 @@ struct SourceSide<'a> {
     analyzer: &'a Analyzer,
     document: &'a StoredDocument,
     tokens: Option<Vec<dupfinder_text::analysis::Token>>,
-    /// The tokens as the library keeps them, until [`SourceSide::tokens`] first asks.
-    kept: Option<KeptTokens>,
     /// The source's reference lists, read when a passage first asks about them.
     references: Option<Structure>,
 }
 
 impl<'a> SourceSide<'a> {
     /// The source side of `document`, with its tokens when the library keeps them.
-    fn new(analyzer: &'a Analyzer, document: &'a StoredDocument, kept: Option<KeptTokens>) -> Self {
+    fn new(
+        analyzer: &'a Analyzer,
+        document: &'a StoredDocument,
+        tokens: Option<Vec<dupfinder_text::analysis::Token>>,
+    ) -> Self {
         SourceSide {
             analyzer,
             document,
-            tokens: None,
-            kept,
+            tokens,
             references: None,
         }
     }
 
-    /// The source's tokens: as the library keeps them (their ranges found again from the text
-    /// when it keeps their words), or analyzed on first use.
+    /// The source's tokens: as the library keeps them, or analyzed on first use.
     fn tokens(&mut self) -> &[dupfinder_text::analysis::Token] {
-        let (document, analyzer, kept) = (self.document, self.analyzer, &mut self.kept);
         self.tokens.get_or_insert_with(|| {
-            kept.take()
-                .and_then(|kept| kept.ranges(&document.text))
-                .unwrap_or_else(|| {
-                    analyzer
-                        .analyze(&document.text, Language::from_code(&document.meta.lang))
-                        .tokens
-                })
+            self.analyzer
+                .analyze(
+                    &self.document.text,
+                    Language::from_code(&self.document.meta.lang),
+                )
+                .tokens
         })
     }
 

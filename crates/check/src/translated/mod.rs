@@ -310,7 +310,7 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
         let (doc_tokens, doc_sentences) = match stored.token_places() {
             Some((tokens, places)) => (
                 tokens.len(),
-                terms.sentences(&side.query, &document.text, &tokens, places),
+                terms.sentences(&side.query, &document.text, tokens, places),
             ),
             None => {
                 let tokens = self

@@ -124,7 +124,6 @@ mod tests {
             position: 0,
             start,
             end: start + word.len(),
-            word: 0,
         }
     }
 

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 pub use dupfinder_text::analysis::content_hash;
-use dupfinder_text::analysis::{Language, Token, shingle_sequence, word_ranges};
+use dupfinder_text::analysis::{Language, Token, shingle_sequence};
 
 /// A document that has been validated and analyzed, ready to be written. Preparing is the
 /// expensive part of ingest and needs no lock, so it runs before the writer is taken.
@@ -81,9 +81,9 @@ pub struct StoredForCheck {
     pub document: StoredDocument,
     /// Every shingle in text order.
     pub shingles: Vec<u64>,
-    /// Each token's byte range in the text or its word (its term left empty), when the document
-    /// keeps them: where its passages lie without analyzing it again.
-    pub tokens: Option<KeptTokens>,
+    /// Each token's byte range in the text (its term left empty), when the document keeps them:
+    /// where its passages lie without analyzing it again.
+    pub tokens: Option<Vec<Token>>,
     /// Each token's term as its place in the term counts, kept with `tokens`.
     places: Option<Vec<u32>>,
     /// Each distinct term once, sorted by term, with its count (`None` if the stored bytes are
@@ -111,9 +111,9 @@ impl StoredForCheck {
         self.term_counts.as_ref()
     }
 
-    /// Keeps the tokens decoded from the term sequence: their byte ranges or words, and their
-    /// terms as places in the term counts.
-    pub(crate) fn with_tokens(mut self, tokens: KeptTokens, places: Vec<u32>) -> Self {
+    /// Keeps the tokens decoded from the term sequence: their byte ranges, and their terms as
+    /// places in the term counts.
+    pub(crate) fn with_tokens(mut self, tokens: Vec<Token>, places: Vec<u32>) -> Self {
         self.tokens = Some(tokens);
         self.places = Some(places);
         self
@@ -121,16 +121,15 @@ impl StoredForCheck {
 
     /// Each token's byte range (its term left empty) and its term's place in
     /// [`term_counts`](Self::term_counts), when the document keeps them.
-    pub fn token_places(&self) -> Option<(Vec<Token>, &[u32])> {
-        let tokens = self.tokens.clone()?.ranges(&self.document.text)?;
-        Some((tokens, self.places.as_deref()?))
+    pub fn token_places(&self) -> Option<(&[Token], &[u32])> {
+        Some((self.tokens.as_deref()?, self.places.as_deref()?))
     }
 
     /// The tokens as the analysis gave them, terms and byte ranges, when the document keeps
     /// them (`None` for a document written before the term sequence).
     pub fn analysed_tokens(&self) -> Option<Vec<Token>> {
         let (tokens, places, counts) = (
-            self.tokens.clone()?.ranges(&self.document.text)?,
+            self.tokens.as_ref()?,
             self.places.as_ref()?,
             self.term_counts.as_ref()?,
         );
@@ -230,29 +229,16 @@ pub(crate) fn decode_shingles(bytes: &[u8]) -> Option<Vec<u64>> {
     )
 }
 
-/// The first bytes of a term sequence that places its tokens by their words. A sequence of the
-/// older layout starts with its token count, and one of none is the single byte 0: none starts
-/// so and goes on.
-const BY_WORDS: [u8; 2] = [0, 1];
-
-/// Encodes a document's tokens for the `term_seq` stored field: [`BY_WORDS`], then LEB128
-/// varints — the token count, the text's word count, each token's term as its place in `counts`
-/// (sorted by term, as [`PreparedDocument::term_counts`]), then each token's word
-/// ([`Token::word`]) as the words passed over since the token before. A full paper's ~3,500
-/// tokens take about two and a half bytes each before compression, and give back both what
-/// verification compares (the shingles) and where each token is (the passages' offsets: its
-/// word's range, found by cutting the text into words again), so a source is never analyzed
-/// again. (The older layout kept each token's byte range, a varint start and length, where its
-/// word's place takes a byte that compresses to a quarter.)
-pub(crate) fn encode_term_sequence(
-    tokens: &[Token],
-    words: u64,
-    counts: &[(String, u32)],
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity(tokens.len() * 3 + 8);
-    out.extend_from_slice(&BY_WORDS);
+/// Encodes a document's tokens for the `term_seq` stored field, in three runs of LEB128
+/// varints after their count: each token's term as its place in `counts` (sorted by term, as
+/// [`PreparedDocument::term_counts`]), then each token's start in bytes from the start of the
+/// one before (zigzag-signed: CJK bigrams overlap), then each token's length. A full paper's ~4,000 tokens take about four bytes
+/// each before compression, against eight for each shingle alone, and give back both what
+/// verification compares (the shingles) and where each token is (the passages' offsets), so a
+/// source is never analyzed again.
+pub(crate) fn encode_term_sequence(tokens: &[Token], counts: &[(String, u32)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(tokens.len() * 4 + 4);
     write_varint(&mut out, tokens.len() as u64);
-    write_varint(&mut out, words);
     for token in tokens {
         // Every term of the text is in its own counts.
         let place = counts
@@ -260,31 +246,27 @@ pub(crate) fn encode_term_sequence(
             .unwrap_or_default();
         write_varint(&mut out, place as u64);
     }
-    let mut next = 0u64;
+    let mut start = 0i64;
     for token in tokens {
-        let word = u64::from(token.word);
-        write_varint(&mut out, word.saturating_sub(next));
-        next = word + 1;
+        write_varint(&mut out, zigzag(token.start as i64 - start));
+        start = token.start as i64;
+    }
+    for token in tokens {
+        write_varint(&mut out, token.end.saturating_sub(token.start) as u64);
     }
     out
 }
 
 /// A stored document's tokens as [`encode_term_sequence`] kept them: the shingles hashed from
-/// the terms three by three (exactly as the analysis hashed them), each token's place, and its
-/// byte range or its word. `None` when the bytes do not decode or name a term `counts` lacks.
-pub(crate) fn decode_term_sequence(bytes: &[u8], counts: &TermCounts) -> Option<DecodedSequence> {
-    let (mut bytes, by_words) = match bytes.strip_prefix(&BY_WORDS) {
-        Some(rest) => (rest, true),
-        None => (bytes, false),
-    };
+/// the terms three by three (exactly as the analysis hashed them), and each token's byte
+/// range in the text. `None` when the bytes do not decode or name a term `counts` lacks.
+pub(crate) fn decode_term_sequence(
+    mut bytes: &[u8],
+    counts: &TermCounts,
+) -> Option<DecodedSequence> {
     let n = usize::try_from(read_varint(&mut bytes)?).ok()?;
-    let words = match by_words {
-        true => Some(usize::try_from(read_varint(&mut bytes)?).ok()?),
-        false => None,
-    };
-    // Every token takes two bytes at least (three in the older layout): a count beyond that is
-    // damage.
-    if n > bytes.len() / if by_words { 2 } else { 3 } {
+    // Every token takes three bytes at least: a count beyond that is damage.
+    if n > bytes.len() / 3 {
         return None;
     }
     let mut terms: Vec<&str> = Vec::with_capacity(n);
@@ -294,38 +276,21 @@ pub(crate) fn decode_term_sequence(bytes: &[u8], counts: &TermCounts) -> Option<
         terms.push(counts.get(place as usize)?.0);
         places.push(place);
     }
-    let token = |position: usize, start, end, word| Token {
-        term: String::new(),
-        position: position as u32,
-        start,
-        end,
-        word,
-    };
+    let mut starts = Vec::with_capacity(n);
+    let mut start = 0i64;
+    for _ in 0..n {
+        start = start.checked_add(unzigzag(read_varint(&mut bytes)?))?;
+        starts.push(usize::try_from(start).ok()?);
+    }
     let mut tokens = Vec::with_capacity(n);
-    match words {
-        Some(words) => {
-            let mut next = 0u64;
-            for position in 0..n {
-                let word = next.checked_add(read_varint(&mut bytes)?)?;
-                if word >= words as u64 {
-                    return None;
-                }
-                tokens.push(token(position, 0, 0, word as u32));
-                next = word + 1;
-            }
-        }
-        None => {
-            let mut starts = Vec::with_capacity(n);
-            let mut start = 0i64;
-            for _ in 0..n {
-                start = start.checked_add(unzigzag(read_varint(&mut bytes)?))?;
-                starts.push(usize::try_from(start).ok()?);
-            }
-            for (position, start) in starts.into_iter().enumerate() {
-                let end = start.checked_add(usize::try_from(read_varint(&mut bytes)?).ok()?)?;
-                tokens.push(token(position, start, end, 0));
-            }
-        }
+    for (position, start) in starts.into_iter().enumerate() {
+        let end = start.checked_add(usize::try_from(read_varint(&mut bytes)?).ok()?)?;
+        tokens.push(Token {
+            term: String::new(),
+            position: position as u32,
+            start,
+            end,
+        });
     }
     if !bytes.is_empty() {
         return None;
@@ -333,10 +298,7 @@ pub(crate) fn decode_term_sequence(bytes: &[u8], counts: &TermCounts) -> Option<
     let shingles = shingle_sequence(terms);
     Some(DecodedSequence {
         shingles,
-        tokens: KeptTokens {
-            tokens,
-            by_words: words,
-        },
+        tokens,
         places,
     })
 }
@@ -346,50 +308,10 @@ pub(crate) fn decode_term_sequence(bytes: &[u8], counts: &TermCounts) -> Option<
 pub(crate) struct DecodedSequence {
     /// Every shingle in text order.
     pub(crate) shingles: Vec<u64>,
-    /// Each token's range or word (terms left empty).
-    pub(crate) tokens: KeptTokens,
+    /// Each token's byte range (terms left empty).
+    pub(crate) tokens: Vec<Token>,
     /// Each token's term as its place in the term counts.
     pub(crate) places: Vec<u32>,
-}
-
-/// A stored document's tokens as its term sequence keeps them (terms left empty): with their
-/// byte ranges, or with their words' places only, the ranges found again from the text when a
-/// passage first needs them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KeptTokens {
-    tokens: Vec<Token>,
-    /// `Some(words)`: the tokens' words are kept among the text's `words` words, not their
-    /// ranges.
-    by_words: Option<usize>,
-}
-
-impl KeptTokens {
-    /// How many tokens the document has.
-    pub fn len(&self) -> usize {
-        self.tokens.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.tokens.is_empty()
-    }
-
-    /// The tokens with their byte ranges in `text` (the document's own): as kept, or their words'
-    /// ranges ([`word_ranges`]). `None` when the text does not cut into the words the tokens
-    /// were placed among (a text cut by other rules): the caller analyzes it instead.
-    pub fn ranges(mut self, text: &str) -> Option<Vec<Token>> {
-        let Some(words) = self.by_words else {
-            return Some(self.tokens);
-        };
-        let ranges = word_ranges(text);
-        if ranges.len() != words {
-            return None;
-        }
-        for token in &mut self.tokens {
-            let range = ranges.get(token.word as usize)?;
-            (token.start, token.end) = (range.start, range.end);
-        }
-        Some(self.tokens)
-    }
 }
 
 /// Encodes term counts compactly for the `term_counts` stored field: for each term its byte
@@ -447,7 +369,6 @@ fn write_varint(out: &mut Vec<u8>, mut value: u64) {
 }
 
 /// A signed number as an unsigned one, small magnitudes small: 0, -1, 1, -2 … as 0, 1, 2, 3 ….
-#[cfg(test)]
 fn zigzag(value: i64) -> u64 {
     ((value << 1) ^ (value >> 63)) as u64
 }
@@ -510,95 +431,39 @@ mod tests {
             };
             let analyzed =
                 dupfinder_text::analysis::analyze_text(&analyzer, text, None, limits).unwrap();
+            let bytes = encode_term_sequence(&analyzed.tokens, &analyzed.term_counts);
             let counts = TermCounts::from(&analyzed.term_counts[..]);
-            let by_words =
-                encode_term_sequence(&analyzed.tokens, analyzed.words, &analyzed.term_counts);
-            let by_ranges = encode_by_ranges(&analyzed.tokens, &analyzed.term_counts);
-            assert!(by_words.len() < by_ranges.len());
-            for bytes in [by_words, by_ranges] {
-                let decoded = decode_term_sequence(&bytes, &counts).unwrap();
-                // The cross-language check reads a source's terms back from the same bytes.
-                let stored = StoredForCheck::new(
-                    StoredDocument {
-                        meta: DocumentMeta {
-                            doc_id: "d".to_string(),
-                            url: None,
-                            title: None,
-                            authors: Vec::new(),
-                            lang: "ru".to_string(),
-                            year: None,
-                            pdf_url: None,
-                            doi: None,
-                        },
-                        words: 0,
-                        content_hash: 0,
-                        added_at: 0,
-                        text: text.to_string(),
+            let decoded = decode_term_sequence(&bytes, &counts).unwrap();
+            // The cross-language check reads a source's terms back from the same bytes.
+            let stored = StoredForCheck::new(
+                StoredDocument {
+                    meta: DocumentMeta {
+                        doc_id: "d".to_string(),
+                        url: None,
+                        title: None,
+                        authors: Vec::new(),
+                        lang: "ru".to_string(),
+                        year: None,
+                        pdf_url: None,
+                        doi: None,
                     },
-                    decoded.shingles.clone(),
-                    Some(counts.clone()),
-                )
-                .with_tokens(decoded.tokens.clone(), decoded.places.clone());
-                let spelled = |tokens: &[Token]| -> Vec<(String, usize, usize)> {
-                    tokens
-                        .iter()
-                        .map(|t| (t.term.clone(), t.start, t.end))
-                        .collect()
-                };
-                assert_eq!(
-                    stored.analysed_tokens().as_deref().map(spelled),
-                    Some(spelled(&analyzed.tokens))
-                );
-                let (shingles, tokens) = (decoded.shingles, decoded.tokens.ranges(text).unwrap());
-                assert_eq!(shingles, analyzed.shingles);
-                let ranges = |tokens: &[Token]| -> Vec<(usize, usize)> {
-                    tokens.iter().map(|t| (t.start, t.end)).collect()
-                };
-                assert_eq!(ranges(&tokens), ranges(&analyzed.tokens), "{text}");
-            }
+                    words: 0,
+                    content_hash: 0,
+                    added_at: 0,
+                    text: text.to_string(),
+                },
+                decoded.shingles.clone(),
+                Some(counts.clone()),
+            )
+            .with_tokens(decoded.tokens.clone(), decoded.places.clone());
+            assert_eq!(stored.analysed_tokens(), Some(analyzed.tokens.clone()));
+            let (shingles, tokens) = (decoded.shingles, decoded.tokens);
+            assert_eq!(shingles, analyzed.shingles);
+            let ranges = |tokens: &[Token]| -> Vec<(usize, usize)> {
+                tokens.iter().map(|t| (t.start, t.end)).collect()
+            };
+            assert_eq!(ranges(&tokens), ranges(&analyzed.tokens), "{text}");
         }
-    }
-
-    /// The older layout of a term sequence: each token's byte range (its start from the one
-    /// before, zigzag-signed, then its length) where its word is kept now.
-    fn encode_by_ranges(tokens: &[Token], counts: &[(String, u32)]) -> Vec<u8> {
-        let mut out = Vec::new();
-        write_varint(&mut out, tokens.len() as u64);
-        for token in tokens {
-            let place = counts
-                .binary_search_by(|(t, _)| t.as_str().cmp(&token.term))
-                .unwrap();
-            write_varint(&mut out, place as u64);
-        }
-        let mut start = 0i64;
-        for token in tokens {
-            write_varint(&mut out, zigzag(token.start as i64 - start));
-            start = token.start as i64;
-        }
-        for token in tokens {
-            write_varint(&mut out, (token.end - token.start) as u64);
-        }
-        out
-    }
-
-    /// A sequence placing its tokens by words gives back none when the text cuts into other
-    /// words than it was placed among (the caller then analyzes the text).
-    #[test]
-    fn tokens_placed_among_other_words_give_no_ranges() {
-        let counts = TermCounts::from_pairs([("a", 1), ("b", 1)]);
-        // Two tokens, words 0 and 2 of three.
-        let decoded = decode_term_sequence(&[0, 1, 2, 3, 0, 1, 0, 1], &counts).unwrap();
-        let ranges = |text| {
-            decoded.tokens.clone().ranges(text).map(|tokens| {
-                tokens
-                    .iter()
-                    .map(|t| (t.start, t.end, t.word))
-                    .collect::<Vec<_>>()
-            })
-        };
-        assert_eq!(ranges("aa to bb"), Some(vec![(0, 2, 0), (6, 8, 2)]));
-        assert_eq!(ranges("aa bb"), None);
-        assert_eq!(ranges("aa to bb cc"), None);
     }
 
     #[test]
@@ -613,12 +478,6 @@ mod tests {
         assert_eq!(decode_term_sequence(&[2, 0, 1, 0, 1, 1], &counts), None);
         assert_eq!(decode_term_sequence(&[1, 0, 0, 1, 9], &counts), None);
         assert_eq!(decode_term_sequence(&[0x80], &counts), None);
-        // Placed by words: a word past the text's count, and a count past the bytes.
-        assert_eq!(
-            decode_term_sequence(&[0, 1, 2, 3, 0, 1, 0, 5], &counts),
-            None
-        );
-        assert_eq!(decode_term_sequence(&[0, 1, 9, 3, 0, 1], &counts), None);
         // Starts 0 and 3 (zigzag 0 and 6), lengths 1 and 1.
         let decoded = decode_term_sequence(&[2, 0, 1, 0, 6, 1, 1], &counts).unwrap();
         assert!(decoded.shingles.is_empty());
@@ -626,8 +485,6 @@ mod tests {
         assert_eq!(
             decoded
                 .tokens
-                .ranges("")
-                .unwrap()
                 .iter()
                 .map(|t| (t.start, t.end))
                 .collect::<Vec<_>>(),

@@ -29,7 +29,7 @@ mod testing;
 
 pub use browse::{DocumentPage, DocumentSummary, SortKey, SortOrder};
 pub use document::{
-    DocKey, DocumentMeta, KeptTokens, PreparedDocument, StoredDocument, StoredForCheck, TermCounts,
+    DocKey, DocumentMeta, PreparedDocument, StoredDocument, StoredForCheck, TermCounts,
     content_hash, doc_key,
 };
 pub(crate) use document::{decode_shingles, encode_shingles};

@@ -241,7 +241,7 @@ impl LibraryIndex {
         doc.add_bytes(s.term_counts, &encode_term_counts(&document.term_counts));
         doc.add_bytes(
             s.term_seq,
-            &encode_term_sequence(&document.tokens, document.words, &document.term_counts),
+            &encode_term_sequence(&document.tokens, &document.term_counts),
         );
         doc.add_u64(s.added_at, dupfinder_common::clock::unix_now());
         if let Some(pdf_url) = &document.pdf_url {

@@ -30,7 +30,7 @@ use super::disguise::{
 use super::language::{Language, Script};
 use super::runs::{self, RunWord};
 use super::stopwords::{StopWords, WordHashBuilder};
-use super::tokenize::{SpanKind, WordSpan, for_each_span};
+use super::tokenize::{SpanKind, for_each_span};
 use super::words::{ScriptLanguages, ScriptTally, Word, profile_word};
 
 /// Words with fewer characters than this (after normalization) are dropped: they are mostly
@@ -48,10 +48,6 @@ pub struct Token {
     pub start: usize,
     /// The byte offset in the original text just past the word's end.
     pub end: usize,
-    /// The index of the word the token comes from among the text's words ([`word_ranges`]),
-    /// counting from 0: a kept token's range is its word's, so the word's place says where the
-    /// token lies.
-    pub word: u32,
 }
 
 /// The result of analyzing one text.
@@ -100,25 +96,6 @@ pub(super) struct Shared {
     pub(super) detector: whatlang::Detector,
 }
 
-/// The byte range of each word of `text` as [`Analyzer::analyze`] cuts it, before anything is
-/// dropped: what a token's [`Token::word`] counts. Letters spaced out (`с л о в о`) are one
-/// word; each CJK bigram is one.
-pub fn word_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
-    word_spans(text)
-        .0
-        .into_iter()
-        .map(|span| span.start..span.end)
-        .collect()
-}
-
-/// The text's word spans, runs of spaced letters joined, and how many such runs are disguises.
-fn word_spans(text: &str) -> (Vec<WordSpan>, usize) {
-    let mut spans = Vec::with_capacity(text.len() / 6);
-    for_each_span(text, |span| spans.push(span));
-    let letter_spacing = join_spaced_letters(text, &mut spans);
-    (spans, letter_spacing)
-}
-
 impl Analyzer {
     /// Creates an analyzer that removes `stop_words`.
     pub fn new(stop_words: StopWords) -> Analyzer {
@@ -151,10 +128,11 @@ impl Analyzer {
         // First pass: cut the text into words, join spaced letters, normalize every word into
         // one buffer and note its script; then undo the disguises that need the words around
         // them, and tally the scripts of what remains.
-        let (spans, letter_spacing) = word_spans(text);
+        let mut spans = Vec::with_capacity(text.len() / 6);
+        for_each_span(text, |span| spans.push(span));
         let mut disguises = Disguises {
             hidden_characters: count_hidden_characters(text),
-            letter_spacing,
+            letter_spacing: join_spaced_letters(text, &mut spans),
             ..Disguises::default()
         };
         let mut normalized = String::with_capacity(text.len() + text.len() / 8);
@@ -267,7 +245,6 @@ impl Analyzer {
                 position,
                 start: word.span.start,
                 end: word.span.end,
-                word: u32::try_from(i).unwrap_or(u32::MAX),
             });
         }
 
@@ -363,22 +340,6 @@ mod tests {
     use super::super::test_support::{analyzer, originals, terms};
     use super::*;
     use proptest::prelude::*;
-
-    #[test]
-    fn spaced_letters_cjk_and_disguises_keep_their_words() {
-        let text = "с л о в о и п л а г и а т — Тhe со\u{AD}py of 中文文本 and ｆｕｌｌ-width, r u s s k i j";
-        let analyzed = analyzer().analyze(text, None);
-        let words = word_ranges(text);
-        assert_eq!(words.len(), analyzed.words);
-        assert!(!analyzed.tokens.is_empty());
-        for token in &analyzed.tokens {
-            assert_eq!(
-                words[token.word as usize],
-                token.start..token.end,
-                "{token:?}"
-            );
-        }
-    }
 
     #[test]
     fn offsets_slice_back_to_the_original_words() {
@@ -629,21 +590,6 @@ mod tests {
                 prop_assert!(!token.term.is_empty());
             }
             prop_assert!(analyzed.words >= analyzed.tokens.len());
-        }
-
-        /// A token's range is its word's: cutting the text into words again (no analysis)
-        /// places every token, whatever the text, its disguises and its languages.
-        #[test]
-        fn a_tokens_word_gives_its_range_back(text in any_text_strategy()) {
-            let analyzed = analyzer().analyze(&text, None);
-            let words = word_ranges(&text);
-            prop_assert_eq!(words.len(), analyzed.words);
-            let mut previous = None;
-            for token in &analyzed.tokens {
-                prop_assert_eq!(words.get(token.word as usize), Some(&(token.start..token.end)));
-                prop_assert!(previous < Some(token.word), "words ascend, one token each");
-                previous = Some(token.word);
-            }
         }
 
         #[test]

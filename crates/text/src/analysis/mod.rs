@@ -57,7 +57,7 @@ mod tokenize;
 mod translit;
 mod words;
 
-pub use analyzer::{Analyzed, Analyzer, Token, word_ranges};
+pub use analyzer::{Analyzed, Analyzer, Token};
 pub use disguise::Disguises;
 pub use input::{DocumentError, parse_lang};
 pub use language::Language;

@@ -217,7 +217,6 @@ mod tests {
                 position: i as u32,
                 start: 0,
                 end: 0,
-                word: i as u32,
             })
             .collect()
     }
