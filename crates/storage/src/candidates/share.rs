@@ -149,9 +149,6 @@ impl CandidateShare {
         let path = dir.join(LOG_FILE);
         let library = map.join(id);
         let runs = RunSet::read(&dir.join(RUNS_DIR));
-        if let Err(e) = &runs {
-            tracing::warn!(library = id, error = %e, "a library's shingle runs are unreadable; its keys are read from its documents");
-        }
         let in_runs = runs.as_ref().map_or(0, RunSet::shingles);
         // Whether the log names documents whose shingles only runs hold.
         let mut needs_runs = false;
