@@ -145,7 +145,7 @@ impl CandidateMap {
     /// a large library's filter is made for them at once, not grown to them.
     pub(crate) fn expect_shingle_keys(&self, library: LibraryNo, keys: u64) {
         let mut inner = self.inner.write();
-        let filed = inner.filed.get(library as usize).copied().unwrap_or(0);
+        let filed = inner.filed[library as usize];
         let beyond = (filed + keys).saturating_sub(inner.dense_at.max(filed));
         if beyond > 0 && !inner.dense.contains_key(&library) {
             inner
@@ -271,8 +271,9 @@ impl CandidateMap {
             .collect()
     }
 
-    /// The bytes of the large libraries' key filters, for the figures of a benchmark.
-    pub fn filter_bytes(&self) -> usize {
+    /// The bytes of the large libraries' key filters.
+    #[cfg(test)]
+    fn filter_bytes(&self) -> usize {
         self.inner.read().dense.values().map(KeyFilter::bytes).sum()
     }
 
@@ -344,11 +345,17 @@ const FILTER_BITS: usize = 13;
 /// A large library's shingle keys as a chain of split block Bloom filters (each key sets eight
 /// bits of one 32-byte block: one cache line a key, where a plain Bloom filter touches one a
 /// bit), each twice the capacity of the one before (a scalable Bloom filter, Almeida et al.
-/// 2007): a library keeps growing, and a filter's size is fixed when it is made. Never a false negative. A library opened from its log sizes its
-/// first filter for all the keys the log holds.
+/// 2007): a library keeps growing, and a filter's size is fixed when it is made. Never a false
+/// negative. A library opened from its log and runs sizes its first filter for all their keys.
 struct KeyFilter {
-    /// Each filter, the keys it was sized for and the keys inserted into it.
-    chain: Vec<(Filter, u64, u64)>,
+    chain: Vec<Link>,
+}
+
+/// One filter of a [`KeyFilter`]: the keys it was sized for and the keys inserted into it.
+struct Link {
+    filter: Filter,
+    capacity: u64,
+    inserted: u64,
 }
 
 impl KeyFilter {
@@ -363,29 +370,37 @@ impl KeyFilter {
     fn grow(&mut self, keys: u64) {
         let bits = FILTER_BITS + self.chain.len();
         let filter = Filter::new(bits, usize::try_from(keys).unwrap_or(usize::MAX));
-        self.chain.push((filter, keys, 0));
+        self.chain.push(Link {
+            filter,
+            capacity: keys,
+            inserted: 0,
+        });
     }
 
     /// Inserts `key`, starting a filter of twice the capacity when the last one is full.
     fn insert(&mut self, key: u32) {
-        let (_, capacity, inserted) = self.chain.last().expect("a chain has a filter");
-        if inserted >= capacity {
-            self.grow(capacity * 2);
+        let last = self.chain.last().expect("a chain has a filter");
+        if last.inserted >= last.capacity {
+            self.grow(last.capacity * 2);
         }
-        let (filter, _, inserted) = self.chain.last_mut().expect("a chain has a filter");
-        filter.insert_hash(spread(key));
-        *inserted += 1;
+        let last = self.chain.last_mut().expect("a chain has a filter");
+        last.filter.insert_hash(spread(key));
+        last.inserted += 1;
     }
 
     fn may_hold(&self, key: u32) -> bool {
         let hash = spread(key);
         self.chain
             .iter()
-            .any(|(filter, _, _)| filter.contains_hash(hash))
+            .any(|link| link.filter.contains_hash(hash))
     }
 
+    #[cfg(test)]
     fn bytes(&self) -> usize {
-        self.chain.iter().map(|(f, _, _)| f.as_bytes().len()).sum()
+        self.chain
+            .iter()
+            .map(|link| link.filter.as_bytes().len())
+            .sum()
     }
 }
 

@@ -22,3 +22,4 @@ pub use map::{CandidateMap, CandidateProbe};
 pub use share::CandidateShare;
 
 pub(crate) use keys::set_keys;
+pub(crate) use map::shingle_key;

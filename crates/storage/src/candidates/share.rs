@@ -15,8 +15,9 @@
 //!
 //! Keys are appended as documents are staged and the log is made durable before the commit that
 //! publishes them (content or signatures), so a committed document always has its keys in the
-//! log, or its shingles in a run written before that commit too. A torn last frame (a kill mid-append) was never synced, so nothing committed needed it:
-//! the log is cut back to its last whole frame. A log without `COMPLETE` (missing, from before
+//! log, or its shingles in a run written before that commit too. A torn last frame (a kill
+//! mid-append) was never synced, so nothing committed needed it: the log is cut back to its last
+//! whole frame. A log without `COMPLETE` (missing, from before
 //! this format, or cut short while it was rebuilt) makes the library unknown — named for every
 //! query — until its keys are read again from the index.
 

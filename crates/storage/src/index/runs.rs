@@ -50,6 +50,7 @@ use tantivy::directory::{Directory, MmapDirectory, OwnedBytes};
 use super::raw::StoredFields;
 use super::schema::field_names;
 use super::{IndexError, LibraryIndex, doc_key};
+use crate::candidates::shingle_key;
 
 /// The folder of a library's runs.
 pub(crate) const RUNS_DIR: &str = "shingles";
@@ -631,8 +632,8 @@ impl RunSet {
         self.runs.iter().map(|run| run.shingles).sum()
     }
 
-    /// Calls `each` with every key's high 32 bits (the high half of its shingles' hashes: what
-    /// the candidate map files a shingle under), a batch at a time.
+    /// Calls `each` with every key's [`shingle_key`] (what the candidate map files its shingles
+    /// under: their hashes' high half, which a key holds), a batch at a time.
     pub(crate) fn each_map_key(&self, mut each: impl FnMut(&[u32])) -> Result<(), IndexError> {
         const BATCH: usize = 1 << 16;
         let mut batch = Vec::with_capacity(BATCH);
@@ -640,7 +641,7 @@ impl RunSet {
         for run in &self.runs {
             let mut cursor = RunCursor::new(run);
             while let Some(key) = cursor.next(&mut places)? {
-                batch.push((run.current_key(key) >> (32 - KEY_SHIFT)) as u32);
+                batch.push(shingle_key(run.current_key(key) << KEY_SHIFT));
                 if batch.len() == BATCH {
                     each(&batch);
                     batch.clear();

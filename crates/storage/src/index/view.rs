@@ -918,7 +918,7 @@ mod shingle_tests {
             assert!(held.iter().all(|h| *h), "{} not held", document.doc_id);
             // Not from the log: it holds no key of the document's.
             for shingle in &selected {
-                let key = (*shingle >> 32) as u32;
+                let key = crate::candidates::shingle_key(*shingle);
                 assert!(
                     !log.windows(4).any(|w| w == key.to_le_bytes()),
                     "{} has a key in the log",
