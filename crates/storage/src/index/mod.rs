@@ -4,6 +4,7 @@
 mod browse;
 mod candidates;
 mod document;
+mod encoding;
 mod error;
 mod library_index;
 mod open;
@@ -32,7 +33,7 @@ pub use document::{
     DocKey, DocumentMeta, PreparedDocument, StoredDocument, StoredForCheck, TermCounts,
     content_hash, doc_key,
 };
-pub(crate) use document::{decode_shingles, encode_shingles};
+pub(crate) use encoding::{decode_shingles, encode_shingles};
 pub use error::IndexError;
 pub use library_index::{IndexOptions, IndexSummary, LibraryIndex};
 pub use open::{current_generation, prepare_schema};

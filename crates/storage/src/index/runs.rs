@@ -47,6 +47,7 @@ use std::sync::Arc;
 
 use tantivy::directory::{Directory, MmapDirectory, OwnedBytes};
 
+use super::encoding::write_varint;
 use super::raw::StoredFields;
 use super::schema::field_names;
 use super::{IndexError, LibraryIndex, doc_key};
@@ -113,14 +114,6 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
-}
-
-fn put_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push(value as u8 | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
 }
 
 /// The varint at `*at` of `bytes`, moving `*at` past it; `None` when it runs off the end or
@@ -483,23 +476,23 @@ impl RunWriter {
             self.block_first = key;
             self.previous = key;
         }
-        put_varint(&mut self.block, key - self.previous);
+        write_varint(&mut self.block, key - self.previous);
         match self.version {
             VERSION_WHOLE => {
-                put_varint(&mut self.block, places.len() as u64);
-                put_varint(&mut self.block, u64::from(first));
+                write_varint(&mut self.block, places.len() as u64);
+                write_varint(&mut self.block, u64::from(first));
             }
             _ => {
                 let more = u64::from(!others.is_empty());
-                put_varint(&mut self.block, u64::from(first) << 1 | more);
+                write_varint(&mut self.block, u64::from(first) << 1 | more);
                 if more == 1 {
-                    put_varint(&mut self.block, others.len() as u64);
+                    write_varint(&mut self.block, others.len() as u64);
                 }
             }
         }
         let mut previous = first;
         for &place in others {
-            put_varint(&mut self.block, u64::from(place - previous));
+            write_varint(&mut self.block, u64::from(place - previous));
             previous = place;
         }
         self.previous = key;

@@ -3,8 +3,9 @@
 use tantivy::schema::Term;
 use tantivy::{DocAddress, Searcher, TantivyDocument};
 
-use super::document::{
-    DecodedSequence, TermCounts, decode_compact_counts, decode_shingles, decode_term_counts,
+use super::document::TermCounts;
+use super::encoding::{
+    DecodedSequence, decode_compact_counts, decode_shingles, decode_term_counts,
     decode_term_sequence,
 };
 use super::postings::live_docs;

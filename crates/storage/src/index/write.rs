@@ -8,7 +8,7 @@ use tantivy::schema::Term;
 use tantivy::tokenizer::PreTokenizedString;
 use tantivy::{IndexWriter, TantivyDocument};
 
-use super::document::{encode_term_counts, encode_term_sequence};
+use super::encoding::{encode_term_counts, encode_term_sequence};
 use super::runs::RunDoc;
 use super::signatures::SignatureIndex;
 use super::tokenizer::to_tantivy_tokens;
@@ -256,7 +256,7 @@ impl LibraryIndex {
 
 #[cfg(test)]
 mod tests {
-    use super::super::document::encode_shingles;
+    use super::super::encoding::encode_shingles;
     use super::super::testing::{open_index, prepared};
     use super::super::{DocKey, TermCounts};
     use super::*;
