@@ -13,6 +13,7 @@
 //! RESULTS.md, "Full papers: the analysis kept in fewer bytes").
 
 use dupfinder_text::analysis::{Token, shingle_sequence};
+use rustc_hash::FxHashMap;
 
 use super::document::TermCounts;
 
@@ -144,12 +145,19 @@ pub(crate) fn encode_term_sequence(tokens: &[Token], counts: &[(String, u32)]) -
     for (rank, &place) in by_rank.iter().enumerate() {
         rank_of[place as usize] = rank as u32;
     }
-    // Every term of the text is in its own counts.
+    // Every term of the text is in its own counts. A full paper's ~5,000 tokens find their
+    // terms by hash: bisecting ~1,500 terms compared strings for a twentieth of an import.
+    let place_of: FxHashMap<&str, usize> = counts
+        .iter()
+        .enumerate()
+        .map(|(place, (term, _))| (term.as_str(), place))
+        .collect();
     let places: Vec<usize> = tokens
         .iter()
         .map(|token| {
-            counts
-                .binary_search_by(|(t, _)| t.as_str().cmp(&token.term))
+            place_of
+                .get(token.term.as_str())
+                .copied()
                 .unwrap_or_default()
         })
         .collect();

@@ -5,13 +5,12 @@ use std::sync::atomic::Ordering;
 
 use parking_lot::MutexGuard;
 use tantivy::schema::Term;
-use tantivy::tokenizer::PreTokenizedString;
 use tantivy::{IndexWriter, TantivyDocument};
 
 use super::encoding::{encode_term_counts, encode_term_sequence};
 use super::runs::RunDoc;
 use super::signatures::SignatureIndex;
-use super::tokenizer::to_tantivy_tokens;
+use super::tokenizer::analysed_text;
 use super::{IndexError, LibraryIndex, PreparedDocument, doc_key};
 
 impl LibraryIndex {
@@ -223,14 +222,7 @@ impl LibraryIndex {
         for author in &document.authors {
             doc.add_text(s.authors, author);
         }
-        doc.add_pre_tokenized_text(
-            s.body,
-            PreTokenizedString {
-                // The field is not stored, so tantivy needs only the tokens.
-                text: String::new(),
-                tokens: to_tantivy_tokens(&document.tokens),
-            },
-        );
+        doc.add_text(s.body, analysed_text(&document.tokens));
         doc.add_text(s.text, &document.text);
         doc.add_text(s.lang, document.lang.code());
         if let Some(year) = document.year {
