@@ -18,7 +18,7 @@
 use std::ops::Range;
 
 use super::language::{Language, Script};
-use super::stopwords::StopWords;
+use super::stopwords::{Languages, StopWords};
 
 /// Latin-script words a segment needs before its stop words are judged; shorter sentences are
 /// joined to the next.
@@ -144,13 +144,17 @@ fn foreign_verdict(
     document_stops: usize,
     stop_words: &StopWords,
 ) -> Verdict {
+    // Each word is looked up once, for all the languages it is a stop word of.
+    let word_languages: Vec<Languages> = words
+        .iter()
+        .filter(|word| word.latin)
+        .map(|word| stop_words.languages_normalized(word.norm))
+        .filter(|languages| *languages != Languages::default())
+        .collect();
     let best = Language::latin()
         .filter(|&language| language != document && stop_words.has_language(language))
         .map(|language| {
-            let stops = words
-                .iter()
-                .filter(|word| word.latin && stop_words.contains_normalized(language, word.norm))
-                .count();
+            let stops = word_languages.iter().filter(|l| l.has(language)).count();
             (stops, language)
         })
         // The first of equals wins, so the choice does not depend on iteration details.

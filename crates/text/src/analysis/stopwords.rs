@@ -4,7 +4,7 @@
 //! passes their contents in. Each entry is normalized exactly as the analyzer normalizes words,
 //! so a list may spell `её` or `Der` and still match the analyzed `ее` and `der`.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::language::Language;
@@ -14,10 +14,28 @@ use super::normalize::{normalize, normalize_into};
 ///
 /// [`Language::Other`] never has stop words: lists given for it are ignored, because words of
 /// an unknown language cannot be judged against a list meant for another.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct StopWords {
-    /// One set per language, indexed by `Language::index`.
-    by_language: Vec<HashSet<Box<str>, WordHashBuilder>>,
+    /// Each stop word with the languages it is a stop word of, one bit a language
+    /// ([`Languages`]): a word is looked up once whatever the languages asked about.
+    languages_of: HashMap<Box<str>, Languages, WordHashBuilder>,
+    /// The languages with stop words.
+    listed: Languages,
+}
+
+/// A set of languages, bit `Language::index` for each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Languages(u64);
+
+impl Languages {
+    fn of(language: Language) -> Languages {
+        Languages(1 << language.index())
+    }
+
+    /// Whether `language` is in the set.
+    pub(crate) fn has(self, language: Language) -> bool {
+        self.0 & Languages::of(language).0 != 0
+    }
 }
 
 /// Builds [`WordHasher`]s for the hash sets and maps of words.
@@ -70,14 +88,6 @@ impl Hasher for WordHasher {
     }
 }
 
-impl Default for StopWords {
-    fn default() -> Self {
-        StopWords {
-            by_language: vec![HashSet::default(); Language::all().len()],
-        }
-    }
-}
-
 impl StopWords {
     /// Builds the lists from `(language, file content)` pairs.
     ///
@@ -100,13 +110,18 @@ impl StopWords {
             if language == Language::Other {
                 continue;
             }
-            let set = &mut stop_words.by_language[language.index()];
+            let bit = Languages::of(language);
             for line in content.lines() {
                 let line = line.trim();
                 if line.is_empty() || line.starts_with('#') {
                     continue;
                 }
-                set.insert(normalize(line).into_boxed_str());
+                let languages = stop_words
+                    .languages_of
+                    .entry(normalize(line).into_boxed_str())
+                    .or_default();
+                languages.0 |= bit.0;
+                stop_words.listed.0 |= bit.0;
             }
         }
         stop_words
@@ -123,12 +138,17 @@ impl StopWords {
     /// Like [`StopWords::contains`] for a word that is already normalized, without the
     /// allocation that normalizing takes.
     pub(crate) fn contains_normalized(&self, language: Language, word: &str) -> bool {
-        self.by_language[language.index()].contains(word)
+        self.languages_normalized(word).has(language)
+    }
+
+    /// The languages `word` (already normalized) is a stop word of.
+    pub(crate) fn languages_normalized(&self, word: &str) -> Languages {
+        self.languages_of.get(word).copied().unwrap_or_default()
     }
 
     /// Whether `language` has any stop words, so the analyzer can skip lookups that cannot hit.
     pub(crate) fn has_language(&self, language: Language) -> bool {
-        !self.by_language[language.index()].is_empty()
+        self.listed.has(language)
     }
 }
 
@@ -146,7 +166,24 @@ mod tests {
         assert!(!stop_words.contains(Language::English, "#not-a-word"));
         assert!(!stop_words.contains(Language::English, "not-a-word"));
         assert!(!stop_words.contains(Language::English, ""));
-        assert_eq!(stop_words.by_language[Language::English.index()].len(), 3);
+        let english = |languages: &Languages| languages.has(Language::English);
+        assert_eq!(
+            stop_words
+                .languages_of
+                .values()
+                .filter(|l| english(l))
+                .count(),
+            3
+        );
+    }
+
+    #[test]
+    fn every_language_is_a_bit_of_a_set() {
+        assert!(Language::all().len() <= 64);
+        let languages: Vec<Languages> = Language::all().iter().map(|&l| Languages::of(l)).collect();
+        for (i, a) in languages.iter().enumerate() {
+            assert!(languages[i + 1..].iter().all(|b| a.0 & b.0 == 0));
+        }
     }
 
     #[test]
@@ -200,7 +237,8 @@ mod tests {
             "abcdefghi",
             "bcdefghi",
         ];
-        let hashes: HashSet<u64> = words.iter().map(|w| builder.hash_one(w)).collect();
+        let hashes: std::collections::HashSet<u64> =
+            words.iter().map(|w| builder.hash_one(w)).collect();
         assert_eq!(hashes.len(), words.len());
         assert_eq!(builder.hash_one("word"), builder.hash_one("word"));
     }

@@ -404,9 +404,11 @@ const FOREIGN_WORD_SHARE: usize = 30;
 /// of letters (most words one letter long, as in
 /// `a → e, e → i, o → u`).
 fn is_other_than_prose(text: &str, run: &[Word]) -> bool {
+    // Those letters are not ASCII: an ASCII word (nearly every one) holds none.
     let foreign = run
         .iter()
-        .filter(|w| text[w.span.start..w.span.end].contains(|c| NOT_IN_TRANSLITERATION.contains(c)))
+        .map(|w| &text[w.span.start..w.span.end])
+        .filter(|word| !word.is_ascii() && word.contains(|c| NOT_IN_TRANSLITERATION.contains(c)))
         .count();
     if foreign * FOREIGN_WORD_SHARE >= run.len() {
         return true;
