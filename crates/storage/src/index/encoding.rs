@@ -31,26 +31,24 @@ pub(crate) fn encode_term_counts(counts: &[(String, u32)]) -> Vec<u8> {
     let mut out = Vec::with_capacity(counts.iter().map(|(t, _)| t.len() + 3).sum::<usize>() + 4);
     out.extend_from_slice(&[MARK, VERSION]);
     write_varint(&mut out, counts.len() as u64);
-    let mut previous: &[u8] = &[];
-    for (term, _) in counts {
-        let shared = shared_prefix(previous, term.as_bytes());
+    let shared: Vec<usize> = std::iter::once(0)
+        .chain(counts.windows(2).map(|pair| {
+            let (a, b) = (pair[0].0.as_bytes(), pair[1].0.as_bytes());
+            a.iter().zip(b).take_while(|(x, y)| x == y).count()
+        }))
+        .take(counts.len())
+        .collect();
+    for ((term, _), &shared) in counts.iter().zip(&shared) {
         write_varint(&mut out, shared as u64);
         write_varint(&mut out, (term.len() - shared) as u64);
-        previous = term.as_bytes();
     }
-    previous = &[];
-    for (term, _) in counts {
-        out.extend_from_slice(&term.as_bytes()[shared_prefix(previous, term.as_bytes())..]);
-        previous = term.as_bytes();
+    for ((term, _), &shared) in counts.iter().zip(&shared) {
+        out.extend_from_slice(&term.as_bytes()[shared..]);
     }
     for (_, count) in counts {
         write_varint(&mut out, u64::from(*count));
     }
     out
-}
-
-fn shared_prefix(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 /// Decodes what [`encode_term_counts`] wrote (either version) into one buffer of terms.
@@ -359,7 +357,9 @@ fn unzigzag(value: u64) -> i64 {
     ((value >> 1) as i64) ^ -((value & 1) as i64)
 }
 
-fn read_varint(bytes: &mut &[u8]) -> Option<u64> {
+/// Reads a LEB128 varint off the front of `bytes`; `None` when it runs off the end or past 64
+/// bits.
+pub(crate) fn read_varint(bytes: &mut &[u8]) -> Option<u64> {
     let mut value = 0u64;
     for shift in (0..64).step_by(7) {
         let (&byte, rest) = bytes.split_first()?;

@@ -47,7 +47,7 @@ use std::sync::Arc;
 
 use tantivy::directory::{Directory, MmapDirectory, OwnedBytes};
 
-use super::encoding::write_varint;
+use super::encoding::{read_varint, write_varint};
 use super::raw::StoredFields;
 use super::schema::field_names;
 use super::{IndexError, LibraryIndex, doc_key};
@@ -119,16 +119,10 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 /// The varint at `*at` of `bytes`, moving `*at` past it; `None` when it runs off the end or
 /// past 64 bits.
 fn take_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let mut value = 0u64;
-    for shift in (0..64).step_by(7) {
-        let byte = *bytes.get(*at)?;
-        *at += 1;
-        value |= u64::from(byte & 0x7f) << shift;
-        if byte < 0x80 {
-            return Some(value);
-        }
-    }
-    None
+    let mut rest = bytes.get(*at..)?;
+    let value = read_varint(&mut rest)?;
+    *at = bytes.len() - rest.len();
+    Some(value)
 }
 
 /// The file at `path`, mapped (through tantivy's directory, which maps files safely: a run is

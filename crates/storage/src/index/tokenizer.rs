@@ -76,7 +76,6 @@ pub enum AnalyzedStream<'a> {
     ReadBack {
         terms: Split<'a, char>,
         token: TantivyToken,
-        started: bool,
     },
 }
 
@@ -87,12 +86,8 @@ impl Tokenizer for AnalyzerTokenizer {
         if let Some(terms) = text.strip_prefix(ANALYSED) {
             return AnalyzedStream::ReadBack {
                 terms: terms.split(' '),
-                // tantivy's default token stands before the first position.
-                token: TantivyToken {
-                    position: 0,
-                    ..TantivyToken::default()
-                },
-                started: false,
+                // tantivy's default token stands before the first position (`usize::MAX`).
+                token: TantivyToken::default(),
             };
         }
         let analyzed = self.analyzer.analyze(text, None);
@@ -114,19 +109,12 @@ impl TokenStream for AnalyzedStream<'_> {
                     false
                 }
             }
-            AnalyzedStream::ReadBack {
-                terms,
-                token,
-                started,
-            } => {
+            AnalyzedStream::ReadBack { terms, token } => {
                 // An empty text holds one empty piece, and no term.
                 let Some(term) = terms.next().filter(|term| !term.is_empty()) else {
                     return false;
                 };
-                if *started {
-                    token.position += 1;
-                }
-                *started = true;
+                token.position = token.position.wrapping_add(1);
                 token.text.clear();
                 token.text.push_str(term);
                 true

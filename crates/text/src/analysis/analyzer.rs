@@ -279,9 +279,8 @@ impl Analyzer {
     /// turn up in texts of every language.
     fn word_term(&self, norm: &str, language: Language, script: Script) -> Option<String> {
         let english_too = script == Script::Latin && language != Language::English;
-        if self.is_stop_word(language, norm)
-            || (english_too && self.is_stop_word(Language::English, norm))
-        {
+        let stop_in = self.shared.stop_words.languages_normalized(norm);
+        if stop_in.has(language) || (english_too && stop_in.has(Language::English)) {
             return None;
         }
         let stem = match &self.shared.stemmers[language.index()] {
