@@ -47,3 +47,27 @@ fn an_import_commits_every_good_line_and_reports_the_bad_one() {
         report.matches
     );
 }
+
+/// An import writes its documents unsigned and signs them all at its end. When the file fails
+/// to read after some were committed (here a gzip cut short past the first commit group), the
+/// import answers the error, and what it committed is signed all the same.
+#[test]
+fn an_import_that_fails_midway_leaves_what_it_committed_signed() {
+    let (dir, catalog) = catalog();
+    let path = dir.path().join("cut.jsonl.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    for n in 0..20_500u64 {
+        let line = serde_json::json!({"id": format!("d{n}"), "text": synthetic_text(n, 20)});
+        writeln!(encoder, "{line}").unwrap();
+    }
+    let mut bytes = encoder.finish().unwrap();
+    bytes.truncate(bytes.len() - 64);
+    std::fs::write(&path, &bytes).unwrap();
+
+    let error = import_file(&catalog, "cut", &path, &()).unwrap_err();
+    assert!(error.to_string().contains("cut.jsonl.gz"), "{error}");
+    let index = catalog.index("cut").unwrap();
+    let documents = index.summary().documents;
+    assert!(documents >= 20_000, "{documents} committed");
+    assert_eq!(index.signatures().len(), documents);
+}

@@ -8,9 +8,10 @@ use std::sync::atomic::AtomicBool;
 use axum::http::StatusCode;
 use dupfinder::analysis::analyze_text;
 use dupfinder::config::Config;
-use dupfinder::index::{LibraryIndex, RebuildControl, RebuildOutcome};
+use dupfinder::index::{LibraryIndex, PreparedDocument, RebuildControl, RebuildOutcome};
 use dupfinder::library::{Catalog, DocumentInput, IdValue, JobState, JobTrigger, Jobs, NewLibrary};
 use dupfinder::signature::seed_signature;
+use dupfinder::storage::ingest::prepare;
 use serde_json::{Value, json};
 
 use crate::support::{app, catalog, catalog_with, synthetic_text};
@@ -28,14 +29,7 @@ pub(crate) fn add_synthetic(catalog: &Catalog, id: &str, from: u64, to: u64) {
     }
     let lines = (from..to)
         .enumerate()
-        .map(|(i, n)| {
-            let input = DocumentInput {
-                id: Some(IdValue::Text(format!("d{n}"))),
-                text: Some(synthetic_text(n, 40 + (n as usize * 13) % 120)),
-                ..Default::default()
-            };
-            (i + 1, Ok(input))
-        })
+        .map(|(i, n)| (i + 1, Ok(synthetic_input(n))))
         .collect();
     let report = catalog.ingest(id, lines).unwrap();
     assert!(report.rejected.is_empty(), "{:?}", report.rejected);
@@ -62,6 +56,34 @@ pub(crate) fn assert_signed_consistently(catalog: &Catalog, index: &LibraryIndex
             signatures.generation()
         );
     }
+}
+
+/// A re-index of `index` signing `per_second` documents a second on a thread of its own,
+/// returned once it has signed its first.
+fn rebuild_in_the_background(
+    index: &Arc<LibraryIndex>,
+    per_second: u32,
+) -> std::thread::JoinHandle<RebuildOutcome> {
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let index = index.clone();
+    let rebuilding = std::thread::spawn(move || {
+        let control = RebuildControl {
+            max_docs_per_second: per_second,
+            commit_every: 50,
+            ..Default::default()
+        };
+        let mut told = false;
+        index
+            .rebuild(&control, |_| {
+                if !told {
+                    started_tx.send(()).unwrap();
+                    told = true;
+                }
+            })
+            .unwrap()
+    });
+    started_rx.recv().unwrap();
+    rebuilding
 }
 
 fn ids(range: std::ops::Range<u64>) -> Vec<String> {
@@ -118,27 +140,7 @@ fn writes_during_a_reindex_are_signed_in_the_new_generation() {
     let (_dir, catalog) = catalog();
     add_synthetic(&catalog, "lib", 0, 400);
     let index = catalog.index("lib").unwrap();
-    let (started_tx, started_rx) = std::sync::mpsc::channel();
-    let rebuilding = {
-        let index = index.clone();
-        std::thread::spawn(move || {
-            let control = RebuildControl {
-                max_docs_per_second: 400,
-                commit_every: 50,
-                ..Default::default()
-            };
-            let mut told = false;
-            index
-                .rebuild(&control, |_| {
-                    if !told {
-                        started_tx.send(()).unwrap();
-                        told = true;
-                    }
-                })
-                .unwrap()
-        })
-    };
-    started_rx.recv().unwrap();
+    let rebuilding = rebuild_in_the_background(&index, 400);
     // During the re-index (about one second): new documents, a replaced one, a deleted one.
     add_synthetic(&catalog, "lib", 400, 420);
     let replaced = DocumentInput {
@@ -159,6 +161,74 @@ fn writes_during_a_reindex_are_signed_in_the_new_generation() {
     let live: Vec<String> = ids(0..420).into_iter().filter(|id| id != "d7").collect();
     assert_signed_consistently(&catalog, &index, &live);
     assert_eq!(index.signatures().seed_of("d7").unwrap(), None);
+}
+
+/// Document `d{n}` of synthetic text, as `add_synthetic` writes it.
+fn synthetic_input(n: u64) -> DocumentInput {
+    DocumentInput {
+        id: Some(IdValue::Text(format!("d{n}"))),
+        text: Some(synthetic_text(n, 40 + (n as usize * 13) % 120)),
+        ..Default::default()
+    }
+}
+
+/// Documents `d{from}..d{to}` prepared as `add_synthetic` would ingest them.
+fn prepared(catalog: &Catalog, from: u64, to: u64) -> Vec<PreparedDocument> {
+    (from..to)
+        .map(|n| {
+            prepare(
+                catalog.analyzer(),
+                catalog.config().limits.text(),
+                synthetic_input(n),
+            )
+            .unwrap()
+        })
+        .collect()
+}
+
+/// A bulk import stages its documents without signatures and re-indexes at its end. Cut short
+/// before that re-index (the process dies), the library opens again with every committed
+/// document signed.
+#[test]
+fn documents_an_import_committed_unsigned_are_signed_when_the_library_opens_after_a_crash() {
+    let (dir, catalog) = catalog();
+    add_synthetic(&catalog, "lib", 0, 100);
+    let index = catalog.index("lib").unwrap();
+    index.stage(&prepared(&catalog, 100, 150)).unwrap();
+    index.commit_staged().unwrap();
+    assert_eq!(
+        index.signatures().seed_of("d120").unwrap(),
+        None,
+        "staged unsigned"
+    );
+    assert_eq!(index.document("d120").unwrap().unwrap().meta.doc_id, "d120");
+    drop((index, catalog));
+
+    let catalog = reopen(dir.path());
+    let index = catalog.index("lib").unwrap();
+    assert_signed_consistently(&catalog, &index, &ids(0..150));
+}
+
+/// Documents staged before a re-index counts its snapshot and committed while it runs are in
+/// neither its count nor among the documents written since it began: it signs them all the same.
+#[test]
+fn a_reindex_signs_what_was_staged_before_it_began_and_committed_while_it_ran() {
+    let (_dir, catalog) = catalog();
+    add_synthetic(&catalog, "lib", 0, 300);
+    let index = catalog.index("lib").unwrap();
+    index.stage(&prepared(&catalog, 300, 320)).unwrap();
+    // Written a second before the re-index begins: `added_at` counts whole seconds.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let rebuilding = rebuild_in_the_background(&index, 600);
+    index.commit_staged().unwrap();
+    assert_eq!(
+        index.signatures().generation(),
+        1,
+        "the re-index is still running"
+    );
+    let outcome = rebuilding.join().unwrap();
+    assert_eq!(outcome, RebuildOutcome::Finished { generation: 2 });
+    assert_signed_consistently(&catalog, &index, &ids(0..320));
 }
 
 fn reopen(dir: &std::path::Path) -> Arc<Catalog> {

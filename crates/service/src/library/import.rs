@@ -229,7 +229,16 @@ pub fn import_file(
             .map_err(io_error)?;
         Ok(())
     });
-    prepare_result?;
+    if let Err(e) = prepare_result {
+        // What was committed before the failure was written unsigned: signed now, so that it is
+        // found by its signatures as well (a crash instead is repaired when the library opens).
+        if summary.accepted > 0
+            && let Err(sign_error) = target.sign(catalog, id, summary.accepted, progress)
+        {
+            tracing::error!(library = id, error = %sign_error, "could not sign what a failed import wrote");
+        }
+        return Err(e);
+    }
     summary.import_seconds = started.elapsed().as_secs_f64();
 
     let signing = Instant::now();

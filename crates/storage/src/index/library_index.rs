@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
@@ -90,6 +90,11 @@ pub struct LibraryIndex {
     pub(super) changed_since_snapshot: AtomicU64,
     /// Documents written but not committed yet (see [`LibraryIndex::stage`]).
     pub(super) staged: AtomicU64,
+    /// Whether documents were written without signatures since the current generation was
+    /// signed whole (a bulk import's, see [`LibraryIndex::stage`]): while so, commits leave the
+    /// signatures' record of the content they reflect where it was, so that a crash is
+    /// repaired by re-signing when the library is opened again.
+    pub(super) unsigned: AtomicBool,
     /// Serializes re-indexes of this library.
     pub(super) rebuild_gate: Mutex<()>,
     pub(super) robust: RobustScheme,

@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use parking_lot::{Mutex, RwLock};
@@ -90,6 +90,7 @@ impl LibraryIndex {
             write_gate: Mutex::new(()),
             changed_since_snapshot: AtomicU64::new(0),
             staged: AtomicU64::new(0),
+            unsigned: AtomicBool::new(false),
             rebuild_gate: Mutex::new(()),
             robust: options.robust,
             shingle_selection,

@@ -197,7 +197,8 @@ impl LibraryIndex {
     ) -> Result<(), IndexError> {
         let _gate = self.write_gate.lock();
         let searcher = self.searcher();
-        let (live, recent) = self.live_keys_and_recent(&searcher, building.started_at)?;
+        let signed = signatures.signed_keys()?;
+        let (live, recent) = self.live_keys_and_recent(&searcher, building.started_at, &signed)?;
         signatures.stage_delete_missing(&live)?;
         for address in &recent {
             let stored: TantivyDocument = searcher
@@ -206,6 +207,11 @@ impl LibraryIndex {
             signatures.stage(self.stored_doc_id(&stored), &self.decode_counts(&stored)?)?;
         }
         signatures.commit(self.content_opstamp()?)?;
+        // Every committed document is signed in the new generation; documents staged unsigned
+        // and not committed yet keep the mark until a later re-index signs them.
+        if self.staged.load(Ordering::Relaxed) == 0 {
+            self.unsigned.store(false, Ordering::Relaxed);
+        }
 
         let generation = signatures.generation();
         let old = self.signatures();
@@ -228,11 +234,14 @@ impl LibraryIndex {
         Ok(())
     }
 
-    /// The keys of every live document, and the addresses of those written at or after `since`.
+    /// The keys of every live document, and the addresses of those to sign again: written at
+    /// or after `since`, or not among the `signed` keys (committed after the re-index counted
+    /// its snapshot although staged before, or written without signatures).
     fn live_keys_and_recent(
         &self,
         searcher: &Searcher,
         since: u64,
+        signed: &HashSet<u64>,
     ) -> Result<(HashSet<u64>, Vec<DocAddress>), IndexError> {
         let path = self.content_path.as_path();
         let mut live = HashSet::with_capacity(searcher.num_docs() as usize);
@@ -246,8 +255,11 @@ impl LibraryIndex {
                 .u64(field_names::ADDED_AT)
                 .map_err(IndexError::tantivy(path))?;
             for doc in segment.doc_ids_alive() {
-                live.extend(keys.first(doc));
-                if added.first(doc).is_some_and(|at| at >= since) {
+                let key = keys.first(doc);
+                live.extend(key);
+                if added.first(doc).is_some_and(|at| at >= since)
+                    || key.is_some_and(|key| !signed.contains(&key))
+                {
                     recent.push(DocAddress::new(ord as u32, doc));
                 }
             }

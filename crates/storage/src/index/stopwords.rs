@@ -80,13 +80,20 @@ const LISTS: &[(&str, &str)] = &[
 ];
 
 /// The analyzer with every stop-word list of `index_schema/stopwords/`. The one analyzer used
-/// for indexing, for checks and for search queries.
+/// for indexing, for checks and for search queries: built once, every call answering a clone
+/// of it (a reference count).
 pub fn default_analyzer() -> Analyzer {
-    let lists = LISTS.iter().map(|(code, words)| {
-        let lang = Language::from_code(code).expect("stop-word lists are named by known codes");
-        (lang, *words)
-    });
-    Analyzer::new(StopWords::from_lists(lists))
+    static DEFAULT: std::sync::OnceLock<Analyzer> = std::sync::OnceLock::new();
+    DEFAULT
+        .get_or_init(|| {
+            let lists = LISTS.iter().map(|(code, words)| {
+                let lang =
+                    Language::from_code(code).expect("stop-word lists are named by known codes");
+                (lang, *words)
+            });
+            Analyzer::new(StopWords::from_lists(lists))
+        })
+        .clone()
 }
 
 #[cfg(test)]

@@ -20,19 +20,22 @@ impl LibraryIndex {
     pub fn add(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
         let _gate = self.write_gate.lock();
         let signatures = self.signatures();
-        let guard = self.stage_documents(&signatures, documents)?;
+        let guard = self.stage_documents(Some(&signatures), documents)?;
         let staged = self.staged.swap(0, Ordering::Relaxed);
         self.commit(guard, &signatures, staged)
     }
 
-    /// Writes documents like [`LibraryIndex::add`] but leaves them uncommitted: they become
-    /// durable and visible with the next commit ([`LibraryIndex::add`] or
-    /// [`LibraryIndex::commit_staged`]). A bulk import commits every few batches this way, so
-    /// that it writes fewer, larger segments.
+    /// Writes documents like [`LibraryIndex::add`] but leaves them uncommitted and unsigned:
+    /// they become durable and visible with the next commit ([`LibraryIndex::add`] or
+    /// [`LibraryIndex::commit_staged`]), and signed by the next re-index. A bulk import writes
+    /// this way, committing every few batches (fewer, larger segments) and re-indexing at its
+    /// end: signing each document against the statistics of the moment as well would sign it
+    /// twice. Until that re-index, the signatures record that they lag the content, so a crash
+    /// in between is repaired when the library is opened again.
     pub fn stage(&self, documents: &[PreparedDocument]) -> Result<(), IndexError> {
         let _gate = self.write_gate.lock();
-        let signatures = self.signatures();
-        self.stage_documents(&signatures, documents).map(drop)
+        self.unsigned.store(true, Ordering::Relaxed);
+        self.stage_documents(None, documents).map(drop)
     }
 
     /// Commits what [`LibraryIndex::stage`] wrote.
@@ -44,9 +47,11 @@ impl LibraryIndex {
         self.commit(guard, &signatures, staged)
     }
 
+    /// Writes `documents` into the content index and the pending run, and their signatures
+    /// into `signatures` unless there are none to write them into (see [`LibraryIndex::stage`]).
     fn stage_documents(
         &self,
-        signatures: &SignatureIndex,
+        signatures: Option<&SignatureIndex>,
         documents: &[PreparedDocument],
     ) -> Result<MutexGuard<'_, Option<IndexWriter<TantivyDocument>>>, IndexError> {
         let mut guard = self.writer.lock();
@@ -71,7 +76,9 @@ impl LibraryIndex {
                 },
                 &selected,
             );
-            signatures.stage(&document.doc_id, &document.term_counts)?;
+            if let Some(signatures) = signatures {
+                signatures.stage(&document.doc_id, &document.term_counts)?;
+            }
         }
         self.staged
             .fetch_add(documents.len() as u64, Ordering::Relaxed);
@@ -79,7 +86,9 @@ impl LibraryIndex {
     }
 
     /// Commits the content index (durable from here on), makes it visible, then commits the
-    /// signatures staged with it, recording the content opstamp they reflect.
+    /// signatures staged with it, recording the content opstamp they reflect — or, while
+    /// documents written without signatures are waiting for a re-index, the one they reflected
+    /// before.
     fn commit(
         &self,
         mut guard: MutexGuard<'_, Option<IndexWriter<TantivyDocument>>>,
@@ -95,7 +104,12 @@ impl LibraryIndex {
         let opstamp = writer.commit().map_err(IndexError::tantivy(path))?;
         drop(guard);
         self.reader.reload().map_err(IndexError::tantivy(path))?;
-        signatures.commit(opstamp)?;
+        let reflected = if self.unsigned.load(Ordering::Relaxed) {
+            signatures.synced_opstamp()?.unwrap_or(0)
+        } else {
+            opstamp
+        };
+        signatures.commit(reflected)?;
         if let Err(e) = self.merge_runs(false) {
             // The documents are committed; the runs stay as they were and merge later.
             tracing::warn!(library = %self.dir.display(), error = %e, "could not merge shingle runs");
@@ -130,6 +144,8 @@ impl LibraryIndex {
         self.signatures().rollback()?;
         self.reader.reload().map_err(IndexError::tantivy(path))?;
         self.repair_signatures()?;
+        // Signed whole now, and what was staged unsigned is gone with the old writer.
+        self.unsigned.store(false, Ordering::Relaxed);
         self.count_changes_since_snapshot();
         Ok(())
     }

@@ -261,17 +261,20 @@ impl Analyzer {
         }
     }
 
-    /// Counts the terms of `tokens`, sorted by term (byte order), as signing needs them.
+    /// Counts the terms of `tokens`, sorted by term (byte order), as signing needs them. Counted
+    /// in a map and only the distinct terms sorted: a text repeats most of its terms.
     pub fn term_counts(tokens: &[Token]) -> Vec<(String, u32)> {
-        let mut terms: Vec<&str> = tokens.iter().map(|token| token.term.as_str()).collect();
-        terms.sort_unstable();
+        let mut counts: HashMap<&str, u32> = HashMap::with_capacity(tokens.len() / 2);
+        for token in tokens {
+            let count = counts.entry(token.term.as_str()).or_insert(0);
+            *count = count.saturating_add(1);
+        }
+        let mut terms: Vec<(String, u32)> = counts
+            .into_iter()
+            .map(|(term, count)| (term.to_owned(), count))
+            .collect();
+        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         terms
-            .chunk_by(|a, b| a == b)
-            .map(|run| {
-                let count = u32::try_from(run.len()).unwrap_or(u32::MAX);
-                (run[0].to_owned(), count)
-            })
-            .collect()
     }
 
     /// The term of a normalized word of `script` and `language`, or `None` when it is a stop
