@@ -320,7 +320,7 @@ fn every_lookup_finds_live_documents_only(storage: &dyn Storage) {
         .stored_for_check_each(&asked)
         .unwrap()
         .into_iter()
-        .map(|d| d.map(|d| d.document.meta.doc_id))
+        .map(|d| d.map(|d| d.meta().doc_id.clone()))
         .collect();
     let expected: Vec<Option<String>> = vec![
         Some("d5".into()),

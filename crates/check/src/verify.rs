@@ -185,7 +185,7 @@ pub(super) fn score(
     let counts = stored
         .term_counts()
         .ok_or_else(|| IndexError::CorruptDocument {
-            doc_id: stored.document.meta.doc_id.clone(),
+            doc_id: stored.meta().doc_id.clone(),
             reason: "undecodable term counts".to_string(),
         })?;
     scores.word_similarity =
@@ -218,8 +218,8 @@ pub(super) fn verify(
         verdict,
     } = scored;
     let word_similarity = scores.word_similarity.unwrap_or_default();
-    let document = stored.document;
-    let mut source = SourceSide::new(query.analyzer, &document, stored.tokens);
+    let (document, tokens) = stored.into_document()?;
+    let mut source = SourceSide::new(query.analyzer, &document, tokens);
     let mut kinds: Vec<Classified> = Vec::with_capacity(chains.len());
     for c in &chains {
         let tokens = c.query_tokens();

@@ -94,8 +94,7 @@ impl Works {
             for (key, stored) in unread.into_iter().zip(read) {
                 let Some(stored) = stored else { continue };
                 let title = stored
-                    .document
-                    .meta
+                    .meta()
                     .title
                     .as_deref()
                     .map(normalized_title)

@@ -306,21 +306,19 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
         terms: &align::DocTerms,
     ) -> Option<Verified> {
         let config = &self.checker.config.cross_language;
-        let document = &stored.document;
+        let meta = stored.meta();
+        // A text that does not decode is a damaged document: nothing to align with.
+        let text = stored.text().ok()?;
         let (doc_tokens, doc_sentences) = match stored.token_places() {
             Some((tokens, places)) => (
                 tokens.len(),
-                terms.sentences(&side.query, &document.text, tokens, places),
+                terms.sentences(&side.query, text, tokens, places),
             ),
             None => {
-                let tokens = self
-                    .checker
-                    .analyzer
-                    .analyze(&document.text, Some(side.to))
-                    .tokens;
+                let tokens = self.checker.analyzer.analyze(text, Some(side.to)).tokens;
                 let (counts, places) = align::places(&tokens);
                 let terms = align::DocTerms::new(&side.query, pairs(&counts));
-                let sentences = terms.sentences(&side.query, &document.text, &tokens, &places);
+                let sentences = terms.sentences(&side.query, text, &tokens, &places);
                 (tokens.len(), sentences)
             }
         };
@@ -394,11 +392,11 @@ impl<E: From<CheckError>> Translated<'_, '_, E> {
         let covered: usize = ranges.iter().map(|(r, _)| r.len()).sum();
         let report = MatchReport {
             library: library.to_string(),
-            doc_id: document.meta.doc_id.clone(),
-            url: document.meta.url.clone(),
-            title: document.meta.title.clone(),
-            pdf_url: document.meta.pdf_url.clone(),
-            doi: document.meta.doi.clone(),
+            doc_id: meta.doc_id.clone(),
+            url: meta.url.clone(),
+            title: meta.title.clone(),
+            pdf_url: meta.pdf_url.clone(),
+            doi: meta.doi.clone(),
             methods: vec![Method::Translation],
             verdict,
             resemblance: round(coverage_query.min(coverage_doc)),

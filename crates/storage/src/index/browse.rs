@@ -140,7 +140,7 @@ impl LibraryIndex {
         };
         let mut items = Vec::with_capacity(addresses.len());
         for address in addresses.into_iter().take(limit) {
-            items.push(DocumentSummary::from(self.stored(&searcher, address)?));
+            items.push(DocumentSummary::from(self.described(&searcher, address)?));
         }
         Ok(DocumentPage {
             total: searcher.num_docs(),

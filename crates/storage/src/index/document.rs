@@ -1,6 +1,11 @@
 //! Documents on their way into the index, and as they come back out.
 
+use std::sync::OnceLock;
+
 use serde::Serialize;
+
+use super::IndexError;
+use super::woven::Spellings;
 
 pub use dupfinder_text::analysis::content_hash;
 use dupfinder_text::analysis::{Language, Token};
@@ -78,7 +83,14 @@ impl DocKey {
 /// A stored document with what verification needs.
 #[derive(Debug, Clone)]
 pub struct StoredForCheck {
-    pub document: StoredDocument,
+    /// The document, its text empty while `spellings` carries it.
+    document: StoredDocument,
+    /// What spells the document's text with its tokens, when its term sequence carries the
+    /// text (the third version): the text is built when first asked for, since most sources a
+    /// check reads show no passage.
+    spellings: Option<Spellings>,
+    /// The text built from `spellings`.
+    text: OnceLock<String>,
     /// Every shingle in text order.
     pub shingles: Vec<u64>,
     /// Each token's byte range in the text (its term left empty), when the document keeps them:
@@ -99,11 +111,57 @@ impl StoredForCheck {
     ) -> Self {
         StoredForCheck {
             document,
+            spellings: None,
+            text: OnceLock::new(),
             shingles,
             tokens: None,
             places: None,
             term_counts,
         }
+    }
+
+    /// Keeps what spells the document's text with its tokens, when its term sequence carries
+    /// the text.
+    pub(crate) fn with_spellings(mut self, spellings: Option<Spellings>) -> Self {
+        self.spellings = spellings;
+        self
+    }
+
+    /// What names and describes the document.
+    pub fn meta(&self) -> &DocumentMeta {
+        &self.document.meta
+    }
+
+    /// The document's text.
+    pub fn text(&self) -> Result<&str, IndexError> {
+        let Some(spellings) = &self.spellings else {
+            return Ok(&self.document.text);
+        };
+        if let Some(text) = self.text.get() {
+            return Ok(text);
+        }
+        let tokens = self.tokens.as_deref().unwrap_or_default();
+        let counts = self.term_counts.as_ref().ok_or_else(|| self.corrupt())?;
+        let text = spellings
+            .text(tokens, counts)
+            .ok_or_else(|| self.corrupt())?;
+        Ok(self.text.get_or_init(|| text))
+    }
+
+    fn corrupt(&self) -> IndexError {
+        IndexError::CorruptDocument {
+            doc_id: self.document.meta.doc_id.clone(),
+            reason: "undecodable text in the term sequence".to_string(),
+        }
+    }
+
+    /// The document with its text, and its tokens when it keeps them.
+    pub fn into_document(mut self) -> Result<(StoredDocument, Option<Vec<Token>>), IndexError> {
+        if self.spellings.is_some() {
+            self.text()?;
+            self.document.text = self.text.take().unwrap_or_default();
+        }
+        Ok((self.document, self.tokens))
     }
 
     /// The document's term counts (`None` if the stored bytes are corrupt).

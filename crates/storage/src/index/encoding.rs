@@ -16,6 +16,7 @@ use dupfinder_text::analysis::{Token, shingle_sequence};
 use rustc_hash::FxHashMap;
 
 use super::document::TermCounts;
+use super::woven::{Spellings, WOVEN, parse as parse_woven};
 
 /// The first byte of a value in the second version.
 const MARK: u8 = 0;
@@ -138,6 +139,29 @@ fn each_term_count_v1(mut bytes: &[u8], mut each: impl FnMut(&str, u32)) -> Opti
 /// both what verification compares (the shingles) and where each token is (the passages'
 /// offsets), so that a source is never analyzed again.
 pub(crate) fn encode_term_sequence(tokens: &[Token], counts: &[(String, u32)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(tokens.len() * 4 + 8);
+    let places = write_ranks_and_gaps(&mut out, VERSION, tokens, counts);
+    for (token, &place) in tokens.iter().zip(&places) {
+        let term_len = counts.get(place as usize).map_or(0, |(term, _)| term.len());
+        write_varint(
+            &mut out,
+            zigzag(token.end as i64 - token.start as i64 - term_len as i64),
+        );
+    }
+    out
+}
+
+/// Writes what the second and third versions of a term sequence begin with: [`MARK`],
+/// `version`, the number of tokens, each token's term's rank among the document's terms by
+/// count (most counted first, ties in term order: the frequent words of a text are its small
+/// numbers), then the bytes from the end of each token before to its start (zigzag-signed: CJK
+/// bigrams overlap), mostly a space. Returns each token's term's place in `counts`.
+pub(super) fn write_ranks_and_gaps(
+    out: &mut Vec<u8>,
+    version: u8,
+    tokens: &[Token],
+    counts: &[(String, u32)],
+) -> Vec<u32> {
     let by_rank = ranked_places(&counts.iter().map(|(_, count)| *count).collect::<Vec<_>>());
     let mut rank_of = vec![0u32; counts.len()];
     for (rank, &place) in by_rank.iter().enumerate() {
@@ -145,12 +169,12 @@ pub(crate) fn encode_term_sequence(tokens: &[Token], counts: &[(String, u32)]) -
     }
     // Every term of the text is in its own counts. A full paper's ~5,000 tokens find their
     // terms by hash: bisecting ~1,500 terms compared strings for a twentieth of an import.
-    let place_of: FxHashMap<&str, usize> = counts
+    let place_of: FxHashMap<&str, u32> = counts
         .iter()
         .enumerate()
-        .map(|(place, (term, _))| (term.as_str(), place))
+        .map(|(place, (term, _))| (term.as_str(), place as u32))
         .collect();
-    let places: Vec<usize> = tokens
+    let places: Vec<u32> = tokens
         .iter()
         .map(|token| {
             place_of
@@ -159,28 +183,44 @@ pub(crate) fn encode_term_sequence(tokens: &[Token], counts: &[(String, u32)]) -
                 .unwrap_or_default()
         })
         .collect();
-    let mut out = Vec::with_capacity(tokens.len() * 4 + 8);
-    out.extend_from_slice(&[MARK, VERSION]);
-    write_varint(&mut out, tokens.len() as u64);
+    out.extend_from_slice(&[MARK, version]);
+    write_varint(out, tokens.len() as u64);
     for &place in &places {
         write_varint(
-            &mut out,
-            rank_of.get(place).copied().unwrap_or_default().into(),
+            out,
+            rank_of
+                .get(place as usize)
+                .copied()
+                .unwrap_or_default()
+                .into(),
         );
     }
     let mut end = 0i64;
     for token in tokens {
-        write_varint(&mut out, zigzag(token.start as i64 - end));
+        write_varint(out, zigzag(token.start as i64 - end));
         end = token.end as i64;
     }
-    for (token, &place) in tokens.iter().zip(&places) {
-        let term_len = counts.get(place).map_or(0, |(term, _)| term.len());
-        write_varint(
-            &mut out,
-            zigzag(token.end as i64 - token.start as i64 - term_len as i64),
-        );
+    places
+}
+
+/// Reads back what [`write_ranks_and_gaps`] wrote after the version: the number of tokens, each
+/// token's term's place in `counts`, and the run of gaps (left unread, `bytes` moved past it).
+pub(super) fn read_ranks_and_gaps<'a>(
+    bytes: &mut &'a [u8],
+    counts: &TermCounts,
+) -> Option<(Vec<u32>, &'a [u8])> {
+    let n = token_count(bytes)?;
+    let by_rank = ranked_places(&counts.counts().collect::<Vec<_>>());
+    let mut places = Vec::with_capacity(n);
+    for _ in 0..n {
+        let rank = usize::try_from(read_varint(bytes)?).ok()?;
+        places.push(*by_rank.get(rank)?);
     }
-    out
+    let gaps = *bytes;
+    for _ in 0..n {
+        read_varint(bytes)?;
+    }
+    Some((places, &gaps[..gaps.len() - bytes.len()]))
 }
 
 /// Each term's place (in term order), most counted first, ties in term order: a counting sort,
@@ -225,9 +265,13 @@ fn ranked_places(counts: &[u32]) -> Vec<u32> {
 /// each token's byte range in the text. `None` when the bytes do not decode or name a term
 /// `counts` lacks.
 pub(crate) fn decode_term_sequence(bytes: &[u8], counts: &TermCounts) -> Option<DecodedSequence> {
-    let (places, tokens) = match bytes {
-        [MARK, VERSION, rest @ ..] => decode_tokens_v2(rest, counts)?,
-        _ => decode_tokens_v1(bytes)?,
+    let (places, tokens, spellings) = match bytes {
+        [MARK, VERSION, rest @ ..] => with_no_text(decode_tokens_v2(rest, counts)?),
+        [MARK, WOVEN, rest @ ..] => {
+            let woven = parse_woven(rest, counts)?;
+            (woven.places, woven.tokens, Some(woven.spellings))
+        }
+        _ => with_no_text(decode_tokens_v1(bytes)?),
     };
     let shingles = shingle_sequence(
         places
@@ -239,18 +283,39 @@ pub(crate) fn decode_term_sequence(bytes: &[u8], counts: &TermCounts) -> Option<
         shingles,
         tokens,
         places,
+        spellings,
     })
+}
+
+fn with_no_text(
+    (places, tokens): (Vec<u32>, Vec<Token>),
+) -> (Vec<u32>, Vec<Token>, Option<Spellings>) {
+    (places, tokens, None)
+}
+
+/// The text a term sequence carries: `Some` for the third version (whose documents keep no text
+/// field), `Some(None)` for the versions before it, `None` when a third-version value does not
+/// decode.
+pub(crate) fn woven_text(bytes: &[u8], counts: &TermCounts) -> Option<Option<String>> {
+    match bytes {
+        [MARK, WOVEN, rest @ ..] => {
+            let woven = parse_woven(rest, counts)?;
+            let text = woven.spellings.text(&woven.tokens, counts)?;
+            Some(Some(text))
+        }
+        _ => Some(None),
+    }
 }
 
 /// The number of tokens a term sequence announces, when its bytes can hold them: every token
 /// takes three bytes at least, and a number beyond that is damage.
-fn token_count(bytes: &mut &[u8]) -> Option<usize> {
+pub(super) fn token_count(bytes: &mut &[u8]) -> Option<usize> {
     let n = usize::try_from(read_varint(bytes)?).ok()?;
     (n <= bytes.len() / 3).then_some(n)
 }
 
 /// A token with its byte range and position, its term left empty.
-fn ranged(position: usize, start: i64, end: i64) -> Option<Token> {
+pub(super) fn ranged(position: usize, start: i64, end: i64) -> Option<Token> {
     let (start, end) = (usize::try_from(start).ok()?, usize::try_from(end).ok()?);
     (start <= end).then(|| Token {
         term: String::new(),
@@ -261,20 +326,9 @@ fn ranged(position: usize, start: i64, end: i64) -> Option<Token> {
 }
 
 fn decode_tokens_v2(mut bytes: &[u8], counts: &TermCounts) -> Option<(Vec<u32>, Vec<Token>)> {
-    let n = token_count(&mut bytes)?;
-    let by_rank = ranked_places(&counts.counts().collect::<Vec<_>>());
-    let mut places = Vec::with_capacity(n);
-    for _ in 0..n {
-        let rank = usize::try_from(read_varint(&mut bytes)?).ok()?;
-        places.push(*by_rank.get(rank)?);
-    }
-    let mut gaps = bytes;
-    // The lengths follow the gaps: skip to them, then read both runs side by side.
-    for _ in 0..n {
-        read_varint(&mut bytes)?;
-    }
+    let (places, mut gaps) = read_ranks_and_gaps(&mut bytes, counts)?;
     let mut end = 0i64;
-    let mut tokens = Vec::with_capacity(n);
+    let mut tokens = Vec::with_capacity(places.len());
     for (position, &place) in places.iter().enumerate() {
         let start = end.checked_add(unzigzag(read_varint(&mut gaps)?))?;
         let term_len = counts.term_len(place as usize)? as i64;
@@ -317,6 +371,8 @@ pub(crate) struct DecodedSequence {
     pub(crate) tokens: Vec<Token>,
     /// Each token's term as its place in the term counts.
     pub(crate) places: Vec<u32>,
+    /// What spells the document's text, when the sequence carries it (the third version).
+    pub(crate) spellings: Option<Spellings>,
 }
 
 /// Encodes shingle hashes as little-endian u64s (the `shingle_seq` of documents written before
@@ -349,11 +405,11 @@ pub(crate) fn write_varint(out: &mut Vec<u8>, mut value: u64) {
 }
 
 /// A signed number as an unsigned one, small magnitudes small: 0, -1, 1, -2 … as 0, 1, 2, 3 ….
-fn zigzag(value: i64) -> u64 {
+pub(super) fn zigzag(value: i64) -> u64 {
     ((value << 1) ^ (value >> 63)) as u64
 }
 
-fn unzigzag(value: u64) -> i64 {
+pub(super) fn unzigzag(value: u64) -> i64 {
     ((value >> 1) as i64) ^ -((value & 1) as i64)
 }
 

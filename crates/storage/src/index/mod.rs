@@ -23,6 +23,7 @@ mod stored;
 mod tokenizer;
 mod upgrade;
 mod view;
+mod woven;
 mod write;
 
 #[cfg(test)]

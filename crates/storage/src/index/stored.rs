@@ -6,7 +6,7 @@ use tantivy::{DocAddress, Searcher, TantivyDocument};
 use super::document::TermCounts;
 use super::encoding::{
     DecodedSequence, decode_compact_counts, decode_shingles, decode_term_counts,
-    decode_term_sequence,
+    decode_term_sequence, woven_text,
 };
 use super::postings::live_docs;
 use super::raw::{RawDocument, StoredFields, alive_documents};
@@ -31,10 +31,27 @@ impl LibraryIndex {
         searcher: &Searcher,
         address: DocAddress,
     ) -> Result<StoredDocument, IndexError> {
-        let doc: TantivyDocument = searcher
+        self.to_stored(&self.doc_at(searcher, address)?)
+    }
+
+    /// What describes the stored document at an address of `searcher`, its text left empty
+    /// when its term sequence carries it (a page of summaries has no use for it).
+    pub(super) fn described(
+        &self,
+        searcher: &Searcher,
+        address: DocAddress,
+    ) -> Result<StoredDocument, IndexError> {
+        Ok(self.to_described(&self.doc_at(searcher, address)?))
+    }
+
+    fn doc_at(
+        &self,
+        searcher: &Searcher,
+        address: DocAddress,
+    ) -> Result<TantivyDocument, IndexError> {
+        searcher
             .doc(address)
-            .map_err(IndexError::tantivy(&self.content_path))?;
-        Ok(self.to_stored(&doc))
+            .map_err(IndexError::tantivy(&self.content_path))
     }
 
     pub(super) fn stored_doc_id<'d>(&self, doc: &'d impl StoredFields) -> &'d str {
@@ -46,27 +63,30 @@ impl LibraryIndex {
         doc: &impl StoredFields,
     ) -> Result<Vec<(String, u32)>, IndexError> {
         let bytes = doc.first_bytes(self.schema.term_counts).unwrap_or_default();
-        decode_term_counts(bytes).ok_or_else(|| IndexError::CorruptDocument {
+        decode_term_counts(bytes).ok_or_else(|| self.corrupt(doc, "undecodable term counts"))
+    }
+
+    fn corrupt(&self, doc: &impl StoredFields, reason: &str) -> IndexError {
+        IndexError::CorruptDocument {
             doc_id: self.stored_doc_id(doc).to_string(),
-            reason: "undecodable term counts".to_string(),
-        })
+            reason: reason.to_string(),
+        }
     }
 
     /// What verification reads of a stored document: its fields, its term counts in one buffer
     /// and its shingles and tokens from its term sequence.
     pub(super) fn for_check(&self, doc: &impl StoredFields) -> Result<StoredForCheck, IndexError> {
-        let document = self.to_stored(doc);
+        let document = self.to_described(doc);
         let counts = self.compact_counts(doc);
         let empty = TermCounts::default();
         let (shingles, tokens) = self
             .stored_shingles(doc, counts.as_ref().unwrap_or(&empty))
-            .ok_or_else(|| IndexError::CorruptDocument {
-                doc_id: document.meta.doc_id.clone(),
-                reason: "undecodable shingle sequence".to_string(),
-            })?;
+            .ok_or_else(|| self.corrupt(doc, "undecodable shingle sequence"))?;
         let stored = StoredForCheck::new(document, shingles, counts);
         Ok(match tokens {
-            Some(decoded) => stored.with_tokens(decoded.tokens, decoded.places),
+            Some(decoded) => stored
+                .with_tokens(decoded.tokens, decoded.places)
+                .with_spellings(decoded.spellings),
             None => stored,
         })
     }
@@ -121,7 +141,32 @@ impl LibraryIndex {
         Ok(())
     }
 
-    pub(super) fn to_stored(&self, doc: &impl StoredFields) -> StoredDocument {
+    /// The stored document with its text, read from its term sequence (the third version
+    /// carries it) or its text field (documents written before).
+    pub(super) fn to_stored(&self, doc: &impl StoredFields) -> Result<StoredDocument, IndexError> {
+        let counts = self.compact_counts(doc).unwrap_or_default();
+        self.with_text(doc, &counts)
+    }
+
+    fn with_text(
+        &self,
+        doc: &impl StoredFields,
+        counts: &TermCounts,
+    ) -> Result<StoredDocument, IndexError> {
+        let mut document = self.to_described(doc);
+        if let Some(sequence) = doc.first_bytes(self.schema.term_seq) {
+            match woven_text(sequence, counts) {
+                Some(Some(text)) => document.text = text,
+                Some(None) => {}
+                None => return Err(self.corrupt(doc, "undecodable text in the term sequence")),
+            }
+        }
+        Ok(document)
+    }
+
+    /// The stored document as its fields describe it, its text as its text field has it (empty
+    /// for a document whose term sequence carries it).
+    pub(super) fn to_described(&self, doc: &impl StoredFields) -> StoredDocument {
         let s = &self.schema;
         let text = |field| doc.first_str(field).map(str::to_string);
         let number = |field| doc.first_u64(field);

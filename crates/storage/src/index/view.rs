@@ -389,7 +389,9 @@ impl LibraryView<'_> {
 
     /// The stored document `key`, if it is live in this view.
     pub fn stored(&self, key: DocKey) -> Result<Option<StoredDocument>, IndexError> {
-        Ok(self.read(key)?.map(|doc| self.index.to_stored(&doc)))
+        self.read(key)?
+            .map(|doc| self.index.to_stored(&doc))
+            .transpose()
     }
 
     /// The stored document `key` with its term counts and shingle sequence, in one store
@@ -696,7 +698,7 @@ mod tests {
     fn summary(stored: &StoredForCheck) -> Summary {
         let ranges = stored.tokens.as_deref().unwrap_or_default();
         (
-            stored.document.meta.doc_id.clone(),
+            stored.meta().doc_id.clone(),
             stored.shingles.clone(),
             stored
                 .term_counts()
@@ -738,7 +740,7 @@ mod tests {
                 .map(|i| {
                     let i = part * 8 + i;
                     // Every third document is a full paper, past the spreading threshold.
-                    let n = if i % 3 == 0 { 4_000 } else { 60 };
+                    let n = if i % 3 == 0 { 6_000 } else { 60 };
                     prepared(&format!("d{i}"), &text(i, n))
                 })
                 .collect();

@@ -11,6 +11,7 @@ use super::encoding::{encode_term_counts, encode_term_sequence};
 use super::runs::RunDoc;
 use super::signatures::SignatureIndex;
 use super::tokenizer::analysed_text;
+use super::woven::encode_woven;
 use super::{IndexError, LibraryIndex, PreparedDocument, doc_key};
 
 impl LibraryIndex {
@@ -239,7 +240,6 @@ impl LibraryIndex {
             doc.add_text(s.authors, author);
         }
         doc.add_text(s.body, analysed_text(&document.tokens));
-        doc.add_text(s.text, &document.text);
         doc.add_text(s.lang, document.lang.code());
         if let Some(year) = document.year {
             doc.add_u64(s.year, year);
@@ -247,10 +247,16 @@ impl LibraryIndex {
         doc.add_u64(s.words, document.words);
         doc.add_u64(s.content_hash, document.content_hash);
         doc.add_bytes(s.term_counts, &encode_term_counts(&document.term_counts));
-        doc.add_bytes(
-            s.term_seq,
-            &encode_term_sequence(&document.tokens, &document.term_counts),
-        );
+        // The text woven into the term sequence; kept beside the second version's only when
+        // the tokens do not give it back (never seen: a safeguard, not a path).
+        let (tokens, counts) = (&document.tokens, &document.term_counts);
+        match encode_woven(tokens, counts, &document.text) {
+            Some(woven) => doc.add_bytes(s.term_seq, &woven),
+            None => {
+                doc.add_text(s.text, &document.text);
+                doc.add_bytes(s.term_seq, &encode_term_sequence(tokens, counts));
+            }
+        }
         doc.add_u64(s.added_at, dupfinder_common::clock::unix_now());
         if let Some(pdf_url) = &document.pdf_url {
             doc.add_text(s.pdf_url, pdf_url);
@@ -280,7 +286,8 @@ mod tests {
             "Метод шинглов сравнивает тексты по последовательностям из трёх слов, а метод \
              сигнатур — по наиболее значимым словам документа.",
         );
-        // As an older release wrote it: every field but `term_seq`, and `shingle_seq`.
+        // As an older release wrote it: every field but `term_seq`, its text in `text`, and
+        // `shingle_seq`.
         let written = index.content_document(&prepared);
         let mut old = TantivyDocument::new();
         for (field, value) in written.field_values() {
@@ -288,6 +295,7 @@ mod tests {
                 old.add_field_value(field, value);
             }
         }
+        old.add_text(index.schema.text, &prepared.text);
         old.add_bytes(
             index.schema.shingle_seq,
             &encode_shingles(&prepared.shingle_seq),
@@ -307,6 +315,32 @@ mod tests {
             stored.term_counts().map(TermCounts::to_pairs),
             Some(prepared.term_counts.clone())
         );
-        assert!(stored.document.text.starts_with("Метод шинглов"));
+        assert!(stored.text().unwrap().starts_with("Метод шинглов"));
+    }
+
+    /// A document written now keeps its text in its term sequence, not in the `text` field,
+    /// and every way of reading it gives the text back byte for byte: the stored document, a
+    /// check's source (built when asked for), a search hit's snippet.
+    #[test]
+    fn a_text_woven_into_the_term_sequence_is_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = open_index(dir.path());
+        let text = "  Метод шинглов: «Сравнение» ТЕКСТОВ по 3 словам.\n\nShingles of Three \
+                    words — the METHOD's core; сло-\nва, ﬁ, 漢字文本.  ";
+        index.add(&[prepared("woven", text)]).unwrap();
+        let written = index.content_document(&prepared("woven", text));
+        assert!(written.get_first(index.schema.text).is_none());
+        let view = index.view();
+        assert_eq!(view.document("woven").unwrap().unwrap().text, text);
+        let stored = view.stored_for_check(DocKey::of("woven")).unwrap().unwrap();
+        assert_eq!(stored.text().unwrap(), text);
+        assert_eq!(stored.into_document().unwrap().0.text, text);
+        let hits = index.search("\"сравнение текстов\"", 10, 0).unwrap();
+        assert_eq!(hits.total, 1);
+        assert!(
+            hits.hits[0].snippet.contains("<b>Сравнение</b>"),
+            "{}",
+            hits.hits[0].snippet
+        );
     }
 }
