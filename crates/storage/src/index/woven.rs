@@ -1,7 +1,8 @@
 //! The third version of a term sequence: the text woven into it, so that a document's text is
 //! not stored a second time beside its analysis.
 //!
-//! A stored full paper kept its text (~17.8 KB compressed on the synthetic papers of the scale
+//! Written for long texts (`WOVEN_FROM_TOKENS` in `write.rs`: full papers). A stored full paper
+//! kept its text (~17.8 KB compressed on the synthetic papers of the scale
 //! bench) and, in its term sequence, each token's term and byte range (~9.7 KB): the words twice.
 //! Every token's bytes in the text are its term's bytes but for an ending the stemmer took off
 //! and a capital letter, so the third version keeps, for each token, which of its term's
