@@ -18,7 +18,7 @@ use super::works;
 use super::{Exclusions, MatchReport, Method, NotCounted, PassageMatch, Span, Verdict};
 use crate::CheckConfig;
 use dupfinder_storage::ReadView;
-use dupfinder_storage::index::{DocKey, IndexError, StoredDocument, StoredForCheck};
+use dupfinder_storage::index::{DocKey, IndexError, StoredForCheck};
 use dupfinder_text::analysis::{AnalyzedText, Analyzer, Language, SHINGLE_WORDS, ShingleSelection};
 use dupfinder_text::structure::{Part, Structure};
 
@@ -218,8 +218,11 @@ pub(super) fn verify(
         verdict,
     } = scored;
     let word_similarity = scores.word_similarity.unwrap_or_default();
-    let (document, tokens) = stored.into_document()?;
-    let mut source = SourceSide::new(query.analyzer, &document, tokens);
+    if passages {
+        // A text that does not decode is an error the answer reports, not passages in nothing.
+        stored.text()?;
+    }
+    let mut source = SourceSide::new(query.analyzer, &stored);
     let mut kinds: Vec<Classified> = Vec::with_capacity(chains.len());
     for c in &chains {
         let tokens = c.query_tokens();
@@ -273,11 +276,11 @@ pub(super) fn verify(
     let plain: Vec<std::ops::Range<usize>> = ranges.iter().map(|(r, _)| r.clone()).collect();
     let report = MatchReport {
         library: library.to_string(),
-        doc_id: document.meta.doc_id,
-        url: document.meta.url,
-        title: document.meta.title,
-        pdf_url: document.meta.pdf_url,
-        doi: document.meta.doi,
+        doc_id: stored.meta().doc_id.clone(),
+        url: stored.meta().url.clone(),
+        title: stored.meta().title.clone(),
+        pdf_url: stored.meta().pdf_url.clone(),
+        doi: stored.meta().doi.clone(),
         methods: candidate.methods.into_iter().collect(),
         verdict: counted_verdict.unwrap_or(verdict),
         resemblance: round(scores.resemblance),
@@ -431,39 +434,45 @@ fn end_tokens(tokens: std::ops::Range<usize>, len: usize) -> (usize, usize) {
     (tokens.start.min(last), last)
 }
 
-/// The source's side of passages, worked out only when a passage needs it: its tokens (kept by
-/// the library, or one analysis of its text shared by every passage), their code point spans
-/// and its structure.
+/// The source's side of passages, worked out only when a passage needs it: its text (spelled
+/// from its term sequence when the library keeps it there), its tokens (kept by the library, or
+/// one analysis of its text shared by every passage), their code point spans and its structure.
 struct SourceSide<'a> {
     analyzer: &'a Analyzer,
-    document: &'a StoredDocument,
-    tokens: Option<Vec<dupfinder_text::analysis::Token>>,
+    stored: &'a StoredForCheck,
+    /// The tokens of a source whose library keeps none, analyzed on first use.
+    analysed: Option<Vec<dupfinder_text::analysis::Token>>,
     /// The source's reference lists, read when a passage first asks about them.
     references: Option<Structure>,
 }
 
 impl<'a> SourceSide<'a> {
-    /// The source side of `document`, with its tokens when the library keeps them.
-    fn new(
-        analyzer: &'a Analyzer,
-        document: &'a StoredDocument,
-        tokens: Option<Vec<dupfinder_text::analysis::Token>>,
-    ) -> Self {
+    fn new(analyzer: &'a Analyzer, stored: &'a StoredForCheck) -> Self {
         SourceSide {
             analyzer,
-            document,
-            tokens,
+            stored,
+            analysed: None,
             references: None,
         }
     }
 
+    /// The source's text; empty when it does not decode (the check has already read its term
+    /// sequence, so only damage inside the text itself comes here).
+    fn text(&self) -> &'a str {
+        self.stored.text().unwrap_or_default()
+    }
+
     /// The source's tokens: as the library keeps them, or analyzed on first use.
     fn tokens(&mut self) -> &[dupfinder_text::analysis::Token] {
-        self.tokens.get_or_insert_with(|| {
-            self.analyzer
+        if let Some(kept) = self.stored.tokens.as_deref() {
+            return kept;
+        }
+        let (analyzer, stored) = (self.analyzer, self.stored);
+        self.analysed.get_or_insert_with(|| {
+            analyzer
                 .analyze(
-                    &self.document.text,
-                    Language::from_code(&self.document.meta.lang),
+                    stored.text().unwrap_or_default(),
+                    Language::from_code(&stored.meta().lang),
                 )
                 .tokens
         })
@@ -472,16 +481,15 @@ impl<'a> SourceSide<'a> {
     /// Whether the chain's source side lies in the source's reference list (read from its first
     /// heading that names one: nothing else of the source's structure is asked about).
     fn in_references(&mut self, chain: &Chain) -> bool {
-        let document = self.document;
+        let text = self.text();
         if self
             .references
-            .get_or_insert_with(|| reference_lists(&document.text))
+            .get_or_insert_with(|| reference_lists(text))
             .regions
             .is_empty()
         {
             return false;
         }
-        let text = &document.text;
         let tokens = self.tokens();
         if tokens.is_empty() {
             return false;
@@ -577,13 +585,13 @@ fn shingle_scores(
 /// The chains as passages with code point offsets in both texts: the source's tokens (analyzed
 /// once, with its reference list) give the offsets on its side.
 fn locate(query: &Query<'_>, source: &mut SourceSide<'_>, chains: &[Chain]) -> Vec<PassageMatch> {
-    let document = source.document;
+    let text = source.text();
     let query_side = Side {
         text: query.text,
         tokens: &query.analyzed.tokens,
     };
     let doc_side = Side {
-        text: &document.text,
+        text,
         tokens: source.tokens(),
     };
     passages(chains, &query_side, &doc_side)

@@ -155,15 +155,6 @@ impl StoredForCheck {
         }
     }
 
-    /// The document with its text, and its tokens when it keeps them.
-    pub fn into_document(mut self) -> Result<(StoredDocument, Option<Vec<Token>>), IndexError> {
-        if self.spellings.is_some() {
-            self.text()?;
-            self.document.text = self.text.take().unwrap_or_default();
-        }
-        Ok((self.document, self.tokens))
-    }
-
     /// The document's term counts (`None` if the stored bytes are corrupt).
     pub fn term_counts(&self) -> Option<&TermCounts> {
         self.term_counts.as_ref()

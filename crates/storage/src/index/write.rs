@@ -358,7 +358,6 @@ mod tests {
             assert_eq!(view.document(id).unwrap().unwrap().text, text);
             let stored = view.stored_for_check(DocKey::of(id)).unwrap().unwrap();
             assert_eq!(stored.text().unwrap(), text);
-            assert_eq!(stored.into_document().unwrap().0.text, text);
         }
         let hits = index.search("\"сравнение текстов\"", 10, 0).unwrap();
         assert_eq!(hits.total, 2);
