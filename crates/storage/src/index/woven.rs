@@ -36,7 +36,7 @@ pub(super) const WOVEN: u8 = 3;
 
 /// How a spelling's letters are capitalized, given its bytes in lower case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Capitals {
+enum Capitals {
     /// As they are.
     AsIs = 0,
     /// The first letter upper case.
