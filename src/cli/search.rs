@@ -42,7 +42,12 @@ pub(crate) fn run(args: SearchArgs, global: &GlobalArgs) -> Result<ExitCode> {
 
 /// One line per hit: its id and title.
 fn hits(answer: &Value) -> String {
-    let mut lines = vec![format!("{} found", answer["total"].as_u64().unwrap_or(0))];
+    let total = answer["total"].as_u64().unwrap_or(0);
+    // A phrase confirmed in part of the full papers holding its words: the total is a floor.
+    let mut lines = vec![match answer["total_exact"].as_bool() {
+        Some(false) => format!("at least {total} found"),
+        _ => format!("{total} found"),
+    }];
     for hit in answer["hits"].as_array().into_iter().flatten() {
         lines.push(format!(
             "  {}  {}",

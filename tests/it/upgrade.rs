@@ -1,6 +1,7 @@
 //! Libraries indexed before `pdf_url`, `doi` and `term_seq` were stored (content schema version
-//! 6) open as they are: the schema is upgraded in place, their documents are read and checked
-//! with the fields absent, and new documents store them. A schema that differs otherwise is
+//! 6), and before long texts' words went to `body_terms` (version 8), open as they are: the
+//! schema is upgraded in place, their documents are read and checked with the fields absent,
+//! and new documents store them (a full paper's phrases are then found without positions). A schema that differs otherwise is
 //! refused. (A document kept with `shingle_seq` instead of `term_seq` is read by
 //! `index::view`'s own test.) A library written before winnowing keeps its "0 mod 4" sample.
 
@@ -16,8 +17,8 @@ use dupfinder::library::{Catalog, DocumentInput, IdValue, NewLibrary};
 use crate::storage_copied_runs::assert_holds_the_mod_4_sample;
 use crate::support::synthetic_text;
 
-/// The fields version 7 added to the content schema.
-const ADDED: [&str; 3] = ["pdf_url", "doi", "term_seq"];
+/// The fields versions 7 and 8 added to the content schema.
+const ADDED: [&str; 5] = ["pdf_url", "doi", "term_seq", "body_terms", "text_kind"];
 
 fn open(dir: &Path) -> Catalog {
     let mut config = Config::default();
@@ -127,13 +128,35 @@ fn a_version_6_library_opens_checks_and_takes_the_new_fields() {
         new.meta.pdf_url.as_deref(),
         Some("https://journal.example/new.pdf")
     );
+    // A full paper added now keeps its words without positions, beside the old documents'.
+    let paper: String = (0..300)
+        .map(|i| format!("Section {i}: the glacier retreat measured in valley {i} shows melting. "))
+        .collect();
+    let input = DocumentInput {
+        id: Some(IdValue::Text("paper".to_string())),
+        text: Some(paper),
+        lang: Some("en".to_string()),
+        ..Default::default()
+    };
+    let added = catalog.ingest("old", vec![(1, Ok(input))]).unwrap();
+    assert_eq!(added.accepted, 1, "{added:?}");
+    let found = index.search("\"glacier retreat measured\"", 10, 0).unwrap();
+    assert_eq!(found.total, 1);
+    assert_eq!(found.hits[0].meta.doc_id, "paper");
+    assert_eq!(
+        index
+            .search("\"measured retreat glacier\"", 10, 0)
+            .unwrap()
+            .total,
+        0
+    );
     drop(index);
     drop(catalog);
 
     // Opened again: nothing left to upgrade, everything still there.
     let catalog = open(dir.path());
     let index = catalog.index("old").unwrap();
-    assert_eq!(index.summary().documents, 6);
+    assert_eq!(index.summary().documents, 7);
     let new = index.document("new").unwrap().unwrap();
     assert_eq!(new.meta.doi.as_deref(), Some("10.5555/new"));
 }

@@ -362,6 +362,19 @@ fn decode_tokens_v1(mut bytes: &[u8]) -> Option<(Vec<u32>, Vec<Token>)> {
     bytes.is_empty().then_some((places, tokens))
 }
 
+/// Each token's term as its place in `counts`, read from a term sequence of any version and
+/// nothing else of it: what a phrase's order is checked against. `None` when the bytes do not
+/// decode.
+pub(crate) fn term_places(bytes: &[u8], counts: &TermCounts) -> Option<Vec<u32>> {
+    match bytes {
+        [MARK, VERSION | WOVEN, rest @ ..] => {
+            let mut rest = rest;
+            read_ranks_and_gaps(&mut rest, counts).map(|(places, _)| places)
+        }
+        _ => decode_tokens_v1(bytes).map(|(places, _)| places),
+    }
+}
+
 /// What a term sequence gives back.
 #[derive(Debug, PartialEq)]
 pub(crate) struct DecodedSequence {

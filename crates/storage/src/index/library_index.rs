@@ -146,7 +146,12 @@ impl LibraryIndex {
         let words = searcher
             .segment_readers()
             .iter()
-            .filter_map(|s| s.inverted_index(self.schema.body).ok())
+            .flat_map(|s| {
+                self.schema
+                    .analysed_fields()
+                    .map(|field| s.inverted_index(field).ok())
+            })
+            .flatten()
             .map(|i| i.total_num_tokens())
             .sum();
         let signatures = self.signatures();

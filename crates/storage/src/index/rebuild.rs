@@ -173,8 +173,12 @@ impl LibraryIndex {
             let changes = self.changed_since_snapshot.load(Ordering::Relaxed);
             (unix_now(), self.searcher(), changes)
         };
-        let snapshot =
-            count_statistics(&searcher, self.schema.body, generation, &self.content_path)?;
+        let snapshot = count_statistics(
+            &searcher,
+            &self.schema.analysed_fields(),
+            generation,
+            &self.content_path,
+        )?;
         save_snapshot(&stats, &snapshot)?;
         let signatures = SignatureIndex::open(
             &path,

@@ -209,6 +209,10 @@ pub struct ContentSchema {
     pub title: Field,
     pub authors: Field,
     pub body: Field,
+    /// A long document's analysed text, without positions (see `index_schema/content.toml`).
+    pub body_terms: Field,
+    /// [`LONG_TEXT`](super::LONG_TEXT) for a document whose analysed text is in `body_terms`.
+    pub text_kind: Field,
     pub text: Field,
     pub lang: Field,
     pub year: Field,
@@ -224,6 +228,12 @@ pub struct ContentSchema {
 }
 
 impl ContentSchema {
+    /// The fields of the analysed text: `body` (with positions) and `body_terms` (a long
+    /// text's, without). A document holds one of them.
+    pub fn analysed_fields(&self) -> [Field; 2] {
+        [self.body, self.body_terms]
+    }
+
     /// Loads and validates the embedded declaration of `index_schema/content.toml` (once per
     /// process: every library opened after the first gets a copy).
     pub fn load() -> Result<Self, IndexError> {
@@ -247,6 +257,8 @@ impl ContentSchema {
             title: field("title")?,
             authors: field("authors")?,
             body: field("body")?,
+            body_terms: field("body_terms")?,
+            text_kind: field("text_kind")?,
             text: field("text")?,
             lang: field("lang")?,
             year: field("year")?,

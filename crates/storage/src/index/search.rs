@@ -1,14 +1,30 @@
 //! Full-text search over a library: BM25 over title and text with the same analyzer as
-//! everything else, words combined with AND, `"quoted phrases"` exact (positions are indexed),
-//! the field filters of [`translate_query`](super::translate_query) (`title:`, `author:`,
-//! `lang:`, `year:`), and snippets with the matched words marked.
+//! everything else, words combined with AND, `"quoted phrases"` exact, the field filters of
+//! [`translate_query`](super::translate_query) (`title:`, `author:`, `lang:`, `year:`), and
+//! snippets with the matched words marked.
+//!
+//! A library's documents keep their analysed text in one of two fields: an abstract's in `body`,
+//! with positions; a long text's (a full paper's) in `body_terms`, counted only, and marked by
+//! `text_kind` (see [`LONG_TEXT_TOKENS`](super::LONG_TEXT_TOKENS)). A search is parsed once for
+//! each: over `title` and `body` for the others, and over `title` and `body_terms` for long texts,
+//! where a phrase becomes its words' conjunction confirmed against each document's term sequence
+//! ([`super::phrase`]). Each document is scored by its own kind's query only.
 
 use serde::Serialize;
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{QueryParser, QueryParserError};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, EmptyQuery, Occur, Query, QueryParser,
+    QueryParserError, TermQuery,
+};
+use tantivy::query_grammar::{UserInputAst, UserInputLeaf};
+use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::snippet::SnippetGenerator;
+use tantivy::tokenizer::TextAnalyzer;
 
-use super::{DocumentMeta, IndexError, LibraryIndex, QueryError, translate_query};
+use super::phrase::{PHRASE_CHECKS, PhraseBudget, SequenceFields, SequencePhraseQuery};
+use super::{
+    DocumentMeta, IndexError, LONG_TEXT, LibraryIndex, QueryError, TOKENIZER_NAME, translate_query,
+};
 
 /// Longest snippet, in characters.
 pub const SNIPPET_CHARS: usize = 240;
@@ -29,6 +45,10 @@ pub struct SearchHit {
 pub struct SearchResults {
     /// Matching documents in all.
     pub total: usize,
+    /// `false` when `total` is a lower bound: a phrase was confirmed in the first
+    /// [`PHRASE_CHECKS`] long texts holding its words, and the others were counted as not
+    /// holding it.
+    pub total_exact: bool,
     pub hits: Vec<SearchHit>,
 }
 
@@ -51,18 +71,30 @@ impl LibraryIndex {
         limit: usize,
         offset: usize,
     ) -> Result<SearchResults, SearchError> {
+        self.search_confirming(query, limit, offset, PHRASE_CHECKS)
+    }
+
+    /// [`search`](Self::search), confirming phrases in at most `checks` long texts.
+    fn search_confirming(
+        &self,
+        query: &str,
+        limit: usize,
+        offset: usize,
+        checks: usize,
+    ) -> Result<SearchResults, SearchError> {
         let schema = self.schema();
-        let mut parser =
-            QueryParser::for_index(self.tantivy_index(), vec![schema.title, schema.body]);
-        parser.set_conjunction_by_default();
         let translated = translate_query(query)?;
-        let query = match parser.parse_query(&translated) {
+        let text_query = match self
+            .parser(vec![schema.title, schema.body])
+            .parse_query(&translated)
+        {
             Ok(query) => query,
             // Every word was a stop word (or too short to index): nothing can match, which is
             // an answer, not an error. A query of excluded words alone stays an error.
             Err(QueryParserError::AllButQueryForbidden) if !has_exclusion(&translated) => {
                 return Ok(SearchResults {
                     total: 0,
+                    total_exact: true,
                     hits: Vec::new(),
                 });
             }
@@ -78,6 +110,35 @@ impl LibraryIndex {
             path: self.dir().to_path_buf(),
             source: e,
         };
+        let budget = PhraseBudget::new(checks);
+        let long_kind = Term::from_field_text(schema.text_kind, LONG_TEXT);
+        // No long text: the query as it was parsed.
+        let mut query = text_query.box_clone();
+        let mut long_query = None;
+        if searcher.doc_freq(&long_kind).map_err(tantivy_error)? > 0 {
+            let ast = tantivy::query_grammar::parse_query(&translated)
+                .map_err(|_| SearchError::InvalidQuery(format!("Syntax Error: {translated}")))?;
+            let long_texts = self
+                .long_text_query(ast, &budget)
+                .map_err(|e| SearchError::InvalidQuery(e.to_string()))?
+                .unwrap_or_else(|| Box::new(EmptyQuery));
+            let kind = || -> Box<dyn Query> {
+                Box::new(TermQuery::new(long_kind.clone(), IndexRecordOption::Basic))
+            };
+            let others = BooleanQuery::new(vec![
+                (Occur::Must, text_query.box_clone()),
+                (Occur::MustNot, kind()),
+            ]);
+            let long = BooleanQuery::new(vec![
+                (Occur::Must, long_texts.box_clone()),
+                (Occur::Must, Box::new(ConstScoreQuery::new(kind(), 0.0))),
+            ]);
+            query = Box::new(BooleanQuery::new(vec![
+                (Occur::Should, Box::new(others)),
+                (Occur::Should, Box::new(long)),
+            ]));
+            long_query = Some(long_texts);
+        }
         let (top, total) = searcher
             .search(
                 &query,
@@ -89,20 +150,148 @@ impl LibraryIndex {
                 ),
             )
             .map_err(tantivy_error)?;
-        let mut snippets =
-            SnippetGenerator::create(&searcher, &*query, schema.body).map_err(tantivy_error)?;
-        snippets.set_max_num_chars(SNIPPET_CHARS);
+        // A snippet marks the words of the query its document's kind answered: a generator
+        // knows the words of one field, and only those some document holds there.
+        let generator = |query: &dyn Query, field| {
+            SnippetGenerator::create(&searcher, query, field).map(|mut snippets| {
+                snippets.set_max_num_chars(SNIPPET_CHARS);
+                snippets
+            })
+        };
+        let mut snippets = vec![generator(&*text_query, schema.body).map_err(tantivy_error)?];
+        if let Some(long_query) = &long_query {
+            snippets.push(generator(&**long_query, schema.body_terms).map_err(tantivy_error)?);
+        }
         let mut hits = Vec::with_capacity(top.len());
         for (score, address) in top {
             let document = self.stored(&searcher, address)?;
-            let snippet = snippet_html(&snippets, &document.text);
+            let snippet = snippet_html_of(&snippets, &document.text);
             hits.push(SearchHit {
                 meta: document.meta,
                 score,
                 snippet,
             });
         }
-        Ok(SearchResults { total, hits })
+        Ok(SearchResults {
+            total,
+            total_exact: !budget.spent(),
+            hits,
+        })
+    }
+
+    /// The search's query parser over `fields`, its words combined with AND.
+    fn parser(&self, fields: Vec<Field>) -> QueryParser {
+        let mut parser = QueryParser::for_index(self.tantivy_index(), fields);
+        parser.set_conjunction_by_default();
+        parser
+    }
+
+    /// `ast` as a query over long texts: what tantivy's parser makes of it over `title` and
+    /// `body_terms`, but for a phrase over the text, which becomes a title phrase or a phrase
+    /// confirmed in the term sequence. `None` when nothing is left to look for (every word a
+    /// stop word), as the parser leaves such a clause out.
+    fn long_text_query(
+        &self,
+        ast: UserInputAst,
+        budget: &std::sync::Arc<PhraseBudget>,
+    ) -> Result<Option<Box<dyn Query>>, QueryParserError> {
+        let schema = self.schema();
+        let builder = LongTextQuery {
+            texts: self.parser(vec![schema.title, schema.body_terms]),
+            titles: self.parser(vec![schema.title]),
+            analyzer: self
+                .tantivy_index()
+                .tokenizers()
+                .get(TOKENIZER_NAME)
+                .ok_or_else(|| QueryParserError::UnknownTokenizer {
+                    field: "body_terms".to_string(),
+                    tokenizer: TOKENIZER_NAME.to_string(),
+                })?,
+            field: schema.body_terms,
+            fields: SequenceFields {
+                term_counts: schema.term_counts,
+                term_seq: schema.term_seq,
+            },
+            budget: budget.clone(),
+        };
+        builder.build(ast)
+    }
+}
+
+/// What turns a parsed query into its long texts' query.
+struct LongTextQuery {
+    /// The parser over `title` and `body_terms`, for everything but phrases over the text.
+    texts: QueryParser,
+    /// The parser over `title` alone, for a phrase's title half.
+    titles: QueryParser,
+    analyzer: TextAnalyzer,
+    field: Field,
+    fields: SequenceFields,
+    budget: std::sync::Arc<PhraseBudget>,
+}
+
+impl LongTextQuery {
+    fn build(&self, ast: UserInputAst) -> Result<Option<Box<dyn Query>>, QueryParserError> {
+        match ast {
+            UserInputAst::Clause(clauses) => {
+                let mut kept = Vec::with_capacity(clauses.len());
+                for (occur, clause) in clauses {
+                    if let Some(query) = self.build(clause)? {
+                        kept.push((occur.unwrap_or(Occur::Must), query));
+                    }
+                }
+                Ok((!kept.is_empty()).then(|| Box::new(BooleanQuery::new(kept)) as Box<dyn Query>))
+            }
+            UserInputAst::Boost(inner, boost) => Ok(self.build(*inner)?.map(|query| {
+                Box::new(BoostQuery::new(query, boost.into_inner() as f32)) as Box<dyn Query>
+            })),
+            UserInputAst::Leaf(leaf) => match *leaf {
+                UserInputLeaf::Literal(literal) if literal.field_name.is_none() => {
+                    let words = self.words(&literal.phrase);
+                    let leaf =
+                        UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(literal.clone())));
+                    if words.len() < 2 {
+                        return self.leaf(&self.texts, leaf);
+                    }
+                    // A phrase (quoted, or one word the analyzer splits): in the title, or in
+                    // order in the text.
+                    let text = SequencePhraseQuery::new(
+                        self.field,
+                        words,
+                        literal.slop,
+                        literal.prefix,
+                        self.fields,
+                        self.budget.clone(),
+                    );
+                    let mut either: Vec<(Occur, Box<dyn Query>)> =
+                        vec![(Occur::Should, Box::new(text))];
+                    if let Some(title) = self.leaf(&self.titles, leaf)? {
+                        either.push((Occur::Should, title));
+                    }
+                    Ok(Some(Box::new(BooleanQuery::new(either))))
+                }
+                leaf => self.leaf(&self.texts, UserInputAst::Leaf(Box::new(leaf))),
+            },
+        }
+    }
+
+    /// A leaf as `parser` builds it; `None` when it holds nothing to look for.
+    fn leaf(
+        &self,
+        parser: &QueryParser,
+        leaf: UserInputAst,
+    ) -> Result<Option<Box<dyn Query>>, QueryParserError> {
+        let query = parser.build_query_from_user_input_ast(leaf)?;
+        Ok((!query.is::<EmptyQuery>()).then_some(query))
+    }
+
+    /// The analysed terms of a literal, in order.
+    fn words(&self, text: &str) -> Vec<String> {
+        let mut analyzer = self.analyzer.clone();
+        let mut stream = analyzer.token_stream(text);
+        let mut words = Vec::new();
+        stream.process(&mut |token| words.push(token.text.clone()));
+        words
     }
 }
 
@@ -110,10 +299,18 @@ impl LibraryIndex {
 /// matches in `<b>`, with ellipses where the text goes on; the text's beginning when nothing in
 /// it matched (only the title or filters did).
 pub fn snippet_html(snippets: &SnippetGenerator, text: &str) -> String {
-    let snippet = snippets.snippet(text);
-    if snippet.highlighted().is_empty() {
+    snippet_html_of(std::slice::from_ref(snippets), text)
+}
+
+/// [`snippet_html`] by the first of `generators` that marks something in `text`.
+fn snippet_html_of(generators: &[SnippetGenerator], text: &str) -> String {
+    let Some(snippet) = generators
+        .iter()
+        .map(|snippets| snippets.snippet(text))
+        .find(|snippet| !snippet.highlighted().is_empty())
+    else {
         return opening(text);
-    }
+    };
     let range = snippet.fragment_range();
     let cut = |rest: Option<&str>| match rest {
         Some(rest) if rest.trim().is_empty() => "",
@@ -159,7 +356,12 @@ fn has_exclusion(query: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::opening;
+    use std::collections::BTreeSet;
+
+    use super::super::testing::{open_index, prepared_input};
+    use super::super::{LONG_TEXT_TOKENS, PreparedDocument};
+    use super::*;
+    use crate::ingest::{DocumentInput, IdValue};
 
     #[test]
     fn opening_is_escaped_and_cut_at_a_word() {
@@ -170,5 +372,192 @@ mod tests {
             cut.ends_with("word…") && cut.chars().count() <= 241,
             "{cut}"
         );
+    }
+
+    const WORDS: [&str; 5] = ["river", "castle", "engine", "silver", "orchard"];
+
+    /// `n` English words none of [`WORDS`] stems to, as varied as a text's, with stop words
+    /// between them (which the analysis leaves out) so that the language is told right.
+    fn filler(n: usize, seed: usize) -> String {
+        const NOUNS: [&str; 24] = [
+            "model", "data", "method", "result", "system", "paper", "study", "table", "figure",
+            "value", "level", "group", "number", "sample", "process", "change", "report",
+            "measure", "section", "effect", "theory", "author", "reader", "market",
+        ];
+        (0..n)
+            .map(|i| {
+                let k = i * 7 + seed * 13 + i / 24;
+                match k % 3 {
+                    0 => format!("the {}", NOUNS[k % 24]),
+                    1 => format!("of {}", NOUNS[k % 24]),
+                    _ => NOUNS[k % 24].to_string(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// A small generator of numbers, the same each run.
+    struct Numbers(u64);
+
+    impl Numbers {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 33) % n as u64) as usize
+        }
+
+        fn word(&mut self) -> &'static str {
+            WORDS[self.below(WORDS.len())]
+        }
+    }
+
+    /// An English document: filler words would have a language guessed for them.
+    fn english(id: &str, title: Option<&str>, text: &str) -> PreparedDocument {
+        prepared_input(DocumentInput {
+            id: Some(IdValue::Text(id.to_string())),
+            title: title.map(str::to_string),
+            text: Some(text.to_string()),
+            lang: Some("en".to_string()),
+            ..Default::default()
+        })
+    }
+
+    /// The twins whose long text and whose short text `query` finds.
+    fn matched(index: &LibraryIndex, query: &str) -> [BTreeSet<String>; 2] {
+        let found = index.search(query, 1_000, 0).unwrap();
+        assert!(found.total_exact, "{query}");
+        assert_eq!(found.total, found.hits.len(), "{query}");
+        ["long-", "short-"].map(|kind| {
+            found
+                .hits
+                .iter()
+                .filter_map(|hit| hit.meta.doc_id.strip_prefix(kind).map(str::to_string))
+                .collect()
+        })
+    }
+
+    /// A long text keeps no positions (its words are in `body_terms`) and a phrase is confirmed
+    /// in its term sequence: every query finds a long text exactly when it finds its short twin,
+    /// whose positions tantivy reads — phrases, phrases excluded, phrases with a slop, phrases
+    /// in a disjunction, words and exclusions, over random texts of five words.
+    #[test]
+    fn a_long_text_matches_a_query_exactly_when_its_short_twin_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = open_index(dir.path());
+        let mut numbers = Numbers(29);
+        let mut documents = Vec::new();
+        for i in 0..24 {
+            let core: Vec<&str> = (0..8).map(|_| numbers.word()).collect();
+            let core = core.join(" ");
+            let long = format!(
+                "{} {core} {}",
+                filler(LONG_TEXT_TOKENS / 2, i),
+                filler(LONG_TEXT_TOKENS / 2, i + 1)
+            );
+            let long = english(&format!("long-{i}"), None, &long);
+            assert!(long.tokens.len() >= LONG_TEXT_TOKENS);
+            documents.push(long);
+            let short = english(
+                &format!("short-{i}"),
+                None,
+                &format!("{} {core} {}", filler(3, i), filler(3, i + 1)),
+            );
+            assert!(short.tokens.len() < LONG_TEXT_TOKENS);
+            documents.push(short);
+        }
+        index.add(&documents).unwrap();
+        let mut asked = 0;
+        let mut found = 0;
+        for _ in 0..160 {
+            let [a, b, c, d] = [
+                numbers.word(),
+                numbers.word(),
+                numbers.word(),
+                numbers.word(),
+            ];
+            let query = match numbers.below(8) {
+                0 => format!("\"{a} {b}\""),
+                1 => format!("\"{a} {b} {c}\""),
+                2 => format!("{a} \"{b} {c}\""),
+                3 => format!("-\"{a} {b}\" {c}"),
+                4 => format!("\"{a} {b}\" OR \"{c} {d}\""),
+                5 => format!("\"{a} {b}\"~1"),
+                6 => format!("{a} -{b}"),
+                _ => format!("\"{a} {b}\" -\"{c} {d}\""),
+            };
+            let [long, short] = matched(&index, &query);
+            assert_eq!(long, short, "{query}");
+            asked += 1;
+            found += usize::from(!long.is_empty() && long.len() < 24);
+        }
+        // The queries told texts apart: most found some texts and not others.
+        assert!(found > asked / 2, "{found} of {asked}");
+        // The long texts' words count in the library's statistics.
+        assert!(index.summary().words >= 24 * LONG_TEXT_TOKENS as u64);
+    }
+
+    /// A phrase over a long text is found in its title too (whose positions are kept), in the
+    /// order written only; the snippet marks it in the text.
+    #[test]
+    fn a_phrase_is_found_in_a_long_texts_title_and_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = open_index(dir.path());
+        let titled = english(
+            "titled",
+            Some("Silver orchard engines"),
+            &format!(
+                "{} castle river. {}",
+                filler(LONG_TEXT_TOKENS, 1),
+                filler(9, 2)
+            ),
+        );
+        index.add(&[titled]).unwrap();
+        let total = |query: &str| index.search(query, 10, 0).unwrap().total;
+        assert_eq!(total("\"silver orchard\""), 1);
+        assert_eq!(total("title:\"orchard engine\""), 1);
+        assert_eq!(total("\"orchard silver\""), 0);
+        assert_eq!(total("\"castle river\""), 1);
+        assert_eq!(total("\"river castle\""), 0);
+        assert_eq!(total("\"silver castle\""), 0);
+        assert_eq!(total("\"castle riv\"*"), 1);
+        assert_eq!(total("\"castle riv\" -\"silver orchard\""), 0);
+        let hit = index.search("\"castle river\"", 10, 0).unwrap();
+        assert!(
+            hit.hits[0].snippet.contains("<b>castle</b> <b>river</b>"),
+            "{}",
+            hit.hits[0].snippet
+        );
+    }
+
+    /// A search confirms a bounded number of long texts: past them, the others are counted as
+    /// not holding the phrase and the total says it is a lower bound.
+    #[test]
+    fn a_search_that_runs_out_of_checks_says_its_total_is_a_lower_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = open_index(dir.path());
+        let documents: Vec<PreparedDocument> = (0..5)
+            .map(|i| {
+                english(
+                    &format!("d{i}"),
+                    None,
+                    &format!("{} castle river", filler(LONG_TEXT_TOKENS, i)),
+                )
+            })
+            .collect();
+        index.add(&documents).unwrap();
+        let all = index
+            .search_confirming("\"castle river\"", 10, 0, 5)
+            .unwrap();
+        assert_eq!((all.total, all.total_exact), (5, true));
+        let some = index
+            .search_confirming("\"castle river\"", 10, 0, 2)
+            .unwrap();
+        assert_eq!((some.total, some.total_exact), (2, false));
+        // Words alone need no check.
+        let words = index.search_confirming("castle river", 10, 0, 0).unwrap();
+        assert_eq!((words.total, words.total_exact), (5, true));
     }
 }

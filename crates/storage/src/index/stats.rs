@@ -1,8 +1,9 @@
 //! Building a statistics snapshot from a content index, and keeping it on disk.
 //!
-//! `df` and `cf` come from one pass over the postings of the analyzed `body` field: tantivy
-//! stores no collection frequency, so it is summed from the term frequencies, skipping deleted
-//! documents so that replaced versions do not count twice.
+//! `df` and `cf` come from one pass over the postings of the analyzed text's fields (`body` and
+//! `body_terms`, which hold different documents): tantivy stores no collection frequency, so it
+//! is summed from the term frequencies, skipping deleted documents so that replaced versions do
+//! not count twice.
 
 use std::collections::HashMap;
 use std::fs;
@@ -18,10 +19,11 @@ use dupfinder_signature::{StatsSnapshot, TermStats};
 
 const MAGIC: &[u8; 8] = b"DFSTATS1";
 
-/// Counts `N`, `df` and `cf` over every live document of `searcher`.
+/// Counts `N`, `df` and `cf` over every live document of `searcher`, the terms of each of
+/// `fields` (which no document holds two of) summed.
 pub(crate) fn count_statistics(
     searcher: &Searcher,
-    body: Field,
+    fields: &[Field],
     generation: u64,
     path: &Path,
 ) -> Result<StatsSnapshot, IndexError> {
@@ -29,37 +31,51 @@ pub(crate) fn count_statistics(
     let mut docs = 0u64;
     for segment in searcher.segment_readers() {
         docs += u64::from(segment.num_docs());
-        let inverted = segment
-            .inverted_index(body)
-            .map_err(IndexError::tantivy(path))?;
-        let mut stream = inverted.terms().stream().map_err(IndexError::io(path))?;
-        while stream.advance() {
-            let mut postings = inverted
-                .read_postings_from_terminfo(stream.value(), IndexRecordOption::WithFreqs)
-                .map_err(IndexError::io(path))?;
-            let (mut df, mut cf) = (0u32, 0u64);
-            let mut doc = postings.doc();
-            while doc != TERMINATED {
-                if !segment.is_deleted(doc) {
-                    df += 1;
-                    cf += u64::from(postings.term_freq());
-                }
-                doc = postings.advance();
-            }
-            if df == 0 {
-                continue;
-            }
-            let Ok(term) = std::str::from_utf8(stream.key()) else {
-                continue;
-            };
-            let entry = terms
-                .entry(term.to_string())
-                .or_insert(TermStats { df: 0, cf: 0 });
-            entry.df += df;
-            entry.cf += cf;
+        for &field in fields {
+            let inverted = segment
+                .inverted_index(field)
+                .map_err(IndexError::tantivy(path))?;
+            count_terms(segment, &inverted, &mut terms, path)?;
         }
     }
     Ok(StatsSnapshot::new(generation, docs, terms))
+}
+
+/// Adds the live documents' counts of every term of `inverted` (a field of `segment`) to
+/// `terms`.
+fn count_terms(
+    segment: &tantivy::SegmentReader,
+    inverted: &tantivy::InvertedIndexReader,
+    terms: &mut HashMap<String, TermStats>,
+    path: &Path,
+) -> Result<(), IndexError> {
+    let mut stream = inverted.terms().stream().map_err(IndexError::io(path))?;
+    while stream.advance() {
+        let mut postings = inverted
+            .read_postings_from_terminfo(stream.value(), IndexRecordOption::WithFreqs)
+            .map_err(IndexError::io(path))?;
+        let (mut df, mut cf) = (0u32, 0u64);
+        let mut doc = postings.doc();
+        while doc != TERMINATED {
+            if !segment.is_deleted(doc) {
+                df += 1;
+                cf += u64::from(postings.term_freq());
+            }
+            doc = postings.advance();
+        }
+        if df == 0 {
+            continue;
+        }
+        let Ok(term) = std::str::from_utf8(stream.key()) else {
+            continue;
+        };
+        let entry = terms
+            .entry(term.to_string())
+            .or_insert(TermStats { df: 0, cf: 0 });
+        entry.df += df;
+        entry.cf += cf;
+    }
+    Ok(())
 }
 
 /// Where generation `generation`'s snapshot lives under `dir`.

@@ -14,14 +14,18 @@ pub(super) fn open_index(dir: &Path) -> LibraryIndex {
 /// The document `id` with `text`, prepared as an import prepares it (a text of one word will
 /// do, up to 4 MB).
 pub(super) fn prepared(id: &str, text: &str) -> PreparedDocument {
-    let limits = dupfinder_text::analysis::TextLimits {
-        max_bytes: 1 << 22,
-        min_words: 1,
-    };
-    let input = DocumentInput {
+    prepared_input(DocumentInput {
         id: Some(IdValue::Text(id.to_string())),
         text: Some(text.to_string()),
         ..Default::default()
+    })
+}
+
+/// `input` prepared as an import prepares it, with the limits of [`prepared`].
+pub(super) fn prepared_input(input: DocumentInput) -> PreparedDocument {
+    let limits = dupfinder_text::analysis::TextLimits {
+        max_bytes: 1 << 22,
+        min_words: 1,
     };
     prepare(&default_analyzer(), limits, input).unwrap()
 }

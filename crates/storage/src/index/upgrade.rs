@@ -1,11 +1,14 @@
 //! Upgrading an index written by an older release in place, when the declared schema only adds
-//! stored fields after the old ones (as version 7 added `pdf_url` and `doi`).
+//! fields after the old ones that a segment written before them can simply lack: stored fields
+//! (as version 7 added `pdf_url` and `doi`) and analysed text fields without a column (as version
+//! 8 added `body_terms`).
 //!
-//! Such fields have no postings, norms or columns: a segment written before they existed simply
-//! holds no value for them, and tantivy reads its documents with the fields absent. So the
-//! upgrade rewrites the schema in `meta.json` (atomically, under tantivy's writer lock) and
-//! touches no segment; it is instant whatever the library's size, and opening the index again
-//! finds nothing left to do. Any other difference is left for tantivy to refuse
+//! A segment written before such a field existed holds no value for it: tantivy reads its
+//! documents with the field absent, reads its postings of the field as an empty inverted index
+//! and scores it at a constant length where it has no norms. So the upgrade rewrites the schema
+//! in `meta.json` (atomically, under tantivy's writer lock) and touches no segment; it is instant
+//! whatever the library's size, and opening the index again finds nothing left to do. Any other
+//! difference (a fast field, a changed or removed field) is left for tantivy to refuse
 //! ([`IndexError::SchemaMismatch`](super::IndexError::SchemaMismatch)).
 
 use std::path::Path;
@@ -19,7 +22,7 @@ use super::IndexError;
 const META_FILE: &str = "meta.json";
 
 /// Brings the index in `directory` (at `path`) to `schema` when it was written with a prefix of
-/// it followed only by stored fields. Returns the names of the fields added; empty when there
+/// it followed only by fields a segment can lack (stored fields, text fields without a column). Returns the names of the fields added; empty when there
 /// was nothing to upgrade (no index yet, the same schema, or a difference it cannot bridge).
 pub(crate) fn upgrade_schema(
     path: &Path,
@@ -45,7 +48,8 @@ pub(crate) fn upgrade_schema(
     let mut names = Vec::new();
     for id in added {
         let entry = schema.get_field_entry(Field::from_field_id(id as u32));
-        if entry.is_indexed() || entry.is_fast() {
+        let text = matches!(entry.field_type(), tantivy::schema::FieldType::Str(_));
+        if entry.is_fast() || (entry.is_indexed() && !text) {
             return Ok(Vec::new());
         }
         names.push(entry.name().to_string());

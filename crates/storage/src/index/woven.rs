@@ -1,7 +1,7 @@
 //! The third version of a term sequence: the text woven into it, so that a document's text is
 //! not stored a second time beside its analysis.
 //!
-//! Written for long texts (`WOVEN_FROM_TOKENS` in `write.rs`: full papers). A stored full paper
+//! Written for long texts (`LONG_TEXT_TOKENS` in `write.rs`: full papers). A stored full paper
 //! kept its text (~17.8 KB compressed on the synthetic papers of the scale
 //! bench) and, in its term sequence, each token's term and byte range (~9.7 KB): the words twice.
 //! Every token's bytes in the text are its term's bytes but for an ending the stemmer took off

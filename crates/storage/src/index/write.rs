@@ -14,14 +14,21 @@ use super::tokenizer::analysed_text;
 use super::woven::encode_woven;
 use super::{IndexError, LibraryIndex, PreparedDocument, doc_key};
 
-/// The fewest tokens of a text kept woven into its term sequence ([`super::woven`]) rather
-/// than in the `text` field. A full paper (thousands of tokens) fills a block of the store on
-/// its own, and its text compressed alone repeats its analysis: woven, its data directory is a
-/// quarter smaller. Abstracts (a few hundred tokens) share blocks, whose compression already
-/// finds what their texts repeat: woven, they were no smaller (24.5 MB against 23.6 for 10,240
-/// ACL abstracts in one library, 36.1 against 37.5 in a hundred), and an exact copy's check
-/// paid ~0.1 ms more to spell its source.
-pub(crate) const WOVEN_FROM_TOKENS: usize = 2_048;
+/// The fewest tokens of a long text: a full paper (thousands of tokens) rather than an abstract
+/// (a few hundred). A long text is kept differently in two ways:
+/// - its text is woven into its term sequence ([`super::woven`]) rather than kept in the `text`
+///   field. A full paper fills a block of the store on its own, and its text compressed alone
+///   repeats its analysis: woven, its data directory is a quarter smaller. Abstracts share
+///   blocks, whose compression already finds what their texts repeat: woven, they were no smaller
+///   (24.5 MB against 23.6 for 10,240 ACL abstracts in one library, 36.1 against 37.5 in a
+///   hundred), and an exact copy's check paid ~0.1 ms more to spell its source;
+/// - its words are counted in `body_terms`, without the positions `body` keeps (~8 KB a full
+///   paper); a phrase search verifies their order in the term sequence (`phrase.rs`) and marks
+///   it with `text_kind` so that a search tells the two layouts apart.
+pub const LONG_TEXT_TOKENS: usize = 2_048;
+
+/// The value of `text_kind` that marks a long text (one whose words are in `body_terms`).
+pub const LONG_TEXT: &str = "long";
 
 impl LibraryIndex {
     /// Writes documents durably: when this returns `Ok`, they are committed to disk, signed
@@ -248,7 +255,12 @@ impl LibraryIndex {
         for author in &document.authors {
             doc.add_text(s.authors, author);
         }
-        doc.add_text(s.body, analysed_text(&document.tokens));
+        if document.tokens.len() >= LONG_TEXT_TOKENS {
+            doc.add_text(s.body_terms, analysed_text(&document.tokens));
+            doc.add_text(s.text_kind, LONG_TEXT);
+        } else {
+            doc.add_text(s.body, analysed_text(&document.tokens));
+        }
         doc.add_text(s.lang, document.lang.code());
         if let Some(year) = document.year {
             doc.add_u64(s.year, year);
@@ -259,7 +271,7 @@ impl LibraryIndex {
         // A long text woven into the term sequence; kept beside the second version's when it
         // is short, or when the tokens do not give it back (never seen: a safeguard).
         let (tokens, counts) = (&document.tokens, &document.term_counts);
-        let woven = (tokens.len() >= WOVEN_FROM_TOKENS)
+        let woven = (tokens.len() >= LONG_TEXT_TOKENS)
             .then(|| encode_woven(tokens, counts, &document.text))
             .flatten();
         match woven {
@@ -343,7 +355,7 @@ mod tests {
                     words — the METHOD's core; сло-\nва, ﬁ, 漢字文本.  ";
         let text = part.repeat(200);
         let long = prepared("woven", &text);
-        assert!(long.tokens.len() >= WOVEN_FROM_TOKENS);
+        assert!(long.tokens.len() >= LONG_TEXT_TOKENS);
         index.add(&[long.clone(), prepared("short", part)]).unwrap();
         assert!(
             index

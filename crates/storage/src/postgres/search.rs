@@ -498,6 +498,7 @@ impl super::PgLibrary {
             Translated::Nothing => {
                 return Ok(SearchResults {
                     total: 0,
+                    total_exact: true,
                     hits: Vec::new(),
                 });
             }
@@ -586,7 +587,12 @@ pub(super) fn results(
             score: row.score,
         })
         .collect();
-    SearchResults { total, hits }
+    // PostgreSQL keeps every document's positions: its count is exact.
+    SearchResults {
+        total,
+        total_exact: true,
+        hits,
+    }
 }
 
 #[cfg(test)]

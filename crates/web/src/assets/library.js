@@ -156,7 +156,8 @@ async function showSearch(results, id, q, offset) {
     }
     const href = (o) => `#/libraries/${path(id)}?${new URLSearchParams({ q, offset: o })}`;
     fill(results,
-      h('h2', { class: 'results-title' }, tn('library.found', found.total)),
+      // A phrase confirmed in part of the full papers holding its words: the total is a floor.
+      h('h2', { class: 'results-title' }, tn(found.total_exact === false ? 'library.found_at_least' : 'library.found', found.total)),
       h('ol', { class: 'hits', start: offset + 1 }, found.hits.map((hit) => {
         const snippet = h('p', { class: 'snippet' });
         // The server escapes the text and marks matches with <b>; nothing else is HTML.

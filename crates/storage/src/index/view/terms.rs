@@ -8,6 +8,7 @@ use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Term};
 
 use super::{DocKey, IndexError, LibraryView};
+use crate::index::LONG_TEXT;
 
 /// Terms looked up at the most: BM25 over more adds time, not candidates.
 pub const MAX_SEARCH_TERMS: usize = 256;
@@ -34,15 +35,28 @@ impl LibraryView<'_> {
             // No document of that language: nothing to score.
             return Ok(Vec::new());
         }
+        // A document's analysed text is in one of the fields: an abstract's in `body`, a full
+        // paper's in `body_terms` (looked up only where the library holds one).
+        let long_texts = self
+            .content
+            .doc_freq(&Term::from_field_text(schema.text_kind, LONG_TEXT))
+            .map_err(IndexError::tantivy(&self.index.content_path))?;
+        let analysed = schema.analysed_fields();
+        let fields = match long_texts {
+            0 => &analysed[..1],
+            _ => &analysed[..],
+        };
         let should: Vec<(Occur, Box<dyn Query>)> = terms
             .iter()
             .take(MAX_SEARCH_TERMS)
-            .map(|term| {
-                let query = TermQuery::new(
-                    Term::from_field_text(schema.body, term),
-                    IndexRecordOption::WithFreqs,
-                );
-                (Occur::Should, Box::new(query) as Box<dyn Query>)
+            .flat_map(|term| {
+                fields.iter().map(|&field| {
+                    let query = TermQuery::new(
+                        Term::from_field_text(field, term),
+                        IndexRecordOption::WithFreqs,
+                    );
+                    (Occur::Should, Box::new(query) as Box<dyn Query>)
+                })
             })
             .collect();
         let language = TermQuery::new(lang_term, IndexRecordOption::Basic);

@@ -1,0 +1,428 @@
+//! Phrases in long texts, whose words are counted in `body_terms` without positions.
+//!
+//! A full paper's positions would cost it ~8 KB, a fifth of its data directory, and only a
+//! browse search's phrases ask for them. So a phrase over a long text is found in two steps:
+//! the documents holding all its words (the postings' conjunction, scored by BM25 as any words
+//! are), then, for each, the order of its terms read in its stored term sequence — the same
+//! order the positions would have given, since both count the analysed tokens one by one.
+//!
+//! Reading a document back costs tens of microseconds, so a search confirms at most
+//! [`PHRASE_CHECKS`] of them, the first in index order. Past that, the documents left are
+//! counted as not holding the phrase and the search says its total is a lower bound: a phrase
+//! of common words over a large archive is answered in bounded time, and says so.
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
+
+use tantivy::index::SegmentId;
+use tantivy::query::{
+    BooleanQuery, EnableScoring, Explanation, Occur, Query, Scorer, TermQuery, Weight,
+};
+use tantivy::schema::{Field, IndexRecordOption, Term};
+use tantivy::store::StoreReader;
+use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, TantivyError};
+
+use super::document::TermCounts;
+use super::encoding::{decode_compact_counts, term_places};
+use super::raw::{RawDocument, StoredFields};
+
+/// The most documents one search reads back to confirm its phrases' order.
+pub const PHRASE_CHECKS: usize = 2_000;
+
+/// How many confirmations a search has left, shared by its phrases and segments.
+#[derive(Debug)]
+pub(crate) struct PhraseBudget {
+    left: AtomicUsize,
+    spent: AtomicBool,
+}
+
+impl PhraseBudget {
+    pub(crate) fn new(checks: usize) -> Arc<Self> {
+        Arc::new(PhraseBudget {
+            left: AtomicUsize::new(checks),
+            spent: AtomicBool::new(false),
+        })
+    }
+
+    /// Takes one confirmation; `false` (and the budget marked spent) when none is left.
+    fn take(&self) -> bool {
+        let taken = self
+            .left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(1)
+            })
+            .is_ok();
+        if !taken {
+            self.spent.store(true, Ordering::Relaxed);
+        }
+        taken
+    }
+
+    /// Whether a document was left unconfirmed for want of budget.
+    pub(crate) fn spent(&self) -> bool {
+        self.spent.load(Ordering::Relaxed)
+    }
+}
+
+/// One word of a phrase: its term, or, for the last word of a prefix phrase (`"word sen"*`),
+/// the start every term it stands for begins with.
+#[derive(Debug, Clone)]
+struct PhraseWord {
+    text: String,
+    prefix: bool,
+}
+
+/// Where a stored document keeps what a phrase is checked against.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SequenceFields {
+    pub(crate) term_counts: Field,
+    pub(crate) term_seq: Field,
+}
+
+/// A phrase over a field without positions, confirmed against each document's term sequence.
+#[derive(Debug, Clone)]
+pub(crate) struct SequencePhraseQuery {
+    words: Vec<PhraseWord>,
+    /// The most words that may stand between the phrase's words, in all (`"…"~slop`).
+    slop: u32,
+    /// The conjunction of the phrase's whole words in the field: the candidates, and their
+    /// score.
+    words_query: BooleanQuery,
+    terms: Vec<Term>,
+    fields: SequenceFields,
+    budget: Arc<PhraseBudget>,
+}
+
+impl SequencePhraseQuery {
+    /// A phrase of `words` (analysed terms, in order; at least two) in `field`; with `prefix`,
+    /// the last word stands for any term beginning with it.
+    pub(crate) fn new(
+        field: Field,
+        words: Vec<String>,
+        slop: u32,
+        prefix: bool,
+        fields: SequenceFields,
+        budget: Arc<PhraseBudget>,
+    ) -> Self {
+        let last = words.len().saturating_sub(1);
+        let words: Vec<PhraseWord> = words
+            .into_iter()
+            .enumerate()
+            .map(|(i, text)| PhraseWord {
+                text,
+                prefix: prefix && i == last,
+            })
+            .collect();
+        let mut terms: Vec<Term> = words
+            .iter()
+            .filter(|word| !word.prefix)
+            .map(|word| Term::from_field_text(field, &word.text))
+            .collect();
+        terms.sort();
+        terms.dedup();
+        let words_query = BooleanQuery::new(
+            terms
+                .iter()
+                .map(|term| {
+                    let query = TermQuery::new(term.clone(), IndexRecordOption::WithFreqs);
+                    (Occur::Must, Box::new(query) as Box<dyn Query>)
+                })
+                .collect(),
+        );
+        SequencePhraseQuery {
+            words,
+            slop,
+            words_query,
+            terms,
+            fields,
+            budget,
+        }
+    }
+}
+
+impl Query for SequencePhraseQuery {
+    fn weight(&self, enable_scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+        Ok(Box::new(SequencePhraseWeight {
+            words: self.words_query.weight(enable_scoring)?,
+            phrase: Arc::new(self.clone()),
+            confirmed: Arc::default(),
+        }))
+    }
+
+    fn query_terms<'a>(&'a self, visitor: &mut dyn FnMut(&'a Term, bool)) {
+        for term in &self.terms {
+            visitor(term, true);
+        }
+    }
+}
+
+struct SequencePhraseWeight {
+    words: Box<dyn Weight>,
+    phrase: Arc<SequencePhraseQuery>,
+    confirmed: Arc<Confirmed>,
+}
+
+/// What a search found of each document it read: tantivy may open a segment's scorer more than
+/// once (an intersection aligns its scorers by opening them), and a document is read and
+/// counted against the budget once.
+type Confirmed = Mutex<FxHashMap<(SegmentId, DocId), bool>>;
+
+impl Weight for SequencePhraseWeight {
+    fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
+        let mut scorer = SequencePhraseScorer {
+            words: self.words.scorer(reader, boost)?,
+            // A candidate is read once: its block is rarely another's (a long text fills one).
+            store: reader.get_store_reader(1)?,
+            phrase: self.phrase.clone(),
+            confirmed: self.confirmed.clone(),
+            segment: reader.segment_id(),
+            ended: false,
+        };
+        scorer.settle();
+        Ok(Box::new(scorer))
+    }
+
+    fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
+        let store = reader.get_store_reader(1)?;
+        if !holds_phrase(&self.phrase, &store, doc) {
+            return Err(TantivyError::InvalidArgument(format!(
+                "document {doc} does not hold the phrase"
+            )));
+        }
+        self.words.explain(reader, doc)
+    }
+}
+
+/// The candidates holding every word, passed over until one holds the phrase.
+struct SequencePhraseScorer {
+    words: Box<dyn Scorer>,
+    store: StoreReader,
+    phrase: Arc<SequencePhraseQuery>,
+    confirmed: Arc<Confirmed>,
+    segment: SegmentId,
+    /// The budget ran out: no candidate is confirmed any more.
+    ended: bool,
+}
+
+impl SequencePhraseScorer {
+    /// Moves on from the current candidate (included) to the first that holds the phrase.
+    fn settle(&mut self) -> DocId {
+        let mut doc = self.words.doc();
+        while doc != TERMINATED {
+            let known = self.confirmed.lock().get(&(self.segment, doc)).copied();
+            let holds = match known {
+                Some(holds) => holds,
+                None if self.phrase.budget.take() => {
+                    let holds = holds_phrase(&self.phrase, &self.store, doc);
+                    self.confirmed.lock().insert((self.segment, doc), holds);
+                    holds
+                }
+                None => {
+                    // Counted as not holding it, as is every candidate after it.
+                    self.ended = true;
+                    return TERMINATED;
+                }
+            };
+            if holds {
+                return doc;
+            }
+            doc = self.words.advance();
+        }
+        TERMINATED
+    }
+}
+
+impl DocSet for SequencePhraseScorer {
+    fn advance(&mut self) -> DocId {
+        if self.ended {
+            return TERMINATED;
+        }
+        self.words.advance();
+        self.settle()
+    }
+
+    fn seek(&mut self, target: DocId) -> DocId {
+        if self.ended {
+            return TERMINATED;
+        }
+        if self.words.doc() < target {
+            self.words.seek(target);
+        }
+        self.settle()
+    }
+
+    fn doc(&self) -> DocId {
+        match self.ended {
+            true => TERMINATED,
+            false => self.words.doc(),
+        }
+    }
+
+    fn size_hint(&self) -> u32 {
+        self.words.size_hint()
+    }
+
+    fn cost(&self) -> u64 {
+        // Each candidate is read from the store: dearer than any postings to go through.
+        self.words.cost().saturating_mul(64)
+    }
+}
+
+impl Scorer for SequencePhraseScorer {
+    fn score(&mut self) -> Score {
+        self.words.score()
+    }
+}
+
+/// Whether document `doc` of `store` holds `phrase`'s words in order. A document that cannot
+/// be read does not: a search has no error to give for one document, and a check reports it
+/// where it reads it.
+fn holds_phrase(phrase: &SequencePhraseQuery, store: &StoreReader, doc: DocId) -> bool {
+    let Some(raw) = store
+        .get_document_bytes(doc)
+        .ok()
+        .and_then(RawDocument::parse)
+    else {
+        return false;
+    };
+    let fields = phrase.fields;
+    let Some(counts) =
+        decode_compact_counts(raw.first_bytes(fields.term_counts).unwrap_or_default())
+    else {
+        return false;
+    };
+    let Some(places) = raw
+        .first_bytes(fields.term_seq)
+        .and_then(|sequence| term_places(sequence, &counts))
+    else {
+        return false;
+    };
+    let wanted: Option<Vec<Range<u32>>> = phrase
+        .words
+        .iter()
+        .map(|word| places_of(&counts, word))
+        .collect();
+    wanted.is_some_and(|wanted| in_order(&places, &wanted, phrase.slop))
+}
+
+/// The places in `counts` of the terms `word` stands for (a run: terms are in term order);
+/// `None` when the document has none.
+fn places_of(counts: &TermCounts, word: &PhraseWord) -> Option<Range<u32>> {
+    let key = word.text.as_str();
+    let start = partition(counts, |term| term < key);
+    let end = match word.prefix {
+        true => start + partition_from(counts, start, |term| term.starts_with(key)),
+        false => start + partition_from(counts, start, |term| term == key),
+    };
+    (start < end).then_some(start as u32..end as u32)
+}
+
+/// The first place whose term fails `before`, terms being in order.
+fn partition(counts: &TermCounts, before: impl Fn(&str) -> bool) -> usize {
+    let (mut low, mut high) = (0, counts.len());
+    while low < high {
+        let middle = (low + high) / 2;
+        match counts.get(middle).is_some_and(|(term, _)| before(term)) {
+            true => low = middle + 1,
+            false => high = middle,
+        }
+    }
+    low
+}
+
+/// How many places from `start` on hold terms that pass `within`, terms being in order.
+fn partition_from(counts: &TermCounts, start: usize, within: impl Fn(&str) -> bool) -> usize {
+    (start..counts.len())
+        .take_while(|&place| counts.get(place).is_some_and(|(term, _)| within(term)))
+        .count()
+}
+
+/// Whether `places` (each token's term) holds the phrase whose words stand for the terms of
+/// the `wanted` runs, as tantivy measures a phrase with positions: take a token for each word,
+/// its position less the word's place in the phrase; the steps from each word's to the next add
+/// up to at most `slop`. At 0 the words stand side by side in order; at 1 one word may stand
+/// one off (a word between, or a repeated word's one token shared); two words swapped cost 2.
+pub(crate) fn in_order(places: &[u32], wanted: &[Range<u32>], slop: u32) -> bool {
+    if wanted.is_empty() {
+        return false;
+    }
+    // Each word's tokens, as positions less the word's place: ascending.
+    let mut tokens: Vec<Vec<i64>> = vec![Vec::new(); wanted.len()];
+    for (position, place) in places.iter().enumerate() {
+        for (word, run) in wanted.iter().enumerate() {
+            if run.contains(place) {
+                tokens[word].push(position as i64 - word as i64);
+            }
+        }
+    }
+    let slop = i64::from(slop);
+    // Each token of the word so far that a phrase reaches, with the least slop it spends.
+    let mut reached: Vec<(i64, i64)> = tokens[0].iter().map(|&at| (at, 0)).collect();
+    for next in &tokens[1..] {
+        let mut from = 0;
+        let mut now = Vec::new();
+        for &at in next {
+            while from < reached.len() && reached[from].0 < at - slop {
+                from += 1;
+            }
+            let least = reached[from..]
+                .iter()
+                .take_while(|(before, _)| *before <= at + slop)
+                .map(|(before, spent)| spent + (at - before).abs())
+                .filter(|&spent| spent <= slop)
+                .min();
+            if let Some(spent) = least {
+                now.push((at, spent));
+            }
+        }
+        reached = now;
+    }
+    !reached.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phrase_is_measured_as_tantivy_measures_positions() {
+        // Terms: 0 a, 1 b, 2 c, 3 d.
+        let text = [0, 1, 2, 3, 0, 2, 3, 1];
+        let run = |place: u32| place..place + 1;
+        assert!(in_order(&text, &[run(0), run(1), run(2)], 0));
+        // "c _ b" at 5..7 is one off; "b a" (at 1, 0) swapped costs 2.
+        assert!(in_order(&text, &[run(2), run(1)], 1));
+        assert!(!in_order(&text, &[run(2), run(1)], 0));
+        assert!(!in_order(&text, &[run(1), run(0)], 1));
+        assert!(in_order(&text, &[run(1), run(0)], 2));
+        // A word twice: one "d" shares its token at a slop of 1, as tantivy's phrases do.
+        assert!(!in_order(&text, &[run(3), run(3)], 0));
+        assert!(in_order(&text, &[run(3), run(3)], 1));
+        // Steps add up: a, b, d at 0, 1, 3 spend 1.
+        assert!(in_order(&text, &[run(0), run(1), run(3)], 1));
+        assert!(!in_order(&text, &[run(0), run(1), run(3)], 0));
+        // A prefix stands for a run of terms.
+        assert!(in_order(&text, &[run(0), 1..3, run(3)], 0));
+        assert!(!in_order(&text, &[], 0));
+        assert!(!in_order(&[], &[run(0), run(1)], 0));
+    }
+
+    #[test]
+    fn a_word_finds_its_terms_and_a_prefix_their_run() {
+        let counts =
+            TermCounts::from_pairs([("alpha", 1), ("beta", 2), ("betray", 1), ("gamma", 1)]);
+        let word = |text: &str, prefix| PhraseWord {
+            text: text.to_string(),
+            prefix,
+        };
+        assert_eq!(places_of(&counts, &word("beta", false)), Some(1..2));
+        assert_eq!(places_of(&counts, &word("bet", true)), Some(1..3));
+        assert_eq!(places_of(&counts, &word("bet", false)), None);
+        assert_eq!(places_of(&counts, &word("delta", false)), None);
+        assert_eq!(places_of(&counts, &word("gamma", true)), Some(3..4));
+    }
+}
