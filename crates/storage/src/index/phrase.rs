@@ -6,10 +6,11 @@
 //! are), then, for each, the order of its terms read in its stored term sequence — the same
 //! order the positions would have given, since both count the analysed tokens one by one.
 //!
-//! Reading a document back costs tens of microseconds, so a search confirms at most
-//! [`PHRASE_CHECKS`] of them, the first in index order. Past that, the documents left are
-//! counted as not holding the phrase and the search says its total is a lower bound: a phrase
-//! of common words over a large archive is answered in bounded time, and says so.
+//! Reading a document back costs a few hundred microseconds (its block decompressed, its terms
+//! and their order decoded), so a search confirms at most [`PHRASE_CHECKS`] of them: the best
+//! its phrases' words rank (`search.rs`). When more documents hold the words, the search says
+//! its total is a lower bound: a phrase of common words over a large archive is answered in
+//! bounded time, its hits the best of those confirmed, and says so.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -30,7 +31,8 @@ use super::document::TermCounts;
 use super::encoding::{decode_compact_counts, term_places};
 use super::raw::{RawDocument, StoredFields};
 
-/// The most documents one search reads back to confirm its phrases' order.
+/// The most documents one search reads back to confirm its phrases' order: the best its
+/// phrases' words rank.
 pub const PHRASE_CHECKS: usize = 2_000;
 
 /// How many confirmations a search has left, shared by its phrases and segments.
@@ -95,11 +97,12 @@ pub(crate) struct SequencePhraseQuery {
     terms: Vec<Term>,
     fields: SequenceFields,
     budget: Arc<PhraseBudget>,
+    confirm: Confirm,
 }
 
 impl SequencePhraseQuery {
     /// A phrase of `words` (analysed terms, in order; at least two) in `field`; with `prefix`,
-    /// the last word stands for any term beginning with it.
+    /// the last word stands for any term beginning with it; confirmed where `confirm` says.
     pub(crate) fn new(
         field: Field,
         words: Vec<String>,
@@ -107,6 +110,7 @@ impl SequencePhraseQuery {
         prefix: bool,
         fields: SequenceFields,
         budget: Arc<PhraseBudget>,
+        confirm: Confirm,
     ) -> Self {
         let last = words.len().saturating_sub(1);
         let words: Vec<PhraseWord> = words
@@ -140,12 +144,16 @@ impl SequencePhraseQuery {
             terms,
             fields,
             budget,
+            confirm,
         }
     }
 }
 
 impl Query for SequencePhraseQuery {
     fn weight(&self, enable_scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+        if let Confirm::No = self.confirm {
+            return self.words_query.weight(enable_scoring);
+        }
         Ok(Box::new(SequencePhraseWeight {
             words: self.words_query.weight(enable_scoring)?,
             phrase: Arc::new(self.clone()),
@@ -180,6 +188,15 @@ impl Weight for SequencePhraseWeight {
             phrase: self.phrase.clone(),
             confirmed: self.confirmed.clone(),
             segment: reader.segment_id(),
+            only: match &self.phrase.confirm {
+                Confirm::Only(candidates) => Some(
+                    candidates
+                        .get(&reader.segment_id())
+                        .cloned()
+                        .unwrap_or_default(),
+                ),
+                _ => None,
+            },
             ended: false,
         };
         scorer.settle();
@@ -197,6 +214,21 @@ impl Weight for SequencePhraseWeight {
     }
 }
 
+/// Each segment's documents, ascending: the long texts a search confirms its phrases in.
+pub(crate) type Candidates = Arc<FxHashMap<SegmentId, Vec<DocId>>>;
+
+/// Where a phrase is confirmed.
+#[derive(Debug, Clone)]
+pub(crate) enum Confirm {
+    /// Nowhere: the words' conjunction alone, a superset of the phrase's documents, which a
+    /// search ranks to choose the candidates it confirms.
+    No,
+    /// In every document holding the words, while the budget lasts.
+    All,
+    /// In the given candidates only; any other document does not hold the phrase.
+    Only(Candidates),
+}
+
 /// The candidates holding every word, passed over until one holds the phrase.
 struct SequencePhraseScorer {
     words: Box<dyn Scorer>,
@@ -204,6 +236,8 @@ struct SequencePhraseScorer {
     phrase: Arc<SequencePhraseQuery>,
     confirmed: Arc<Confirmed>,
     segment: SegmentId,
+    /// The segment's candidates, when only they are confirmed.
+    only: Option<Vec<DocId>>,
     /// The budget ran out: no candidate is confirmed any more.
     ended: bool,
 }
@@ -213,6 +247,12 @@ impl SequencePhraseScorer {
     fn settle(&mut self) -> DocId {
         let mut doc = self.words.doc();
         while doc != TERMINATED {
+            if let Some(only) = &self.only
+                && only.binary_search(&doc).is_err()
+            {
+                doc = self.words.advance();
+                continue;
+            }
             let known = self.confirmed.lock().get(&(self.segment, doc)).copied();
             let holds = match known {
                 Some(holds) => holds,

@@ -8,7 +8,8 @@
 //! `text_kind` (see [`LONG_TEXT_TOKENS`](super::LONG_TEXT_TOKENS)). A search is parsed once for
 //! each: over `title` and `body` for the others, and over `title` and `body_terms` for long texts,
 //! where a phrase becomes its words' conjunction confirmed against each document's term sequence
-//! ([`super::phrase`]). Each document is scored by its own kind's query only.
+//! ([`super::phrase`]) in the long texts its words rank best. Each document is scored by its own
+//! kind's query only.
 
 use serde::Serialize;
 use tantivy::collector::{Count, TopDocs};
@@ -21,7 +22,14 @@ use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::tokenizer::TextAnalyzer;
 
-use super::phrase::{PHRASE_CHECKS, PhraseBudget, SequenceFields, SequencePhraseQuery};
+use std::cell::Cell;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use tantivy::DocId;
+use tantivy::index::SegmentId;
+
+use super::phrase::{Confirm, PHRASE_CHECKS, PhraseBudget, SequenceFields, SequencePhraseQuery};
 use super::{
     DocumentMeta, IndexError, LONG_TEXT, LibraryIndex, QueryError, TOKENIZER_NAME, translate_query,
 };
@@ -45,9 +53,8 @@ pub struct SearchHit {
 pub struct SearchResults {
     /// Matching documents in all.
     pub total: usize,
-    /// `false` when `total` is a lower bound: a phrase was confirmed in the first
-    /// [`PHRASE_CHECKS`] long texts holding its words, and the others were counted as not
-    /// holding it.
+    /// `false` when `total` is a lower bound: more long texts hold a phrase's words than the
+    /// [`PHRASE_CHECKS`] its words rank best, in which it was confirmed.
     pub total_exact: bool,
     pub hits: Vec<SearchHit>,
 }
@@ -110,32 +117,71 @@ impl LibraryIndex {
             path: self.dir().to_path_buf(),
             source: e,
         };
-        let budget = PhraseBudget::new(checks);
         let long_kind = Term::from_field_text(schema.text_kind, LONG_TEXT);
         // No long text: the query as it was parsed.
         let mut query = text_query.box_clone();
         let mut long_query = None;
+        // Whether every long text holding a phrase's words was a candidate, and each budget the
+        // search spent in confirming phrases.
+        let mut all_ranked = true;
+        let mut budgets = Vec::new();
         if searcher.doc_freq(&long_kind).map_err(tantivy_error)? > 0 {
             let ast = tantivy::query_grammar::parse_query(&translated)
                 .map_err(|_| SearchError::InvalidQuery(format!("Syntax Error: {translated}")))?;
-            let long_texts = self
-                .long_text_query(ast, &budget)
-                .map_err(|e| SearchError::InvalidQuery(e.to_string()))?
-                .unwrap_or_else(|| Box::new(EmptyQuery));
             let kind = || -> Box<dyn Query> {
-                Box::new(TermQuery::new(long_kind.clone(), IndexRecordOption::Basic))
+                Box::new(ConstScoreQuery::new(
+                    Box::new(TermQuery::new(long_kind.clone(), IndexRecordOption::Basic)),
+                    0.0,
+                ))
             };
+            let of_long_texts = |query: Box<dyn Query>| -> Box<dyn Query> {
+                Box::new(BooleanQuery::new(vec![
+                    (Occur::Must, query),
+                    (Occur::Must, kind()),
+                ]))
+            };
+            // The long texts a search confirms are the best its phrases' words rank: the query
+            // with each phrase it asks for as its words alone (a phrase it excludes confirmed,
+            // so that it finds every document the exact query does) ranks them, the first
+            // `checks` are confirmed, and a phrase holds in no other. Then no phrase is
+            // confirmed in more documents than `checks`, and the hits are the best of those
+            // that hold it.
+            let ranking = PhraseBudget::new(checks);
+            let (long_texts, phrases) = self
+                .long_text_query(ast.clone(), &ranking, Confirm::No)
+                .map_err(|e| SearchError::InvalidQuery(e.to_string()))?;
+            budgets.push(ranking.clone());
+            let mut long_texts = long_texts.unwrap_or_else(|| Box::new(EmptyQuery));
+            if phrases > 0 {
+                let (ranked, holders) = searcher
+                    .search(
+                        &*of_long_texts(long_texts),
+                        &(TopDocs::with_limit(checks.max(1)).order_by_score(), Count),
+                    )
+                    .map_err(tantivy_error)?;
+                let mut candidates: FxHashMap<SegmentId, Vec<DocId>> = FxHashMap::default();
+                for (_, address) in ranked {
+                    let segment = searcher.segment_reader(address.segment_ord).segment_id();
+                    candidates.entry(segment).or_default().push(address.doc_id);
+                }
+                for docs in candidates.values_mut() {
+                    docs.sort_unstable();
+                }
+                let excluded = PhraseBudget::new(checks);
+                let (confirming, _) = self
+                    .long_text_query(ast, &excluded, Confirm::Only(Arc::new(candidates)))
+                    .map_err(|e| SearchError::InvalidQuery(e.to_string()))?;
+                long_texts = confirming.unwrap_or_else(|| Box::new(EmptyQuery));
+                all_ranked = holders <= checks;
+                budgets.push(excluded);
+            }
             let others = BooleanQuery::new(vec![
                 (Occur::Must, text_query.box_clone()),
                 (Occur::MustNot, kind()),
             ]);
-            let long = BooleanQuery::new(vec![
-                (Occur::Must, long_texts.box_clone()),
-                (Occur::Must, Box::new(ConstScoreQuery::new(kind(), 0.0))),
-            ]);
             query = Box::new(BooleanQuery::new(vec![
                 (Occur::Should, Box::new(others)),
-                (Occur::Should, Box::new(long)),
+                (Occur::Should, of_long_texts(long_texts.box_clone())),
             ]));
             long_query = Some(long_texts);
         }
@@ -174,7 +220,7 @@ impl LibraryIndex {
         }
         Ok(SearchResults {
             total,
-            total_exact: !budget.spent(),
+            total_exact: all_ranked && budgets.iter().all(|budget| !budget.spent()),
             hits,
         })
     }
@@ -188,13 +234,16 @@ impl LibraryIndex {
 
     /// `ast` as a query over long texts: what tantivy's parser makes of it over `title` and
     /// `body_terms`, but for a phrase over the text, which becomes a title phrase or a phrase
-    /// confirmed in the term sequence. `None` when nothing is left to look for (every word a
-    /// stop word), as the parser leaves such a clause out.
+    /// in the term sequence: confirmed where `asked` says if the query asks for it, in every
+    /// document (while `budget` lasts) if it excludes it. `None` when nothing is left to look
+    /// for (every word a stop word), as the parser leaves such a clause out. With it, how many
+    /// phrases it asks for.
     fn long_text_query(
         &self,
         ast: UserInputAst,
-        budget: &std::sync::Arc<PhraseBudget>,
-    ) -> Result<Option<Box<dyn Query>>, QueryParserError> {
+        budget: &Arc<PhraseBudget>,
+        asked: Confirm,
+    ) -> Result<(Option<Box<dyn Query>>, usize), QueryParserError> {
         let schema = self.schema();
         let builder = LongTextQuery {
             texts: self.parser(vec![schema.title, schema.body_terms]),
@@ -213,8 +262,11 @@ impl LibraryIndex {
                 term_seq: schema.term_seq,
             },
             budget: budget.clone(),
+            asked,
+            phrases: Cell::new(0),
         };
-        builder.build(ast)
+        let query = builder.build(ast, false)?;
+        Ok((query, builder.phrases.get()))
     }
 }
 
@@ -227,22 +279,32 @@ struct LongTextQuery {
     analyzer: TextAnalyzer,
     field: Field,
     fields: SequenceFields,
-    budget: std::sync::Arc<PhraseBudget>,
+    budget: Arc<PhraseBudget>,
+    /// Where the phrases the query asks for (not those it excludes) are confirmed.
+    asked: Confirm,
+    /// The phrases asked for so far.
+    phrases: Cell<usize>,
 }
 
 impl LongTextQuery {
-    fn build(&self, ast: UserInputAst) -> Result<Option<Box<dyn Query>>, QueryParserError> {
+    /// `ast` built; `excluded` when it stands under an odd number of exclusions.
+    fn build(
+        &self,
+        ast: UserInputAst,
+        excluded: bool,
+    ) -> Result<Option<Box<dyn Query>>, QueryParserError> {
         match ast {
             UserInputAst::Clause(clauses) => {
                 let mut kept = Vec::with_capacity(clauses.len());
                 for (occur, clause) in clauses {
-                    if let Some(query) = self.build(clause)? {
+                    let excluded = excluded ^ (occur == Some(Occur::MustNot));
+                    if let Some(query) = self.build(clause, excluded)? {
                         kept.push((occur.unwrap_or(Occur::Must), query));
                     }
                 }
                 Ok((!kept.is_empty()).then(|| Box::new(BooleanQuery::new(kept)) as Box<dyn Query>))
             }
-            UserInputAst::Boost(inner, boost) => Ok(self.build(*inner)?.map(|query| {
+            UserInputAst::Boost(inner, boost) => Ok(self.build(*inner, excluded)?.map(|query| {
                 Box::new(BoostQuery::new(query, boost.into_inner() as f32)) as Box<dyn Query>
             })),
             UserInputAst::Leaf(leaf) => match *leaf {
@@ -255,6 +317,13 @@ impl LongTextQuery {
                     }
                     // A phrase (quoted, or one word the analyzer splits): in the title, or in
                     // order in the text.
+                    let confirm = match excluded {
+                        true => Confirm::All,
+                        false => {
+                            self.phrases.set(self.phrases.get() + 1);
+                            self.asked.clone()
+                        }
+                    };
                     let text = SequencePhraseQuery::new(
                         self.field,
                         words,
@@ -262,6 +331,7 @@ impl LongTextQuery {
                         literal.prefix,
                         self.fields,
                         self.budget.clone(),
+                        confirm,
                     );
                     let mut either: Vec<(Occur, Box<dyn Query>)> =
                         vec![(Occur::Should, Box::new(text))];
@@ -532,22 +602,39 @@ mod tests {
         );
     }
 
-    /// A search confirms a bounded number of long texts: past them, the others are counted as
-    /// not holding the phrase and the total says it is a lower bound.
+    /// A search confirms a bounded number of long texts, those its phrase's words rank best:
+    /// the others do not hold the phrase, and the total says it is a lower bound. A document
+    /// the query finds otherwise is found still.
     #[test]
     fn a_search_that_runs_out_of_checks_says_its_total_is_a_lower_bound() {
         let dir = tempfile::tempdir().unwrap();
         let index = open_index(dir.path());
-        let documents: Vec<PreparedDocument> = (0..5)
-            .map(|i| {
+        // The phrase once in d0, d3 and d4, twice in d1, three times in d2; d5 has a glacier.
+        let mut documents: Vec<PreparedDocument> = [1, 2, 3, 1, 1]
+            .iter()
+            .enumerate()
+            .map(|(i, &times)| {
+                let phrase = " castle river".repeat(times);
                 english(
                     &format!("d{i}"),
                     None,
-                    &format!("{} castle river", filler(LONG_TEXT_TOKENS, i)),
+                    &format!("{}{phrase}", filler(LONG_TEXT_TOKENS, i)),
                 )
             })
             .collect();
+        documents.push(english(
+            "d5",
+            None,
+            &format!("{} glacier", filler(LONG_TEXT_TOKENS, 5)),
+        ));
         index.add(&documents).unwrap();
+        let ids = |found: &SearchResults| -> BTreeSet<String> {
+            found
+                .hits
+                .iter()
+                .map(|hit| hit.meta.doc_id.clone())
+                .collect()
+        };
         let all = index
             .search_confirming("\"castle river\"", 10, 0, 5)
             .unwrap();
@@ -556,6 +643,14 @@ mod tests {
             .search_confirming("\"castle river\"", 10, 0, 2)
             .unwrap();
         assert_eq!((some.total, some.total_exact), (2, false));
+        assert_eq!(ids(&some), BTreeSet::from(["d1".into(), "d2".into()]));
+        let either = index
+            .search_confirming("\"castle river\" OR glacier", 10, 0, 2)
+            .unwrap();
+        // Ranked by all its words, the glacier (the rarest) first: d2 is confirmed, d5 needs
+        // no confirming.
+        assert_eq!((either.total, either.total_exact), (2, false));
+        assert_eq!(ids(&either), BTreeSet::from(["d2".into(), "d5".into()]));
         // Words alone need no check.
         let words = index.search_confirming("castle river", 10, 0, 0).unwrap();
         assert_eq!((words.total, words.total_exact), (5, true));
