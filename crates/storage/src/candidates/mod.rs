@@ -21,5 +21,5 @@ mod share;
 pub use map::{CandidateMap, CandidateProbe};
 pub use share::CandidateShare;
 
-pub(crate) use keys::set_keys;
+pub(crate) use keys::{SetKey, set_keys};
 pub(crate) use map::shingle_key;

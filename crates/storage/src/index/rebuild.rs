@@ -28,6 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
 use tantivy::{DocAddress, Searcher, TantivyDocument};
 
 use super::IndexError;
@@ -35,9 +36,13 @@ use super::LibraryIndex;
 use super::open::{signature_path, write_current};
 use super::raw::alive_documents;
 use super::schema::field_names;
-use super::signatures::{Building, SignatureIndex};
+use super::signatures::{Building, SignatureIndex, Signed};
 use super::stats::{count_statistics, load_snapshot, save_snapshot, snapshot_path};
 use dupfinder_common::clock::unix_now;
+
+/// Documents a re-index reads, then signs on every core, at a time: a few megabytes of full
+/// papers' stored bytes.
+const SIGN_AT_ONCE: usize = 256;
 
 /// How a re-index runs.
 #[derive(Debug, Clone, Copy)]
@@ -296,20 +301,39 @@ impl LibraryIndex {
         let searcher = self.searcher();
         let path = self.content_path.as_path();
         let mut done = 0u64;
+        let mut read = Vec::with_capacity(SIGN_AT_ONCE);
         for segment in searcher.segment_readers() {
             let keys = segment
                 .fast_fields()
                 .u64(field_names::DOC_KEY)
                 .map_err(IndexError::tantivy(path))?;
-            for document in alive_documents(segment, path)? {
-                let (doc, stored) = document?;
-                if keys.first(doc).is_some_and(|key| skip.contains(&key)) {
-                    continue;
+            let mut documents = alive_documents(segment, path)?.peekable();
+            while documents.peek().is_some() {
+                read.clear();
+                for document in documents.by_ref() {
+                    let (doc, stored) = document?;
+                    if keys.first(doc).is_none_or(|key| !skip.contains(&key)) {
+                        read.push(stored);
+                        if read.len() == SIGN_AT_ONCE {
+                            break;
+                        }
+                    }
                 }
-                signatures.stage_new(self.stored_doc_id(&stored), &self.decode_counts(&stored)?)?;
-                done += 1;
-                if !after_each(done)? {
-                    return Ok(false);
+                // Signing reads only the snapshot: the documents read are signed on every
+                // core, then staged in their order.
+                let signed: Vec<Signed> = read
+                    .par_iter()
+                    .map(|stored| {
+                        let counts = self.decode_counts(stored)?;
+                        Ok(signatures.sign(self.stored_doc_id(stored), &counts))
+                    })
+                    .collect::<Result<_, IndexError>>()?;
+                for signed in signed {
+                    signatures.stage_new(signed)?;
+                    done += 1;
+                    if !after_each(done)? {
+                        return Ok(false);
+                    }
                 }
             }
         }

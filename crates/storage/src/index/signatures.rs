@@ -21,7 +21,7 @@ use super::error::open_or_create;
 use super::postings::live_docs;
 use super::schema::field_names;
 use super::{IndexError, SignatureSchema, doc_key};
-use crate::candidates::{CandidateShare, set_keys};
+use crate::candidates::{CandidateShare, SetKey, set_keys};
 use dupfinder_signature::{
     RobustScheme, StatsSnapshot, robust_signatures_of, seed_signature_of, top_terms, weigh_terms,
 };
@@ -66,6 +66,20 @@ pub struct SignatureIndex {
     merges_paused: std::sync::atomic::AtomicBool,
     /// Where the term sets of the signatures staged here are filed, across libraries.
     candidates: Option<Arc<CandidateShare>>,
+}
+
+/// A document signed in one generation ([`SignatureIndex::sign`]), ready to stage.
+pub(crate) struct Signed {
+    doc_id: String,
+    /// `None` for a document too short to have a signature.
+    signatures: Option<Signatures>,
+}
+
+struct Signatures {
+    seed: u32,
+    robust: Vec<u64>,
+    /// The term sets the candidate map files (none without a map).
+    sets: Vec<SetKey>,
 }
 
 impl SignatureIndex {
@@ -178,12 +192,27 @@ impl SignatureIndex {
 
     /// Stages the signatures of a document known not to be signed yet (a full re-sign into an
     /// empty index): no delete to apply, which saves a term lookup per document.
-    pub(crate) fn stage_new(
-        &self,
-        doc_id: &str,
-        term_counts: &[(String, u32)],
-    ) -> Result<(), IndexError> {
-        self.stage_with(doc_id, term_counts, false)
+    pub(crate) fn stage_new(&self, signed: Signed) -> Result<(), IndexError> {
+        self.stage_signed(signed, false)
+    }
+
+    /// What a document's term counts give in this generation: its signatures and the term
+    /// sets the candidate map files. Reads nothing but the snapshot, so that many documents can
+    /// be signed at once and staged in turn.
+    pub(crate) fn sign(&self, doc_id: &str, term_counts: &[(String, u32)]) -> Signed {
+        let ordered = top_terms(weigh_terms(term_counts, &self.snapshot), usize::MAX);
+        let signatures = seed_signature_of(&ordered).map(|seed| Signatures {
+            seed,
+            robust: robust_signatures_of(&ordered, self.scheme),
+            sets: match &self.candidates {
+                Some(_) => set_keys(&ordered, self.scheme),
+                None => Vec::new(),
+            },
+        });
+        Signed {
+            doc_id: doc_id.to_string(),
+            signatures,
+        }
     }
 
     /// Stages a document's signatures and files their term sets in the candidate map, which
@@ -194,30 +223,36 @@ impl SignatureIndex {
         term_counts: &[(String, u32)],
         replace: bool,
     ) -> Result<(), IndexError> {
-        let ordered = top_terms(weigh_terms(term_counts, &self.snapshot), usize::MAX);
-        let Some(seed) = seed_signature_of(&ordered) else {
+        self.stage_signed(self.sign(doc_id, term_counts), replace)
+    }
+
+    /// Stages what [`sign`](Self::sign) gave, replacing any earlier signatures of the
+    /// document when `replace`.
+    fn stage_signed(&self, signed: Signed, replace: bool) -> Result<(), IndexError> {
+        let Signed { doc_id, signatures } = signed;
+        let Some(Signatures { seed, robust, sets }) = signatures else {
             // No signature; an earlier version's goes all the same.
             return self.with_writer(|writer| {
                 if replace {
-                    writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
+                    writer.delete_term(Term::from_field_text(self.schema.doc_id, &doc_id));
                 }
                 Ok(())
             });
         };
         if let Some(candidates) = &self.candidates {
-            candidates.add_sets(self.generation, &set_keys(&ordered, self.scheme))?;
+            candidates.add_sets(self.generation, &sets)?;
         }
         let mut document = TantivyDocument::new();
-        document.add_text(self.schema.doc_id, doc_id);
-        document.add_u64(self.schema.doc_key, doc_key(doc_id));
+        document.add_text(self.schema.doc_id, &doc_id);
+        document.add_u64(self.schema.doc_key, doc_key(&doc_id));
         document.add_u64(self.schema.seed, u64::from(seed));
-        for robust in robust_signatures_of(&ordered, self.scheme) {
+        for robust in robust {
             document.add_u64(self.schema.robust, robust);
         }
         document.add_u64(self.schema.generation, self.generation);
         self.with_writer(|writer| {
             if replace {
-                writer.delete_term(Term::from_field_text(self.schema.doc_id, doc_id));
+                writer.delete_term(Term::from_field_text(self.schema.doc_id, &doc_id));
             }
             // Adding only fails once the writer has died, which the commit reports.
             let _ = writer.add_document(document);

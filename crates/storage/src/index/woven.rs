@@ -118,6 +118,12 @@ fn spell(surface: &str, term: &str, own: &mut Vec<u8>) -> (Capitals, usize) {
         }
         shared
     };
+    if surface.chars().all(|c| lower(c) == c) {
+        // Nothing to lower (most spellings): as it is.
+        let shared = shared_with(surface);
+        own.extend_from_slice(&surface.as_bytes()[shared..]);
+        return (Capitals::AsIs, shared);
+    }
     let mut chars = surface.chars();
     let first: String = chars.next().map(lower).into_iter().chain(chars).collect();
     let all: String = surface.chars().map(lower).collect();
