@@ -22,8 +22,9 @@ use super::IndexError;
 const META_FILE: &str = "meta.json";
 
 /// Brings the index in `directory` (at `path`) to `schema` when it was written with a prefix of
-/// it followed only by fields a segment can lack (stored fields, text fields without a column). Returns the names of the fields added; empty when there
-/// was nothing to upgrade (no index yet, the same schema, or a difference it cannot bridge).
+/// it followed only by fields a segment can lack (stored fields, indexed text and string fields
+/// without a fast column). Returns the names of the fields added; empty when there was nothing
+/// to upgrade (no index yet, the same schema, or a difference it cannot bridge).
 pub(crate) fn upgrade_schema(
     path: &Path,
     directory: &MmapDirectory,
