@@ -267,6 +267,20 @@ impl TermCounts {
         Some((&self.terms[start as usize..end as usize], count))
     }
 
+    /// The first place whose term fails `before`, which every term holds up to some place and
+    /// none after it (as a slice's `partition_point`): terms are in term order.
+    pub(crate) fn partition_point(&self, before: impl Fn(&str) -> bool) -> usize {
+        let (mut low, mut high) = (0, self.len());
+        while low < high {
+            let middle = (low + high) / 2;
+            match self.get(middle).is_some_and(|(term, _)| before(term)) {
+                true => low = middle + 1,
+                false => high = middle,
+            }
+        }
+        low
+    }
+
     /// The byte length of the term at `place`.
     pub(crate) fn term_len(&self, place: usize) -> Option<usize> {
         let end = self.entries.get(place)?.0;

@@ -349,36 +349,16 @@ fn holds_phrase(phrase: &SequencePhraseQuery, store: &StoreReader, doc: DocId) -
     wanted.is_some_and(|wanted| in_order(&places, &wanted, phrase.slop))
 }
 
-/// The places in `counts` of the terms `word` stands for (a run: terms are in term order);
-/// `None` when the document has none.
+/// The places in `counts` of the terms `word` stands for (a run: terms are in term order, and
+/// those beginning with a prefix follow those before it); `None` when the document has none.
 fn places_of(counts: &TermCounts, word: &PhraseWord) -> Option<Range<u32>> {
     let key = word.text.as_str();
-    let start = partition(counts, |term| term < key);
+    let start = counts.partition_point(|term| term < key);
     let end = match word.prefix {
-        true => start + partition_from(counts, start, |term| term.starts_with(key)),
-        false => start + partition_from(counts, start, |term| term == key),
+        true => counts.partition_point(|term| term < key || term.starts_with(key)),
+        false => counts.partition_point(|term| term <= key),
     };
     (start < end).then_some(start as u32..end as u32)
-}
-
-/// The first place whose term fails `before`, terms being in order.
-fn partition(counts: &TermCounts, before: impl Fn(&str) -> bool) -> usize {
-    let (mut low, mut high) = (0, counts.len());
-    while low < high {
-        let middle = (low + high) / 2;
-        match counts.get(middle).is_some_and(|(term, _)| before(term)) {
-            true => low = middle + 1,
-            false => high = middle,
-        }
-    }
-    low
-}
-
-/// How many places from `start` on hold terms that pass `within`, terms being in order.
-fn partition_from(counts: &TermCounts, start: usize, within: impl Fn(&str) -> bool) -> usize {
-    (start..counts.len())
-        .take_while(|&place| counts.get(place).is_some_and(|(term, _)| within(term)))
-        .count()
 }
 
 /// Whether `places` (each token's term) holds the phrase whose words stand for the terms of
