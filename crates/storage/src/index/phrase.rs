@@ -8,7 +8,8 @@
 //!
 //! Reading a document back costs a few hundred microseconds (its block decompressed, its terms
 //! and their order decoded), so a search confirms at most [`PHRASE_CHECKS`] of them: the best
-//! its phrases' words rank (`search.rs`). When more documents hold the words, the search says
+//! its phrases' words rank (`search.rs`), each read once for all the search's phrases
+//! ([`PhraseBook`]). When more documents hold the words, the search says
 //! its total is a lower bound: a phrase of common words over a large archive is answered in
 //! bounded time, its hits the best of those confirmed, and says so.
 
@@ -16,7 +17,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 use rustc_hash::FxHashMap;
 
 use tantivy::index::SegmentId;
@@ -72,10 +73,18 @@ impl PhraseBudget {
 
 /// One word of a phrase: its term, or, for the last word of a prefix phrase (`"word sen"*`),
 /// the start every term it stands for begins with.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct PhraseWord {
     text: String,
     prefix: bool,
+}
+
+/// A phrase as its words are checked in a term sequence.
+#[derive(Debug, Clone, PartialEq)]
+struct Phrase {
+    words: Vec<PhraseWord>,
+    /// The most words that may stand between the phrase's words, in all (`"…"~slop`).
+    slop: u32,
 }
 
 /// Where a stored document keeps what a phrase is checked against.
@@ -85,30 +94,96 @@ pub(crate) struct SequenceFields {
     pub(crate) term_seq: Field,
 }
 
+/// The phrases of one search and what each long text it read holds of them. A document is read
+/// and decoded once, when a phrase first asks for it, and every phrase of the search is checked
+/// in it then: a query of many phrases whose words the same papers hold costs one read of each,
+/// not one for each phrase, and no phrase spends the budget the others need.
+#[derive(Debug)]
+pub(crate) struct PhraseBook {
+    fields: SequenceFields,
+    /// Every phrase of the search, each once; complete before the search runs.
+    phrases: RwLock<Vec<Phrase>>,
+    /// For each document read, whether it holds each phrase (in the order above).
+    read: Mutex<FxHashMap<(SegmentId, DocId), Found>>,
+}
+
+/// Whether a document holds each phrase of a [`PhraseBook`].
+type Found = Arc<[bool]>;
+
+impl PhraseBook {
+    pub(crate) fn new(fields: SequenceFields) -> Arc<Self> {
+        Arc::new(PhraseBook {
+            fields,
+            phrases: RwLock::default(),
+            read: Mutex::default(),
+        })
+    }
+
+    /// The number of `phrase` in the book, added if it is new.
+    fn add(&self, phrase: Phrase) -> usize {
+        let mut phrases = self.phrases.write();
+        match phrases.iter().position(|known| *known == phrase) {
+            Some(which) => which,
+            None => {
+                phrases.push(phrase);
+                phrases.len() - 1
+            }
+        }
+    }
+
+    /// Whether document `doc` of `segment` holds phrase `which`: read from `store`, if no phrase
+    /// read it yet, while `budget` lasts (`None` when it is spent).
+    fn holds(
+        &self,
+        which: usize,
+        segment: SegmentId,
+        store: &StoreReader,
+        doc: DocId,
+        budget: &PhraseBudget,
+    ) -> Option<bool> {
+        if let Some(&holds) = self
+            .read
+            .lock()
+            .get(&(segment, doc))
+            .and_then(|found| found.get(which))
+        {
+            return Some(holds);
+        }
+        if !budget.take() {
+            return None;
+        }
+        let found: Arc<[bool]> =
+            holds_phrases(&self.phrases.read(), self.fields, store, doc).into();
+        let holds = found.get(which).copied().unwrap_or(false);
+        self.read.lock().insert((segment, doc), found);
+        Some(holds)
+    }
+}
+
 /// A phrase over a field without positions, confirmed against each document's term sequence.
 #[derive(Debug, Clone)]
 pub(crate) struct SequencePhraseQuery {
-    words: Vec<PhraseWord>,
-    /// The most words that may stand between the phrase's words, in all (`"…"~slop`).
-    slop: u32,
+    /// The phrase's number in `book`.
+    which: usize,
     /// The conjunction of the phrase's whole words in the field: the candidates, and their
     /// score.
     words_query: BooleanQuery,
     terms: Vec<Term>,
-    fields: SequenceFields,
+    book: Arc<PhraseBook>,
     budget: Arc<PhraseBudget>,
     confirm: Confirm,
 }
 
 impl SequencePhraseQuery {
-    /// A phrase of `words` (analysed terms, in order; at least two) in `field`; with `prefix`,
-    /// the last word stands for any term beginning with it; confirmed where `confirm` says.
+    /// A phrase of `words` (analysed terms, in order; at least two) in `field`, entered in
+    /// `book`; with `prefix`, the last word stands for any term beginning with it; confirmed
+    /// where `confirm` says, while `budget` lasts.
     pub(crate) fn new(
         field: Field,
         words: Vec<String>,
         slop: u32,
         prefix: bool,
-        fields: SequenceFields,
+        book: Arc<PhraseBook>,
         budget: Arc<PhraseBudget>,
         confirm: Confirm,
     ) -> Self {
@@ -138,11 +213,10 @@ impl SequencePhraseQuery {
                 .collect(),
         );
         SequencePhraseQuery {
-            words,
-            slop,
+            which: book.add(Phrase { words, slop }),
             words_query,
             terms,
-            fields,
+            book,
             budget,
             confirm,
         }
@@ -157,7 +231,6 @@ impl Query for SequencePhraseQuery {
         Ok(Box::new(SequencePhraseWeight {
             words: self.words_query.weight(enable_scoring)?,
             phrase: Arc::new(self.clone()),
-            confirmed: Arc::default(),
         }))
     }
 
@@ -171,13 +244,7 @@ impl Query for SequencePhraseQuery {
 struct SequencePhraseWeight {
     words: Box<dyn Weight>,
     phrase: Arc<SequencePhraseQuery>,
-    confirmed: Arc<Confirmed>,
 }
-
-/// What a search found of each document it read: tantivy may open a segment's scorer more than
-/// once (an intersection aligns its scorers by opening them), and a document is read and
-/// counted against the budget once.
-type Confirmed = Mutex<FxHashMap<(SegmentId, DocId), bool>>;
 
 impl Weight for SequencePhraseWeight {
     fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
@@ -186,7 +253,6 @@ impl Weight for SequencePhraseWeight {
             // A candidate is read once: its block is rarely another's (a long text fills one).
             store: reader.get_store_reader(1)?,
             phrase: self.phrase.clone(),
-            confirmed: self.confirmed.clone(),
             segment: reader.segment_id(),
             only: match &self.phrase.confirm {
                 Confirm::Only(candidates) => Some(
@@ -205,7 +271,9 @@ impl Weight for SequencePhraseWeight {
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
         let store = reader.get_store_reader(1)?;
-        if !holds_phrase(&self.phrase, &store, doc) {
+        let book = &self.phrase.book;
+        let phrase = &book.phrases.read()[self.phrase.which];
+        if !holds_phrases(std::slice::from_ref(phrase), book.fields, &store, doc)[0] {
             return Err(TantivyError::InvalidArgument(format!(
                 "document {doc} does not hold the phrase"
             )));
@@ -234,7 +302,6 @@ struct SequencePhraseScorer {
     words: Box<dyn Scorer>,
     store: StoreReader,
     phrase: Arc<SequencePhraseQuery>,
-    confirmed: Arc<Confirmed>,
     segment: SegmentId,
     /// The segment's candidates, when only they are confirmed.
     only: Option<Vec<DocId>>,
@@ -246,6 +313,7 @@ impl SequencePhraseScorer {
     /// Moves on from the current candidate (included) to the first that holds the phrase.
     fn settle(&mut self) -> DocId {
         let mut doc = self.words.doc();
+        let phrase = &self.phrase;
         while doc != TERMINATED {
             if let Some(only) = &self.only
                 && only.binary_search(&doc).is_err()
@@ -253,24 +321,18 @@ impl SequencePhraseScorer {
                 doc = self.words.advance();
                 continue;
             }
-            let known = self.confirmed.lock().get(&(self.segment, doc)).copied();
-            let holds = match known {
-                Some(holds) => holds,
-                None if self.phrase.budget.take() => {
-                    let holds = holds_phrase(&self.phrase, &self.store, doc);
-                    self.confirmed.lock().insert((self.segment, doc), holds);
-                    holds
-                }
+            match phrase
+                .book
+                .holds(phrase.which, self.segment, &self.store, doc, &phrase.budget)
+            {
+                Some(true) => return doc,
+                Some(false) => doc = self.words.advance(),
                 None => {
                     // Counted as not holding it, as is every candidate after it.
                     self.ended = true;
                     return TERMINATED;
                 }
-            };
-            if holds {
-                return doc;
             }
-            doc = self.words.advance();
         }
         TERMINATED
     }
@@ -318,35 +380,81 @@ impl Scorer for SequencePhraseScorer {
     }
 }
 
-/// Whether document `doc` of `store` holds `phrase`'s words in order. A document that cannot
-/// be read does not: a search has no error to give for one document, and a check reports it
-/// where it reads it.
-fn holds_phrase(phrase: &SequencePhraseQuery, store: &StoreReader, doc: DocId) -> bool {
-    let Some(raw) = store
-        .get_document_bytes(doc)
-        .ok()
-        .and_then(RawDocument::parse)
-    else {
-        return false;
+/// Whether document `doc` of `store` holds each of `phrases`' words in order. A document that
+/// cannot be read holds none: a search has no error to give for one document, and a check
+/// reports it where it reads it.
+fn holds_phrases(
+    phrases: &[Phrase],
+    fields: SequenceFields,
+    store: &StoreReader,
+    doc: DocId,
+) -> Vec<bool> {
+    let read = || {
+        let raw = store
+            .get_document_bytes(doc)
+            .ok()
+            .and_then(RawDocument::parse)?;
+        let counts =
+            decode_compact_counts(raw.first_bytes(fields.term_counts).unwrap_or_default())?;
+        let places = term_places(raw.first_bytes(fields.term_seq)?, &counts)?;
+        Some((Positions::new(&places, counts.len())?, counts))
     };
-    let fields = phrase.fields;
-    let Some(counts) =
-        decode_compact_counts(raw.first_bytes(fields.term_counts).unwrap_or_default())
-    else {
-        return false;
+    let Some((positions, counts)) = read() else {
+        return vec![false; phrases.len()];
     };
-    let Some(places) = raw
-        .first_bytes(fields.term_seq)
-        .and_then(|sequence| term_places(sequence, &counts))
-    else {
-        return false;
-    };
-    let wanted: Option<Vec<Range<u32>>> = phrase
-        .words
+    phrases
         .iter()
-        .map(|word| places_of(&counts, word))
-        .collect();
-    wanted.is_some_and(|wanted| in_order(&places, &wanted, phrase.slop))
+        .map(|phrase| {
+            let wanted: Option<Vec<Range<u32>>> = phrase
+                .words
+                .iter()
+                .map(|word| places_of(&counts, word))
+                .collect();
+            wanted.is_some_and(|wanted| in_order(&positions, &wanted, phrase.slop))
+        })
+        .collect()
+}
+
+/// A document's tokens grouped by term: the positions an index would have kept, made once from
+/// its term sequence for every phrase checked in it.
+struct Positions {
+    /// Where each term's positions begin in `positions`, and where the last ends.
+    starts: Vec<u32>,
+    /// Each term's positions, ascending, the terms in term order.
+    positions: Vec<u32>,
+}
+
+impl Positions {
+    /// The positions of `places` (each token's term, below `terms`); `None` when a place is out
+    /// of range.
+    fn new(places: &[u32], terms: usize) -> Option<Self> {
+        let mut starts = vec![0u32; terms + 1];
+        for &place in places {
+            *starts.get_mut(place as usize + 1)? += 1;
+        }
+        for term in 0..terms {
+            starts[term + 1] += starts[term];
+        }
+        let mut next = starts.clone();
+        let mut positions = vec![0u32; places.len()];
+        for (position, &place) in places.iter().enumerate() {
+            let at = &mut next[place as usize];
+            positions[*at as usize] = position as u32;
+            *at += 1;
+        }
+        Some(Positions { starts, positions })
+    }
+
+    /// The positions of the terms of `run`, ascending.
+    fn of(&self, run: &Range<u32>) -> Vec<u32> {
+        let start = self.starts[run.start as usize] as usize;
+        let end = self.starts[run.end as usize] as usize;
+        let mut positions = self.positions[start..end].to_vec();
+        if run.len() > 1 {
+            positions.sort_unstable();
+        }
+        positions
+    }
 }
 
 /// The places in `counts` of the terms `word` stands for (a run: terms are in term order, and
@@ -366,26 +474,27 @@ fn places_of(counts: &TermCounts, word: &PhraseWord) -> Option<Range<u32>> {
 /// its position less the word's place in the phrase; the steps from each word's to the next add
 /// up to at most `slop`. At 0 the words stand side by side in order; at 1 one word may stand
 /// one off (a word between, or a repeated word's one token shared); two words swapped cost 2.
-pub(crate) fn in_order(places: &[u32], wanted: &[Range<u32>], slop: u32) -> bool {
-    if wanted.is_empty() {
+fn in_order(positions: &Positions, wanted: &[Range<u32>], slop: u32) -> bool {
+    let Some((first, rest)) = wanted.split_first() else {
         return false;
-    }
+    };
     // Each word's tokens, as positions less the word's place: ascending.
-    let mut tokens: Vec<Vec<i64>> = vec![Vec::new(); wanted.len()];
-    for (position, place) in places.iter().enumerate() {
-        for (word, run) in wanted.iter().enumerate() {
-            if run.contains(place) {
-                tokens[word].push(position as i64 - word as i64);
-            }
-        }
-    }
+    let tokens = |word: usize, run: &Range<u32>| {
+        positions
+            .of(run)
+            .into_iter()
+            .map(move |at| i64::from(at) - word as i64)
+    };
     let slop = i64::from(slop);
     // Each token of the word so far that a phrase reaches, with the least slop it spends.
-    let mut reached: Vec<(i64, i64)> = tokens[0].iter().map(|&at| (at, 0)).collect();
-    for next in &tokens[1..] {
+    let mut reached: Vec<(i64, i64)> = tokens(0, first).map(|at| (at, 0)).collect();
+    for (word, run) in rest.iter().enumerate() {
+        if reached.is_empty() {
+            break;
+        }
         let mut from = 0;
         let mut now = Vec::new();
-        for &at in next {
+        for at in tokens(word + 1, run) {
             while from < reached.len() && reached[from].0 < at - slop {
                 from += 1;
             }
@@ -413,6 +522,9 @@ mod tests {
         // Terms: 0 a, 1 b, 2 c, 3 d.
         let text = [0, 1, 2, 3, 0, 2, 3, 1];
         let run = |place: u32| place..place + 1;
+        let in_order = |text: &[u32], wanted: &[Range<u32>], slop| {
+            in_order(&Positions::new(text, 4).unwrap(), wanted, slop)
+        };
         assert!(in_order(&text, &[run(0), run(1), run(2)], 0));
         // "c _ b" at 5..7 is one off; "b a" (at 1, 0) swapped costs 2.
         assert!(in_order(&text, &[run(2), run(1)], 1));

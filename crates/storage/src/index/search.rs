@@ -29,7 +29,9 @@ use rustc_hash::FxHashMap;
 use tantivy::DocId;
 use tantivy::index::SegmentId;
 
-use super::phrase::{Confirm, PHRASE_CHECKS, PhraseBudget, SequenceFields, SequencePhraseQuery};
+use super::phrase::{
+    Confirm, PHRASE_CHECKS, PhraseBook, PhraseBudget, SequenceFields, SequencePhraseQuery,
+};
 use super::{
     DocumentMeta, IndexError, LONG_TEXT, LibraryIndex, QueryError, TOKENIZER_NAME, translate_query,
 };
@@ -146,9 +148,15 @@ impl LibraryIndex {
             // `checks` are confirmed, and a phrase holds in no other. Then no phrase is
             // confirmed in more documents than `checks`, and the hits are the best of those
             // that hold it.
+            // Both queries enter their phrases in one book: a long text is read once in the
+            // search, and every phrase checked in it then.
+            let book = PhraseBook::new(SequenceFields {
+                term_counts: schema.term_counts,
+                term_seq: schema.term_seq,
+            });
             let ranking = PhraseBudget::new(checks);
             let (long_texts, phrases) = self
-                .long_text_query(ast.clone(), &ranking, Confirm::No)
+                .long_text_query(ast.clone(), &book, &ranking, Confirm::No)
                 .map_err(|e| SearchError::InvalidQuery(e.to_string()))?;
             budgets.push(ranking.clone());
             let mut long_texts = long_texts.unwrap_or_else(|| Box::new(EmptyQuery));
@@ -169,7 +177,7 @@ impl LibraryIndex {
                 }
                 let excluded = PhraseBudget::new(checks);
                 let (confirming, _) = self
-                    .long_text_query(ast, &excluded, Confirm::Only(Arc::new(candidates)))
+                    .long_text_query(ast, &book, &excluded, Confirm::Only(Arc::new(candidates)))
                     .map_err(|e| SearchError::InvalidQuery(e.to_string()))?;
                 long_texts = confirming.unwrap_or_else(|| Box::new(EmptyQuery));
                 all_ranked = holders <= checks;
@@ -237,10 +245,11 @@ impl LibraryIndex {
     /// in the term sequence: confirmed where `asked` says if the query asks for it, in every
     /// document (while `budget` lasts) if it excludes it. `None` when nothing is left to look
     /// for (every word a stop word), as the parser leaves such a clause out. With it, how many
-    /// phrases it asks for.
+    /// phrases it asks for. Its phrases are entered in `book`.
     fn long_text_query(
         &self,
         ast: UserInputAst,
+        book: &Arc<PhraseBook>,
         budget: &Arc<PhraseBudget>,
         asked: Confirm,
     ) -> Result<(Option<Box<dyn Query>>, usize), QueryParserError> {
@@ -257,10 +266,7 @@ impl LibraryIndex {
                     tokenizer: TOKENIZER_NAME.to_string(),
                 })?,
             field: schema.body_terms,
-            fields: SequenceFields {
-                term_counts: schema.term_counts,
-                term_seq: schema.term_seq,
-            },
+            book: book.clone(),
             budget: budget.clone(),
             asked,
             phrases: Cell::new(0),
@@ -278,7 +284,7 @@ struct LongTextQuery {
     titles: QueryParser,
     analyzer: TextAnalyzer,
     field: Field,
-    fields: SequenceFields,
+    book: Arc<PhraseBook>,
     budget: Arc<PhraseBudget>,
     /// Where the phrases the query asks for (not those it excludes) are confirmed.
     asked: Confirm,
@@ -329,7 +335,7 @@ impl LongTextQuery {
                         words,
                         literal.slop,
                         literal.prefix,
-                        self.fields,
+                        self.book.clone(),
                         self.budget.clone(),
                         confirm,
                     );
@@ -654,5 +660,39 @@ mod tests {
         // Words alone need no check.
         let words = index.search_confirming("castle river", 10, 0, 0).unwrap();
         assert_eq!((words.total, words.total_exact), (5, true));
+    }
+
+    /// A search reads each long text once, however many of its phrases ask for it: five phrases
+    /// whose words every text holds, each in the order of one text, are all confirmed within a
+    /// budget of five reads.
+    #[test]
+    fn a_long_text_is_read_once_for_all_of_a_searchs_phrases() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = open_index(dir.path());
+        let pair = |i: usize| [WORDS[i], WORDS[(i + 1) % WORDS.len()]];
+        let documents: Vec<PreparedDocument> = (0..WORDS.len())
+            .map(|i| {
+                // The pair side by side, every other word between nouns.
+                let mut text = format!("{} {}", filler(LONG_TEXT_TOKENS, i), pair(i).join(" "));
+                for (j, word) in WORDS.iter().enumerate() {
+                    if !pair(i).contains(word) {
+                        text += &format!(" {} {word}", filler(3, i + j));
+                    }
+                }
+                english(&format!("d{i}"), None, &format!("{text} {}", filler(3, i)))
+            })
+            .collect();
+        index.add(&documents).unwrap();
+        let phrases: Vec<String> = (0..WORDS.len())
+            .map(|i| format!("\"{}\"", pair(i).join(" ")))
+            .collect();
+        for phrase in &phrases {
+            let one = index.search_confirming(phrase, 10, 0, WORDS.len()).unwrap();
+            assert_eq!(one.total, 1, "{phrase}");
+        }
+        let all = index
+            .search_confirming(&phrases.join(" OR "), 10, 0, WORDS.len())
+            .unwrap();
+        assert_eq!((all.total, all.total_exact), (WORDS.len(), true));
     }
 }
