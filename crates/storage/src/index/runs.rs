@@ -43,7 +43,7 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tantivy::directory::{Directory, MmapDirectory, OwnedBytes};
 
@@ -98,6 +98,9 @@ pub(crate) struct Run {
     shingles: u64,
     blocks: usize,
     index_at: usize,
+    /// Whether the table names each document once (found when first asked): a merged run's
+    /// always does, a commit's unless it staged one text twice.
+    unique: OnceLock<bool>,
 }
 
 /// A damaged run: its path and what is wrong.
@@ -205,6 +208,7 @@ impl Run {
             shingles,
             blocks,
             index_at,
+            unique: OnceLock::new(),
         })
     }
 
@@ -252,8 +256,10 @@ impl Run {
         Ok((self.first_key(block), bytes))
     }
 
-    /// Adds the documents filed under `shingle`'s key to `out`; answers how many there were.
-    fn find(&self, shingle: u64, out: &mut Vec<RunDoc>) -> Result<usize, IndexError> {
+    /// The places in the table of the documents filed under `shingle`'s key, in `places`
+    /// (cleared; left empty when there are none).
+    fn places(&self, shingle: u64, places: &mut Vec<u32>) -> Result<(), IndexError> {
+        places.clear();
         let wanted = shingle >> self.shift();
         // The last block whose first key is not above the one wanted.
         let (mut low, mut high) = (0, self.blocks);
@@ -266,27 +272,43 @@ impl Run {
             }
         }
         let Some(block) = low.checked_sub(1) else {
-            return Ok(0);
+            return Ok(());
         };
         let mut entries = BlockEntries::new(self, block)?;
-        let mut places = Vec::new();
-        while let Some(key) = entries.next(&mut places)? {
+        while let Some(key) = entries.next(places)? {
             if key == wanted {
-                for &place in &places {
-                    out.push(self.document(place as usize).ok_or_else(|| {
-                        damaged(
-                            &self.path,
-                            format!("a document place {place} past the table"),
-                        )
-                    })?);
-                }
-                return Ok(places.len());
+                return Ok(());
             }
             if key > wanted {
                 break;
             }
         }
-        Ok(0)
+        places.clear();
+        Ok(())
+    }
+
+    /// Adds the documents at `places` of the table to `out`.
+    fn documents_at(&self, places: &[u32], out: &mut Vec<RunDoc>) -> Result<(), IndexError> {
+        for &place in places {
+            out.push(self.document(place as usize).ok_or_else(|| {
+                damaged(
+                    &self.path,
+                    format!("a document place {place} past the table"),
+                )
+            })?);
+        }
+        Ok(())
+    }
+
+    /// Whether the table names each document once.
+    fn unique(&self) -> bool {
+        *self.unique.get_or_init(|| {
+            let mut table: Vec<RunDoc> = (0..self.documents)
+                .filter_map(|n| self.document(n))
+                .collect();
+            table.sort_unstable();
+            table.windows(2).all(|pair| pair[0] != pair[1])
+        })
     }
 }
 
@@ -652,14 +674,43 @@ impl RunSet {
         self.runs.len()
     }
 
-    /// Adds the documents filed under `shingle` in every run to `out` (a document filed in
-    /// several runs is added once per run); answers how many were added.
-    pub(crate) fn find(&self, shingle: u64, out: &mut Vec<RunDoc>) -> Result<usize, IndexError> {
-        let mut found = 0;
+    /// The documents filed under `shingle`, each once however many runs file it: added to `out`
+    /// (cleared) when there are at most `at_most` of them; answers how many there are. A
+    /// shingle most documents hold is counted, not gathered: when one run alone files it and
+    /// names each document once, its count is the run's.
+    pub(crate) fn find_distinct(
+        &self,
+        shingle: u64,
+        out: &mut Vec<RunDoc>,
+        at_most: usize,
+    ) -> Result<usize, IndexError> {
+        out.clear();
+        let mut places = Vec::new();
+        let mut holding: Vec<(&Run, Vec<u32>)> = Vec::new();
         for run in &self.runs {
-            found += run.find(shingle, out)?;
+            run.places(shingle, &mut places)?;
+            if !places.is_empty() {
+                holding.push((run, std::mem::take(&mut places)));
+            }
         }
-        Ok(found)
+        if let [(run, places)] = holding.as_slice()
+            && run.unique()
+        {
+            if places.len() <= at_most {
+                run.documents_at(places, out)?;
+            }
+            return Ok(places.len());
+        }
+        for (run, places) in &holding {
+            run.documents_at(places, out)?;
+        }
+        out.sort_unstable();
+        out.dedup();
+        let distinct = out.len();
+        if distinct > at_most {
+            out.clear();
+        }
+        Ok(distinct)
     }
 
     /// This set with `run` added as the newest.
@@ -979,12 +1030,40 @@ mod tests {
         found
     }
 
+    /// The documents `set` files under `shingle`, sorted; a lookup that may gather none of
+    /// them counts as many.
     fn found(set: &RunSet, shingle: u64) -> Vec<RunDoc> {
         let mut out = Vec::new();
-        set.find(shingle, &mut out).unwrap();
+        let distinct = set.find_distinct(shingle, &mut out, usize::MAX).unwrap();
+        assert_eq!(distinct, out.len());
+        let mut counted = vec![RunDoc { key: 0, content: 0 }];
+        let at_most = distinct.saturating_sub(1);
+        assert_eq!(
+            set.find_distinct(shingle, &mut counted, at_most).unwrap(),
+            distinct
+        );
+        assert!(counted.is_empty() || distinct == 0);
         out.sort();
-        out.dedup();
         out
+    }
+
+    /// A commit that staged one text twice names its document twice: a lookup counts it once,
+    /// and one it may only count says so.
+    #[test]
+    fn a_document_named_twice_in_a_table_is_found_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let twice = RunDoc { key: 5, content: 6 };
+        let other = RunDoc { key: 7, content: 8 };
+        let shared = shingle(1, 1);
+        let mut pairs = vec![(shared, 0), (shared, 1), (shared, 2), (shingle(2, 2), 2)];
+        write_run(dir.path(), 1, &[twice, twice, other], &mut pairs).unwrap();
+        let set = RunSet::open(dir.path()).unwrap();
+        assert!(!set.runs[0].unique());
+        assert_eq!(found(&set, shared), vec![twice, other]);
+        assert_eq!(found(&set, shingle(2, 2)), vec![other]);
+        let mut out = Vec::new();
+        assert_eq!(set.find_distinct(shared, &mut out, 1).unwrap(), 2);
+        assert!(out.is_empty());
     }
 
     /// Random commits of documents with shingles from a small space of keys (so that shingles
@@ -1118,7 +1197,10 @@ mod tests {
         block[HEADER + 16 * 2 + 5] ^= 0x40;
         std::fs::write(&path, &block).unwrap();
         let set = RunSet::open(dir.path()).unwrap();
-        let err = set.find(0, &mut Vec::new()).unwrap_err().to_string();
+        let err = set
+            .find_distinct(0, &mut Vec::new(), usize::MAX)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("checksum") && err.contains("run-"), "{err}");
         drop(set);
         // A flipped byte in the document table, and a cut file: found when it is opened.

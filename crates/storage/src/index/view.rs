@@ -250,14 +250,16 @@ impl LibraryView<'_> {
                 usable += 1;
                 continue;
             }
-            in_runs.clear();
-            self.runs.find(*shingle, &mut in_runs)?;
-            // A document filed by several runs (written again with the same text) once.
-            in_runs.sort_unstable();
-            in_runs.dedup();
+            // A document filed by several runs (written again with the same text) once; the
+            // documents of a shingle already too frequent in the runs only counted.
+            let filed = self.runs.find_distinct(
+                *shingle,
+                &mut in_runs,
+                usize::try_from(max_df).unwrap_or(usize::MAX),
+            )?;
             let term = Term::from_field_u64(field, *shingle);
             let mut infos = Vec::with_capacity(inverted.len());
-            let mut df = in_runs.len() as u64;
+            let mut df = filed as u64;
             for (_, _, index) in &inverted {
                 let info = index.get_term_info(&term).map_err(IndexError::io(path))?;
                 df += info.as_ref().map_or(0, |i| u64::from(i.doc_freq));
