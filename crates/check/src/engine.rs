@@ -390,6 +390,7 @@ impl LibraryCheck<'_> {
             gathered.candidates,
             &query,
             config,
+            self.passages,
             |_, candidate, stored| {
                 go_on(self.cancel)?;
                 self.budget.verify_one()?;

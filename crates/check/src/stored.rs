@@ -74,17 +74,24 @@ pub fn check_stored(
     };
     let mut matches = Vec::new();
     let others = gathered.candidates.into_iter().filter(|(k, _)| *k != key);
-    for_each_read(view, others, &query, config, |_, candidate, stored| {
-        if let Some((stored, Some(scored))) = stored {
-            matches.extend(
-                verify(
-                    view, library, candidate, stored, scored, &query, config, false,
-                )?
-                .map(|(r, _)| r),
-            );
-        }
-        Ok::<_, CheckError>(())
-    })?;
+    for_each_read(
+        view,
+        others,
+        &query,
+        config,
+        false,
+        |_, candidate, stored| {
+            if let Some((stored, Some(scored))) = stored {
+                matches.extend(
+                    verify(
+                        view, library, candidate, stored, scored, &query, config, false,
+                    )?
+                    .map(|(r, _)| r),
+                );
+            }
+            Ok::<_, CheckError>(())
+        },
+    )?;
     matches.sort_by(|a, b| {
         b.verdict
             .cmp(&a.verdict)

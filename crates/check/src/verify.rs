@@ -79,12 +79,16 @@ const SPREAD_FROM_SHINGLES: usize = 16_000;
 /// when the candidate is not worth reading (found by a few selected shingles alone, see
 /// [`worth_reading`]) or no longer live in the view. Those worth reading are read
 /// [`READ_AHEAD`] at a time through [`ReadView::stored_for_check_each`], and each read is scored
-/// on rayon's threads when it holds full papers: scoring asks nothing of the library.
+/// on rayon's threads when it holds full papers: scoring asks nothing of the library. With
+/// `texts`, each match's text is spelled there too ([`StoredForCheck::text`] keeps it) and its
+/// reference lists found, since its passages will show it and passages in a manuscript's
+/// references ask about them: on one thread, they were a sixth of a full paper's check.
 pub(super) fn for_each_read<E: From<IndexError>>(
     view: &dyn ReadView,
     candidates: impl IntoIterator<Item = (DocKey, Candidate)>,
     query: &Query<'_>,
     config: &CheckConfig,
+    texts: bool,
     mut each: impl FnMut(DocKey, Candidate, Option<(StoredForCheck, Option<Scored>)>) -> Result<(), E>,
 ) -> Result<(), E> {
     let (worth, skipped): (Vec<_>, Vec<_>) = candidates.into_iter().partition(|(_, c)| {
@@ -118,14 +122,18 @@ pub(super) fn for_each_read<E: From<IndexError>>(
         let shingles: usize = work.iter().map(|(_, s)| s.shingles.len()).sum();
         // The query's aligner is made here, when a source is first compared.
         let scoring = query.scoring(config);
+        let score = |(exact, stored): &(bool, &StoredForCheck)| {
+            let mut scored = score(scoring, stored, *exact)?;
+            if texts && let Some(scored) = &mut scored {
+                // A text that does not decode is reported where verification asks for it.
+                scored.references = stored.text().ok().map(reference_lists);
+            }
+            Ok::<_, IndexError>(scored)
+        };
         let scored: Vec<Option<Scored>> = if shingles >= SPREAD_FROM_SHINGLES {
-            work.par_iter()
-                .map(|(exact, stored)| score(scoring, stored, *exact))
-                .collect::<Result<_, _>>()?
+            work.par_iter().map(score).collect::<Result<_, _>>()?
         } else {
-            work.iter()
-                .map(|(exact, stored)| score(scoring, stored, *exact))
-                .collect::<Result<_, _>>()?
+            work.iter().map(score).collect::<Result<_, _>>()?
         };
         let mut scored = scored.into_iter();
         for ((key, candidate), stored) in chunk.into_iter().zip(read) {
@@ -144,6 +152,8 @@ pub(super) struct Scored {
     chains: Vec<Chain>,
     doc_set: FxHashSet<u64>,
     verdict: Verdict,
+    /// The source's reference lists, when they were found with its text.
+    references: Option<Structure>,
 }
 
 /// What scoring reads of a [`Query`]: the parts that threads may share.
@@ -195,6 +205,7 @@ pub(super) fn score(
         chains,
         doc_set,
         verdict,
+        references: None,
     }))
 }
 
@@ -216,13 +227,14 @@ pub(super) fn verify(
         chains,
         doc_set,
         verdict,
+        references,
     } = scored;
     let word_similarity = scores.word_similarity.unwrap_or_default();
     if passages {
         // A text that does not decode is an error the answer reports, not passages in nothing.
         stored.text()?;
     }
-    let mut source = SourceSide::new(query.analyzer, &stored);
+    let mut source = SourceSide::new(query.analyzer, &stored, references);
     let mut kinds: Vec<Classified> = Vec::with_capacity(chains.len());
     for c in &chains {
         let tokens = c.query_tokens();
@@ -447,12 +459,17 @@ struct SourceSide<'a> {
 }
 
 impl<'a> SourceSide<'a> {
-    fn new(analyzer: &'a Analyzer, stored: &'a StoredForCheck) -> Self {
+    /// `stored`'s side, with its reference lists if they were found already.
+    fn new(
+        analyzer: &'a Analyzer,
+        stored: &'a StoredForCheck,
+        references: Option<Structure>,
+    ) -> Self {
         SourceSide {
             analyzer,
             stored,
             analysed: None,
-            references: None,
+            references,
         }
     }
 
