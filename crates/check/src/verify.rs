@@ -80,9 +80,9 @@ const SPREAD_FROM_SHINGLES: usize = 16_000;
 /// [`worth_reading`]) or no longer live in the view. Those worth reading are read
 /// [`READ_AHEAD`] at a time through [`ReadView::stored_for_check_each`], and each read is scored
 /// on rayon's threads when it holds full papers: scoring asks nothing of the library. With
-/// `texts`, each match's text is spelled there too ([`StoredForCheck::text`] keeps it) and its
-/// reference lists found, since its passages will show it and passages in a manuscript's
-/// references ask about them: on one thread, they were a sixth of a full paper's check.
+/// `texts`, a full paper that matches has its text spelled there too ([`StoredForCheck::text`]
+/// keeps it) and its reference lists found, since its passages will show it and passages in a
+/// manuscript's references ask about them: on one thread, they were a sixth of a check.
 pub(super) fn for_each_read<E: From<IndexError>>(
     view: &dyn ReadView,
     candidates: impl IntoIterator<Item = (DocKey, Candidate)>,
@@ -122,18 +122,21 @@ pub(super) fn for_each_read<E: From<IndexError>>(
         let shingles: usize = work.iter().map(|(_, s)| s.shingles.len()).sum();
         // The query's aligner is made here, when a source is first compared.
         let scoring = query.scoring(config);
-        let score = |(exact, stored): &(bool, &StoredForCheck)| {
-            let mut scored = score(scoring, stored, *exact)?;
-            if texts && let Some(scored) = &mut scored {
-                // A text that does not decode is reported where verification asks for it.
-                scored.references = stored.text().ok().map(reference_lists);
-            }
-            Ok::<_, IndexError>(scored)
-        };
         let scored: Vec<Option<Scored>> = if shingles >= SPREAD_FROM_SHINGLES {
-            work.par_iter().map(score).collect::<Result<_, _>>()?
+            work.par_iter()
+                .map(|(exact, stored)| {
+                    let mut scored = score(scoring, stored, *exact)?;
+                    if texts && let Some(scored) = &mut scored {
+                        // A text that does not decode is reported where verification asks.
+                        scored.references = stored.text().ok().map(reference_lists);
+                    }
+                    Ok::<_, IndexError>(scored)
+                })
+                .collect::<Result<_, _>>()?
         } else {
-            work.iter().map(score).collect::<Result<_, _>>()?
+            work.iter()
+                .map(|(exact, stored)| score(scoring, stored, *exact))
+                .collect::<Result<_, _>>()?
         };
         let mut scored = scored.into_iter();
         for ((key, candidate), stored) in chunk.into_iter().zip(read) {
