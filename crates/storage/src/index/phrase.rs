@@ -291,7 +291,8 @@ pub(crate) enum Confirm {
     /// Nowhere: the words' conjunction alone, a superset of the phrase's documents, which a
     /// search ranks to choose the candidates it confirms.
     No,
-    /// In every document holding the words, while the budget lasts.
+    /// In every document holding the words, while the budget lasts; after it, the words hold
+    /// for the phrase. For a phrase the query excludes (more documents holding it, fewer hits).
     All,
     /// In the given candidates only; any other document does not hold the phrase.
     Only(Candidates),
@@ -327,6 +328,9 @@ impl SequencePhraseScorer {
             {
                 Some(true) => return doc,
                 Some(false) => doc = self.words.advance(),
+                // An excluded phrase is taken to hold where it was not read: the search then
+                // leaves out what it could not confirm, and its total stays a lower bound.
+                None if matches!(phrase.confirm, Confirm::All) => return doc,
                 None => {
                     // Counted as not holding it, as is every candidate after it.
                     self.ended = true;

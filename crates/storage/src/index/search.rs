@@ -662,6 +662,48 @@ mod tests {
         assert_eq!((words.total, words.total_exact), (5, true));
     }
 
+    /// A search that runs out of reads for a phrase it excludes leaves out the texts it could
+    /// not read: every hit is one the exact search finds, and the total is a lower bound.
+    #[test]
+    fn an_excluded_phrase_not_read_for_want_of_checks_excludes() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = open_index(dir.path());
+        // Every text holds "castle", "silver" and "orchard"; d0 and d1 the phrase.
+        let documents: Vec<PreparedDocument> = (0..5)
+            .map(|i| {
+                let words = match i < 2 {
+                    true => "castle silver orchard".to_string(),
+                    false => format!("castle silver {} orchard", filler(2, i)),
+                };
+                english(
+                    &format!("d{i}"),
+                    None,
+                    &format!("{} {words}", filler(LONG_TEXT_TOKENS, i)),
+                )
+            })
+            .collect();
+        index.add(&documents).unwrap();
+        let ids = |found: &SearchResults| -> BTreeSet<String> {
+            found
+                .hits
+                .iter()
+                .map(|hit| hit.meta.doc_id.clone())
+                .collect()
+        };
+        let query = "castle -\"silver orchard\"";
+        let exact = index.search_confirming(query, 10, 0, 5).unwrap();
+        assert_eq!((exact.total, exact.total_exact), (3, true));
+        for checks in 1..5 {
+            let some = index.search_confirming(query, 10, 0, checks).unwrap();
+            assert!(!some.total_exact, "{checks}");
+            assert!(ids(&some).is_subset(&ids(&exact)), "{checks}");
+            // With fewer than three reads, one of the three hits at least was not read.
+            if checks < 3 {
+                assert!(some.total < 3, "{checks}");
+            }
+        }
+    }
+
     /// A search reads each long text once, however many of its phrases ask for it: five phrases
     /// whose words every text holds, each in the order of one text, are all confirmed within a
     /// budget of five reads.
