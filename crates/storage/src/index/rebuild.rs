@@ -301,42 +301,43 @@ impl LibraryIndex {
         let searcher = self.searcher();
         let path = self.content_path.as_path();
         let mut done = 0u64;
+        // Signing reads only the snapshot: the documents read are signed on every core, then
+        // staged in their order. Answers whether to go on.
+        let mut sign_read = |read: &mut Vec<_>| -> Result<bool, IndexError> {
+            let signed: Vec<Signed> = read
+                .par_iter()
+                .map(|stored| {
+                    let counts = self.decode_counts(stored)?;
+                    Ok(signatures.sign(self.stored_doc_id(stored), &counts))
+                })
+                .collect::<Result<_, IndexError>>()?;
+            read.clear();
+            for signed in signed {
+                signatures.stage_new(signed)?;
+                done += 1;
+                if !after_each(done)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
         let mut read = Vec::with_capacity(SIGN_AT_ONCE);
         for segment in searcher.segment_readers() {
             let keys = segment
                 .fast_fields()
                 .u64(field_names::DOC_KEY)
                 .map_err(IndexError::tantivy(path))?;
-            let mut documents = alive_documents(segment, path)?.peekable();
-            while documents.peek().is_some() {
-                read.clear();
-                for document in documents.by_ref() {
-                    let (doc, stored) = document?;
-                    if keys.first(doc).is_none_or(|key| !skip.contains(&key)) {
-                        read.push(stored);
-                        if read.len() == SIGN_AT_ONCE {
-                            break;
-                        }
-                    }
+            for document in alive_documents(segment, path)? {
+                let (doc, stored) = document?;
+                if keys.first(doc).is_some_and(|key| skip.contains(&key)) {
+                    continue;
                 }
-                // Signing reads only the snapshot: the documents read are signed on every
-                // core, then staged in their order.
-                let signed: Vec<Signed> = read
-                    .par_iter()
-                    .map(|stored| {
-                        let counts = self.decode_counts(stored)?;
-                        Ok(signatures.sign(self.stored_doc_id(stored), &counts))
-                    })
-                    .collect::<Result<_, IndexError>>()?;
-                for signed in signed {
-                    signatures.stage_new(signed)?;
-                    done += 1;
-                    if !after_each(done)? {
-                        return Ok(false);
-                    }
+                read.push(stored);
+                if read.len() == SIGN_AT_ONCE && !sign_read(&mut read)? {
+                    return Ok(false);
                 }
             }
         }
-        Ok(true)
+        sign_read(&mut read)
     }
 }

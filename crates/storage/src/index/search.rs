@@ -501,6 +501,15 @@ mod tests {
         })
     }
 
+    /// The ids of a search's hits.
+    fn ids(found: &SearchResults) -> BTreeSet<String> {
+        found
+            .hits
+            .iter()
+            .map(|hit| hit.meta.doc_id.clone())
+            .collect()
+    }
+
     /// The twins whose long text and whose short text `query` finds.
     fn matched(index: &LibraryIndex, query: &str) -> [BTreeSet<String>; 2] {
         let found = index.search(query, 1_000, 0).unwrap();
@@ -634,13 +643,6 @@ mod tests {
             &format!("{} glacier", filler(LONG_TEXT_TOKENS, 5)),
         ));
         index.add(&documents).unwrap();
-        let ids = |found: &SearchResults| -> BTreeSet<String> {
-            found
-                .hits
-                .iter()
-                .map(|hit| hit.meta.doc_id.clone())
-                .collect()
-        };
         let all = index
             .search_confirming("\"castle river\"", 10, 0, 5)
             .unwrap();
@@ -683,13 +685,6 @@ mod tests {
             })
             .collect();
         index.add(&documents).unwrap();
-        let ids = |found: &SearchResults| -> BTreeSet<String> {
-            found
-                .hits
-                .iter()
-                .map(|hit| hit.meta.doc_id.clone())
-                .collect()
-        };
         let query = "castle -\"silver orchard\"";
         let exact = index.search_confirming(query, 10, 0, 5).unwrap();
         assert_eq!((exact.total, exact.total_exact), (3, true));
